@@ -1,0 +1,116 @@
+"""``tablectl rules plan`` and ``tablectl rules settle``: the rule engine on the command line.
+
+The output of ``--json`` is a contract other tools rely on; see docs/settle.md.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from . import GAME_IDS, get_game
+from .base import Mode, PlanRequest, parse_boxes
+from .errors import RuleError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    rules = sub.add_parser("rules", help="dealing plans and settlement by the regulations")
+    rsub = rules.add_subparsers(dest="rules_command", metavar="ACTION")
+    rsub.required = True
+
+    plan = rsub.add_parser("plan", help="the dealing plan of one round")
+    plan.add_argument("game", choices=GAME_IDS, metavar="GAME", help=" | ".join(GAME_IDS))
+    plan.add_argument("--mode", default="shoe", help="shoe (card by card) or shuffler")
+    plan.add_argument("--boxes", required=True, help="boxes holding a bet, e.g. 1,3,5 "
+                      "(Hold'em: occupied seats; Super Pan 9: seats in play)")
+    plan.add_argument("--layout", type=int, default=None,
+                      help="player boxes on the table (default: the regulation's own)")
+    plan.add_argument("--button", type=int, help="Hold'em: the seat holding the dealer button")
+    plan.add_argument("--banker", type=int, help="Super Pan 9: the banker's seat")
+    plan.add_argument("--adjust", default="0", help="Super Pan 9: points declared before the "
+                      "shake, e.g. +2 or -1")
+    plan.add_argument("--dice", help="Super Pan 9: the four dice, e.g. 3,5,1,6")
+    plan.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                      help="choose another reading of an interpretation (repeatable)")
+    plan.add_argument("--json", action="store_true", help="machine-readable output")
+    plan.set_defaults(func=cmd_plan)
+
+    settle = rsub.add_parser("settle", help="settle one finished round read as JSON on stdin")
+    settle.add_argument("--json", action="store_true", help="machine-readable output")
+    settle.set_defaults(func=cmd_settle)
+
+
+def parse_sets(items: list[str]) -> dict[str, str]:
+    """``["KEY=VALUE", …]`` into a dict, with a clear error for a malformed item."""
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise RuleError(f"--set {item!r} must be KEY=VALUE, e.g. --set pan9.count_empty_seats=yes")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _int_list(text: str | None, what: str) -> tuple[int, ...] | None:
+    if text is None:
+        return None
+    try:
+        return tuple(int(p) for p in text.replace(" ", "").split(",") if p)
+    except ValueError:
+        raise RuleError(f"{what} {text!r} must be whole numbers separated by commas") from None
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    game = get_game(args.game)
+    try:
+        adjust = int(str(args.adjust).replace(" ", ""))
+    except ValueError:
+        raise RuleError(f"--adjust {args.adjust!r} must be a whole number such as +2 or -1") from None
+    request = PlanRequest(
+        boxes=parse_boxes(args.boxes), mode=Mode.parse(args.mode), layout_boxes=args.layout,
+        button=args.button, banker=args.banker, adjust=adjust,
+        dice=_int_list(args.dice, "--dice"),
+        interpretations=game.resolve_interpretations(parse_sets(args.set)))
+    plan = game.dealing_plan(request)
+    if args.json:
+        json.dump({"game": game.game_id, "mode": request.mode.value,
+                   "steps": [d.to_json() for d in plan]}, sys.stdout, indent=2)
+        print()
+        return 0
+    print(f"{game.title} ({game.regulation}), {request.mode.value}: {len(plan)} steps, "
+          f"{sum(d.cards for d in plan)} cards")
+    for i, d in enumerate(plan, 1):
+        face = " face up" if d.face_up else ""
+        street = f" [{d.street}]" if d.street != "deal" else ""
+        print(f"{i:3d}. {d.cards} card{'s' if d.cards > 1 else ''} to {d.recipient}{face}{street}")
+    return 0
+
+
+def cmd_settle(args: argparse.Namespace) -> int:
+    raw = sys.stdin.read()
+    try:
+        doc = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise RuleError(f"the round is not valid JSON (line {exc.lineno}, column {exc.colno}: "
+                        f"{exc.msg}); see docs/settle.md for the format") from None
+    if not isinstance(doc, dict) or "game" not in doc:
+        raise RuleError("the round must be a JSON object with a \"game\" key "
+                        f"({', '.join(GAME_IDS)}); see docs/settle.md")
+    settlement = get_game(str(doc["game"])).settle(doc)
+    if args.json:
+        json.dump(settlement.to_json(), sys.stdout, indent=2)
+        print()
+        return 0
+    print(f"{settlement.game}: interpretations {settlement.interpretations}")
+    for who, hand in settlement.hands.items():
+        cards = " ".join(hand.get("cards", []))
+        print(f"  {who:<10} {cards:<22} {hand.get('category', '')}")
+    for w in settlement.wagers:
+        player = f" ({w.player})" if w.player else ""
+        note = f"  {w.note}" if w.note else ""
+        print(f"  box {w.box}{player} {w.wager:<16} stake {w.stake:>8}  {w.outcome:<5} "
+              f"net {w.net:+d}{note}")
+    if settlement.commission:
+        print(f"  commission/rake {settlement.commission}")
+    print(f"  house net {settlement.house_net:+d}")
+    return 0
