@@ -1,0 +1,61 @@
+"""How a device is reached: the part of the table's configuration a driver needs.
+
+The configuration loader (controller.config) builds one :class:`DeviceSpec` per
+``[devices.<id>]`` table of ``table.toml``; the driver factory opens the device from it. Keeping
+this a plain, validated value lets tests, the demo and the daemon open devices the same way.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from controller.errors import TablectlError
+
+DEVICE_CLASSES = ("shuffler", "shoe", "dice", "box-sensors")
+TRANSPORTS = ("serial", "usb")
+CODECS = ("tablectl", "dice-binary")
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceSpec:
+    """One device of the table.
+
+    ``transport = "serial"`` takes ``port``: a path (``/dev/ttyUSB0``, ``/dev/serial/by-id/…``,
+    a pseudo-terminal ``/dev/pts/7``) or a pyserial URL (``socket://host:port``,
+    ``rfc2217://host:port``). ``transport = "usb"`` finds the device by ``usb_vendor`` /
+    ``usb_product`` (and ``usb_serial`` when several are plugged in); ``usb_backend`` names a
+    pyusb backend as ``module:function`` (the firmware simulator's in tests; empty means
+    libusb). ``codec`` is the wire protocol: ``tablectl`` (docs/protocol.md) or another codec.
+    """
+
+    id: str
+    device_class: str
+    transport: str = "serial"
+    port: str = ""
+    baudrate: int = 115200
+    codec: str = "tablectl"
+    usb_vendor: int = 0
+    usb_product: int = 0
+    usb_serial: str = ""
+    usb_backend: str = ""
+    heartbeat_s: float = 0.25      # interval the host expects heartbeats at
+    link_timeout_s: float = 1.0    # silence after which the link is lost
+
+    def __post_init__(self) -> None:
+        if self.device_class not in DEVICE_CLASSES:
+            raise TablectlError(f"device {self.id!r}: class {self.device_class!r} is unknown; "
+                                f"use one of {', '.join(DEVICE_CLASSES)}")
+        if self.transport not in TRANSPORTS:
+            raise TablectlError(f"device {self.id!r}: transport {self.transport!r} is unknown; "
+                                f"use one of {', '.join(TRANSPORTS)}")
+        if self.codec not in CODECS:
+            raise TablectlError(f"device {self.id!r}: codec {self.codec!r} is unknown; "
+                                f"use one of {', '.join(CODECS)}")
+        if self.transport == "serial" and not self.port:
+            raise TablectlError(f"device {self.id!r}: a serial device needs port = "
+                                "\"/dev/ttyUSB0\" (or a /dev/serial/by-id path or socket:// URL)")
+        if self.transport == "usb" and not (self.usb_vendor and self.usb_product):
+            raise TablectlError(f"device {self.id!r}: a USB device needs usb_vendor and "
+                                "usb_product (e.g. 0x1d50 and 0x6018)")
+        if self.baudrate <= 0 or self.heartbeat_s <= 0 or self.link_timeout_s <= self.heartbeat_s:
+            raise TablectlError(f"device {self.id!r}: baudrate and heartbeat_s must be positive "
+                                "and link_timeout_s longer than heartbeat_s")
