@@ -1,0 +1,558 @@
+"""The table's durable journal: every event, input, command and decision, hash-chained.
+
+The journal, not the log, is the record of truth. The table machine appends a record *before* it
+acts on what the record says; :meth:`Journal.append` returns only once the record is on disk
+(SQLite in WAL mode with ``synchronous=FULL``: the commit has been fsync'd). A crash, a SIGKILL
+or a power cut therefore loses nothing that was acknowledged, and a record is either wholly
+there or not at all (one SQLite transaction per append or per :meth:`Journal.append_many`).
+
+Each record is chained to the one before it::
+
+    body = canonical JSON of {"v", "seq", "wall_ns", "mono_ns", "table_id", "round_id",
+                              "kind", "source", "article", "payload"}
+    hash = SHA-256( prev_hash (64 ASCII hex digits) || body (ASCII bytes) )
+
+with ``prev_hash`` of the first record 64 zeros. Canonical JSON is ``json.dumps(...,
+sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)``. The body is
+stored as written, beside query columns that :meth:`Journal.verify` holds against it, so an
+edited, deleted, reordered or inserted record is found and named. docs/journal.md shows how to
+check a journal independently with ``sqlite3`` and ``sha256sum``.
+
+Rounds: the table machine opens a round with a ``round_open`` record and ends it with a
+``round_close`` record (same ``round_id``); :meth:`Journal.open_round_state` finds the round
+that a crash interrupted so that recovery can end it as the regulation says.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import re
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping, NamedTuple
+
+from controller.errors import TablectlError
+
+FORMAT_VERSION = 1
+GENESIS_HASH = "0" * 64
+BODY_FIELDS = ("article", "kind", "mono_ns", "payload", "round_id", "seq", "source",
+               "table_id", "v", "wall_ns")
+_KIND_RE = re.compile(r"^[a-z][a-z0-9_.-]{0,63}$")
+_TABLE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+class JournalError(TablectlError):
+    """The journal cannot be opened or written as asked; the message says why and what to do."""
+
+
+class Kind(StrEnum):
+    """The record kinds the controller writes. Other kinds (``[a-z][a-z0-9_.-]*``) are allowed,
+    so a new part of the controller can journal its own records without changing this module."""
+
+    SERVICE = "service"          # the daemon started, stopped, was told to stop (payload: event)
+    CONFIG = "config"            # the configuration in force (payload: its digest and summary)
+    ROUND_OPEN = "round_open"    # a round begins (payload: game, mode, boxes, ...)
+    ROUND_CLOSE = "round_close"  # a round ends (payload: outcome settled|void, settlement)
+    DEVICE = "device"            # a drivers.events event (payload: event.to_json())
+    INPUT = "input"              # a panel input: button, key switch (payload: event.to_json())
+    COMMAND = "command"          # a console command (source: the role that sent it)
+    STATE = "state"              # a state change of the table machine (payload: from, to, trigger)
+    DECISION = "decision"        # a ruling on an irregularity (article set; payload: remedy...)
+    RECOVERY = "recovery"        # what start-up did with a round a crash interrupted
+    INTEGRITY = "integrity"      # deck checks and shuffle-sentinel alarms
+    ALARM = "alarm"              # an error condition raised or cleared (door open, jam, ...)
+
+
+def canonical_json(value: Any) -> str:
+    """The one JSON spelling the hash is computed over (sorted keys, no spaces, ASCII only)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                      allow_nan=False)
+
+
+def chain_hash(prev_hash: str, body: str) -> str:
+    """SHA-256 over the previous record's hash (hex) followed by this record's body."""
+    return hashlib.sha256(prev_hash.encode("ascii") + body.encode("ascii")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One journal record, as stored. ``wall_ns`` is UTC wall-clock time in nanoseconds since
+    the epoch, ``mono_ns`` the monotonic clock (meaningful only within one boot)."""
+
+    seq: int
+    wall_ns: int
+    mono_ns: int
+    table_id: str
+    round_id: str | None
+    kind: str
+    source: str | None
+    article: str | None
+    payload: Any
+    prev_hash: str
+    hash: str
+
+    @property
+    def wall(self) -> _dt.datetime:
+        """Wall time as an aware UTC datetime (microsecond precision)."""
+        secs, ns = divmod(self.wall_ns, 10**9)
+        return (_dt.datetime.fromtimestamp(secs, tz=_dt.timezone.utc)
+                + _dt.timedelta(microseconds=ns // 1000))
+
+    def body(self) -> dict[str, Any]:
+        """The hashed fields, as a dict (see the module docstring)."""
+        return {"v": FORMAT_VERSION, "seq": self.seq, "wall_ns": self.wall_ns,
+                "mono_ns": self.mono_ns, "table_id": self.table_id, "round_id": self.round_id,
+                "kind": self.kind, "source": self.source, "article": self.article,
+                "payload": self.payload}
+
+    def to_json(self) -> dict[str, Any]:
+        """The record for export: the body, an ISO wall time and both hashes."""
+        doc = self.body()
+        doc["wall"] = self.wall.isoformat(timespec="microseconds").replace("+00:00", "Z")
+        doc["prev_hash"] = self.prev_hash
+        doc["hash"] = self.hash
+        return doc
+
+
+class Entry(NamedTuple):
+    """One record to append with :meth:`Journal.append_many`."""
+
+    kind: str
+    payload: Any = None
+    round_id: str | None = None
+    source: str | None = None
+    article: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyReport:
+    """The result of :meth:`Journal.verify`. ``ok`` is true when every record checks out;
+    otherwise ``bad_seq`` names the first bad record (or the place of a missing one) and
+    ``reason`` says what is wrong with it. ``head_seq``/``head_hash`` are those of the last
+    good record: write them down (or compare them with an anchor) to catch a cut-off tail."""
+
+    ok: bool
+    records: int
+    head_seq: int
+    head_hash: str
+    bad_seq: int | None = None
+    reason: str = ""
+
+    def __str__(self) -> str:
+        if self.ok:
+            return (f"{self.records} records, chain verifies; head record {self.head_seq} "
+                    f"hash {self.head_hash}")
+        return (f"record {self.bad_seq}: {self.reason} (the {self.records} records before it "
+                f"verify; last good record {self.head_seq} hash {self.head_hash})")
+
+
+@dataclass(slots=True)
+class RoundState:
+    """A round as the journal holds it: its id, whether it was closed, and its records."""
+
+    round_id: str
+    closed: bool
+    records: list[Record] = field(default_factory=list)
+
+    @property
+    def opened(self) -> Record | None:
+        return next((r for r in self.records if r.kind == Kind.ROUND_OPEN), None)
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS records (
+    seq       INTEGER PRIMARY KEY,
+    wall_ns   INTEGER NOT NULL,
+    mono_ns   INTEGER NOT NULL,
+    table_id  TEXT NOT NULL,
+    round_id  TEXT,
+    kind      TEXT NOT NULL,
+    source    TEXT,
+    article   TEXT,
+    payload   TEXT NOT NULL,
+    body      TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash      TEXT NOT NULL UNIQUE
+);
+CREATE INDEX IF NOT EXISTS records_round ON records(round_id, seq);
+CREATE INDEX IF NOT EXISTS records_kind ON records(kind, seq);
+"""
+_COLUMNS = "seq, wall_ns, mono_ns, table_id, round_id, kind, source, article, payload, body, " \
+           "prev_hash, hash"
+
+
+class Journal:
+    """A table's journal file. Open with :meth:`Journal.open`; one writer process at a time
+    (the daemon), any number of readers (``tablectl journal …``) alongside it.
+
+    Methods are safe to call from several threads (one lock serialises them). ``clock`` is any
+    object with ``time_ns()`` and ``monotonic_ns()`` (the ``time`` module by default), so tests
+    and replays can inject time.
+    """
+
+    def __init__(self, conn: sqlite3.Connection, path: Path, table_id: str, readonly: bool,
+                 clock: Any) -> None:
+        self._conn = conn
+        self.path = path
+        self.table_id = table_id
+        self.readonly = readonly
+        self._clock = clock
+        self._lock = threading.RLock()
+
+    # --- opening --------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | Path, table_id: str | None = None, *, readonly: bool = False,
+             clock: Any = time) -> "Journal":
+        """Open (and, unless ``readonly``, create) the journal at ``path`` for ``table_id``.
+
+        A new journal needs ``table_id``; an existing one must belong to the same table (a
+        journal never mixes tables). ``table_id=None`` opens an existing journal for whatever
+        table it belongs to (readers). Raises JournalError with the way out on any problem.
+        """
+        path = Path(path)
+        if readonly or table_id is None:
+            if not path.exists():
+                raise JournalError(f"journal {path} does not exist; give the path of an existing "
+                                   "journal (--journal PATH) or the table's config (--config FILE)")
+        if table_id is not None and not _TABLE_RE.match(table_id):
+            raise JournalError(f"table id {table_id!r} must be 1-64 letters, digits, '.', '_' "
+                               "or '-', starting with a letter or digit")
+        try:
+            if readonly:
+                conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
+                                       isolation_level=None, check_same_thread=False)
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA busy_timeout = 10000")
+            if not readonly:
+                mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    raise JournalError(f"journal {path}: the file system refused WAL mode "
+                                       f"(got {mode}); put the journal on a local disk")
+                conn.execute("PRAGMA synchronous = FULL")
+                conn.executescript(_SCHEMA)
+            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"journal {path} cannot be opened: {exc}; check the path and its "
+                               "permissions, or verify the file with `tablectl journal verify`"
+                               ) from None
+        except OSError as exc:
+            raise JournalError(f"journal {path} cannot be created: {exc.strerror}; check the "
+                               "directory exists and the service user may write it") from None
+        stored = meta.get("table_id")
+        if stored is None:
+            if readonly or table_id is None:
+                conn.close()
+                raise JournalError(f"{path} is not a tablectl journal (no table id in it)")
+            with conn:
+                conn.execute("BEGIN IMMEDIATE")
+                conn.executemany("INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)",
+                                 [("table_id", table_id), ("format", str(FORMAT_VERSION)),
+                                  ("created_ns", str(clock.time_ns()))])
+            stored = conn.execute("SELECT value FROM meta WHERE key='table_id'").fetchone()[0]
+        if table_id is not None and stored != table_id:
+            conn.close()
+            raise JournalError(f"journal {path} belongs to table {stored!r}, not {table_id!r}; "
+                               "give each table its own journal path ([journal] path)")
+        return cls(conn, path, stored, readonly, clock)
+
+    def close(self) -> None:
+        """Checkpoint the WAL into the main file and close. Every append already was durable."""
+        with self._lock:
+            if self._conn is None:
+                return
+            try:
+                if not self.readonly:
+                    self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.DatabaseError:
+                pass  # a reader holding the WAL open: the checkpoint happens next time
+            self._conn.close()
+            self._conn = None  # type: ignore[assignment]
+
+    def __enter__(self) -> "Journal":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # --- writing --------------------------------------------------------------------
+
+    def append(self, kind: str, payload: Any = None, round_id: str | None = None,
+               source: str | None = None, article: str | None = None) -> Record:
+        """Append one record; it is on disk when this returns. ``payload`` is any JSON value
+        (a dict as a rule; ``event.to_json()`` for a device event)."""
+        return self.append_many([Entry(kind, payload, round_id, source, article)])[0]
+
+    def append_many(self, entries: Iterable[Entry | tuple | Mapping[str, Any]]) -> list[Record]:
+        """Append several records in one transaction (one fsync: group commit). All are on disk
+        when this returns, or none is (a crash mid-way leaves none of them)."""
+        items = [_entry(e) for e in entries]
+        if not items:
+            return []
+        with self._lock:
+            self._writable()
+            # Encode everything before the transaction: a bad payload changes nothing.
+            prepared = [(e, canonical_json_payload(e.payload)) for e in items]
+            conn = self._conn
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                row = conn.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1"
+                                   ).fetchone()
+                seq, prev = (row[0], row[1]) if row else (0, GENESIS_HASH)
+                out: list[Record] = []
+                rows = []
+                for e, payload_text in prepared:
+                    seq += 1
+                    rec_wall, rec_mono = self._clock.time_ns(), self._clock.monotonic_ns()
+                    payload = json.loads(payload_text)
+                    body_doc = {"v": FORMAT_VERSION, "seq": seq, "wall_ns": rec_wall,
+                                "mono_ns": rec_mono, "table_id": self.table_id,
+                                "round_id": e.round_id, "kind": e.kind, "source": e.source,
+                                "article": e.article, "payload": payload}
+                    body = canonical_json(body_doc)
+                    digest = chain_hash(prev, body)
+                    rows.append((seq, rec_wall, rec_mono, self.table_id, e.round_id, e.kind,
+                                 e.source, e.article, payload_text, body, prev, digest))
+                    out.append(Record(seq, rec_wall, rec_mono, self.table_id, e.round_id, e.kind,
+                                      e.source, e.article, payload, prev, digest))
+                    prev = digest
+                conn.executemany(f"INSERT INTO records({_COLUMNS}) VALUES "
+                                 "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            return out
+
+    def _writable(self) -> None:
+        if self._conn is None:
+            raise JournalError(f"journal {self.path} is closed")
+        if self.readonly:
+            raise JournalError(f"journal {self.path} was opened read-only")
+
+    # --- reading --------------------------------------------------------------------
+
+    def records(self, since: int | None = None, round_id: str | None = None, *,
+                since_wall_ns: int | None = None, kinds: Iterable[str] | None = None,
+                until: int | None = None) -> Iterator[Record]:
+        """Records in sequence order: those after sequence number ``since`` (exclusive),
+        of ``round_id``, at or after ``since_wall_ns``, of the given ``kinds``, up to ``until``
+        (inclusive). Every filter is optional."""
+        where, args = [], []
+        if since is not None:
+            where.append("seq > ?")
+            args.append(int(since))
+        if until is not None:
+            where.append("seq <= ?")
+            args.append(int(until))
+        if round_id is not None:
+            where.append("round_id = ?")
+            args.append(str(round_id))
+        if since_wall_ns is not None:
+            where.append("wall_ns >= ?")
+            args.append(int(since_wall_ns))
+        if kinds is not None:
+            kinds = [str(k) for k in kinds]
+            where.append(f"kind IN ({', '.join('?' * len(kinds))})")
+            args.extend(kinds)
+        sql = f"SELECT {_COLUMNS} FROM records"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY seq"
+        with self._lock:
+            rows = self._query(sql, args)
+        for row in rows:
+            yield _record(row)
+
+    def _query(self, sql: str, args: Iterable[Any] = ()) -> list[tuple]:
+        if self._conn is None:
+            raise JournalError(f"journal {self.path} is closed")
+        try:
+            return self._conn.execute(sql, tuple(args)).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"journal {self.path} cannot be read: {exc}; run "
+                               "`tablectl journal verify` on it") from None
+
+    def head(self) -> tuple[int, str]:
+        """Sequence number and hash of the last record (``(0, GENESIS_HASH)`` when empty)."""
+        with self._lock:
+            rows = self._query("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1")
+        return (rows[0][0], rows[0][1]) if rows else (0, GENESIS_HASH)
+
+    def last(self, kind: str | None = None, source: str | None = None,
+             round_id: str | None = None) -> Record | None:
+        """The latest record of ``kind`` (from ``source``, in ``round_id``), or None. Recovery
+        uses it for state that outlives a restart, e.g. the last ``alarm`` of a device."""
+        where, args = [], []
+        for col, val in (("kind", kind), ("source", source), ("round_id", round_id)):
+            if val is not None:
+                where.append(f"{col} = ?")
+                args.append(str(val))
+        sql = f"SELECT {_COLUMNS} FROM records"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY seq DESC LIMIT 1"
+        with self._lock:
+            rows = self._query(sql, args)
+        return _record(rows[0]) if rows else None
+
+    def round(self, round_id: str) -> RoundState | None:
+        """Every record of one round, or None when the journal has none."""
+        recs = list(self.records(round_id=round_id))
+        if not recs:
+            return None
+        return RoundState(str(round_id), any(r.kind == Kind.ROUND_CLOSE for r in recs), recs)
+
+    def last_round(self) -> RoundState | None:
+        """The latest round opened (closed or not), with its records; None before any round."""
+        opened = self.last(kind=Kind.ROUND_OPEN)
+        return self.round(opened.round_id) if opened and opened.round_id is not None else None
+
+    def open_round_state(self) -> RoundState | None:
+        """The round a crash interrupted: the latest ``round_open`` without a ``round_close``,
+        with all its records (for recovery to end it as the regulation says); None otherwise."""
+        state = self.last_round()
+        return state if state is not None and not state.closed else None
+
+    def next_round_id(self) -> str:
+        """A fresh round id: one more than the latest numeric round id opened (``"1"`` first).
+        The table machine may use its own scheme; ids only need to be unique per journal."""
+        with self._lock:
+            rows = self._query("SELECT round_id FROM records WHERE kind = ? AND round_id IS NOT "
+                               "NULL ORDER BY seq DESC LIMIT 1", (Kind.ROUND_OPEN.value,))
+            count = self._query("SELECT COUNT(*) FROM records WHERE kind = ?",
+                                (Kind.ROUND_OPEN.value,))[0][0]
+        if rows and str(rows[0][0]).isdigit():
+            return str(int(rows[0][0]) + 1)
+        return str(count + 1)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._query("SELECT COUNT(*) FROM records")[0][0]
+
+    # --- verification ---------------------------------------------------------------
+
+    def verify(self, anchor: tuple[int, str] | None = None) -> VerifyReport:
+        """Check every record against its body and the chain; name the first bad one.
+
+        ``anchor`` is a ``(seq, hash)`` written down earlier (e.g. from a previous verify):
+        the record ``seq`` must still be there with that hash, which catches a cut-off tail or
+        a rewritten chain.
+        """
+        prev_seq, prev_hash, count = 0, GENESIS_HASH, 0
+        anchor_seen = anchor is None
+
+        def bad(seq: int, reason: str) -> VerifyReport:
+            return VerifyReport(False, count, prev_seq, prev_hash, seq, reason)
+
+        with self._lock:
+            if self._conn is None:
+                raise JournalError(f"journal {self.path} is closed")
+            try:
+                cursor = self._conn.execute(f"SELECT {_COLUMNS} FROM records ORDER BY seq")
+                for row in cursor:
+                    seq = row[0]
+                    expected = prev_seq + 1
+                    if seq != expected:
+                        if seq > expected:
+                            gone = (f"record {expected} is" if seq == expected + 1 else
+                                    f"records {expected}-{seq - 1} are")
+                            return bad(expected, f"missing: {gone} gone (record {prev_seq} is "
+                                                 f"followed by {seq}): deleted")
+                        return bad(seq, f"sequence number {seq} out of order after {prev_seq}")
+                    problem = _check_row(row, prev_hash, self.table_id)
+                    if problem:
+                        return bad(seq, problem)
+                    if anchor is not None and seq == anchor[0]:
+                        if row[11] != anchor[1]:
+                            return bad(seq, f"its hash {row[11]} differs from the anchor "
+                                            f"{anchor[1]}: the chain was rewritten")
+                        anchor_seen = True
+                    prev_seq, prev_hash, count = seq, row[11], count + 1
+            except sqlite3.DatabaseError as exc:
+                return bad(prev_seq + 1, f"the database cannot be read past here: {exc}")
+        if not anchor_seen:
+            return VerifyReport(False, count, prev_seq, prev_hash, anchor[0],
+                                f"anchored record is gone: the journal ends at record "
+                                f"{prev_seq} (records were cut off the end)")
+        return VerifyReport(True, count, prev_seq, prev_hash)
+
+
+def canonical_json_payload(payload: Any) -> str:
+    """The payload as canonical JSON, or JournalError naming what cannot be journaled."""
+    try:
+        return canonical_json(payload)
+    except (TypeError, ValueError) as exc:
+        raise JournalError(f"payload cannot be journaled as JSON ({exc}); pass plain dicts, "
+                           "lists, strings, integers, booleans or None (event.to_json() for "
+                           "an event)") from None
+
+
+def _entry(e: Entry | tuple | Mapping[str, Any]) -> Entry:
+    if isinstance(e, Entry):
+        entry = e
+    elif isinstance(e, Mapping):
+        entry = Entry(**e)
+    else:
+        entry = Entry(*e)
+    if not isinstance(entry.kind, str) or not _KIND_RE.match(entry.kind):
+        raise JournalError(f"record kind {entry.kind!r} must be lower-case letters, digits, "
+                           "'_', '.' or '-' (e.g. 'device', 'decision')")
+    for name in ("round_id", "source", "article"):
+        value = getattr(entry, name)
+        if value is not None and not isinstance(value, str):
+            entry = entry._replace(**{name: str(value)})
+    return entry
+
+
+def _record(row: tuple) -> Record:
+    seq, wall, mono, table, rnd, kind, source, article, payload, _body, prev, digest = row
+    return Record(seq, wall, mono, table, rnd, kind, source, article, json.loads(payload),
+                  prev, digest)
+
+
+def _check_row(row: tuple, prev_hash: str, table_id: str) -> str:
+    """Why this row breaks the journal, or '' when it is sound."""
+    seq, wall, mono, table, rnd, kind, source, article, payload, body, prev, digest = row
+    try:
+        doc = json.loads(body)
+    except (TypeError, ValueError):
+        return "its body is not JSON: the record was edited"
+    if not isinstance(doc, dict) or sorted(doc) != sorted(BODY_FIELDS):
+        return "its body does not have the journal's fields: the record was edited"
+    if doc["seq"] != seq:
+        return (f"it holds the content of record {doc['seq']!r}: records were reordered "
+                "or moved")
+    if prev != prev_hash:
+        return (f"its previous hash {prev!r} is not the hash of the record before it "
+                f"({prev_hash}): a record was changed, removed or inserted before it")
+    if chain_hash(prev, body) != digest:
+        return "its hash does not match its content: the record was edited"
+    if doc["v"] != FORMAT_VERSION:
+        return f"format version {doc['v']!r} is not {FORMAT_VERSION}"
+    columns = {"wall_ns": wall, "mono_ns": mono, "table_id": table, "round_id": rnd,
+               "kind": kind, "source": source, "article": article}
+    for name, value in columns.items():
+        if doc[name] != value:
+            return (f"its {name} column ({value!r}) differs from the hashed record "
+                    f"({doc[name]!r}): the record was edited")
+    try:
+        if canonical_json(json.loads(payload)) != canonical_json(doc["payload"]):
+            return "its payload column differs from the hashed record: the record was edited"
+    except (TypeError, ValueError):
+        return "its payload column is not JSON: the record was edited"
+    if table != table_id:
+        return f"it belongs to table {table!r}, not this journal's {table_id!r}"
+    return ""

@@ -1,0 +1,219 @@
+"""``tablectl journal verify|show|export``: read a table's journal (never write it).
+
+The journal is found with ``--journal PATH``, or from ``[journal] path`` of ``--config FILE``
+(default ``/etc/tablectl/table.toml``). Every command opens the journal read-only, so it can run
+beside the daemon. ``verify`` exits 0 when the chain verifies and 1 naming the first bad record.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from controller.errors import TablectlError
+from controller.journal import Journal, Kind, Record
+
+DEFAULT_CONFIG = Path("/etc/tablectl/table.toml")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    journal = sub.add_parser("journal", help="verify, read and export the table's journal")
+    jsub = journal.add_subparsers(dest="journal_command", metavar="ACTION")
+    jsub.required = True
+
+    def where(p: argparse.ArgumentParser) -> None:
+        g = p.add_mutually_exclusive_group()
+        g.add_argument("--journal", metavar="PATH", help="the journal file")
+        g.add_argument("--config", metavar="FILE",
+                       help=f"the table's configuration (default {DEFAULT_CONFIG})")
+
+    verify = jsub.add_parser("verify", help="check every record and the hash chain")
+    where(verify)
+    verify.add_argument("--anchor", metavar="SEQ:HASH",
+                        help="a record's sequence number and hash written down earlier: it must "
+                             "still be there unchanged (catches a cut-off or rewritten tail)")
+    verify.set_defaults(func=cmd_verify)
+
+    show = jsub.add_parser("show", help="a readable account of one round")
+    show.add_argument("round", metavar="ROUND", help="the round id (see `journal export`), "
+                      "or 'last' for the latest round")
+    where(show)
+    show.add_argument("--json", action="store_true", help="the round's records as JSON lines")
+    show.set_defaults(func=cmd_show)
+
+    export = jsub.add_parser("export", help="records as JSON lines, one per line")
+    export.add_argument("--since", default="0", metavar="SEQ|TIME",
+                        help="a sequence number N (records after N; 0, the default, is all) or "
+                             "an ISO 8601 time such as 2026-11-21T19:00:00Z (records at or after "
+                             "it; a time without a zone is UTC)")
+    export.add_argument("--round", metavar="ROUND", help="only this round's records")
+    where(export)
+    export.set_defaults(func=cmd_export)
+
+
+# --- finding the journal --------------------------------------------------------------------
+
+def journal_path(args: argparse.Namespace) -> Path:
+    """The journal named by ``--journal``, or by ``[journal] path`` of the configuration."""
+    if getattr(args, "journal", None):
+        return Path(args.journal)
+    config = Path(args.config) if getattr(args, "config", None) else DEFAULT_CONFIG
+    if not config.exists():
+        if getattr(args, "config", None):
+            raise TablectlError(f"configuration {config} does not exist; give the table's "
+                                "config file (--config FILE) or the journal (--journal PATH)")
+        raise TablectlError(f"no --journal PATH given and {DEFAULT_CONFIG} does not exist; "
+                            "name the journal with --journal PATH or the config with --config")
+    from controller.config import load_config  # config is only needed on this path
+    return load_config(config).journal_path
+
+
+def open_journal(args: argparse.Namespace) -> Journal:
+    return Journal.open(journal_path(args), readonly=True)
+
+
+# --- verify ---------------------------------------------------------------------------------
+
+def parse_anchor(text: str) -> tuple[int, str]:
+    seq, sep, digest = text.partition(":")
+    digest = digest.strip().lower()
+    if not sep or not seq.strip().isdigit() or len(digest) != 64 or \
+            any(c not in "0123456789abcdef" for c in digest):
+        raise TablectlError(f"--anchor {text!r} must be SEQ:HASH, a sequence number and its "
+                            "64-digit hash as `journal verify` prints them")
+    return int(seq), digest
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    anchor = parse_anchor(args.anchor) if args.anchor else None
+    with open_journal(args) as journal:
+        report = journal.verify(anchor)
+    if report.ok:
+        print(f"{journal.path}: table {journal.table_id}: {report}")
+        return 0
+    print(f"{journal.path}: table {journal.table_id}: NOT VERIFIED: {report}", file=sys.stderr)
+    return 1
+
+
+# --- show -----------------------------------------------------------------------------------
+
+def cmd_show(args: argparse.Namespace) -> int:
+    with open_journal(args) as journal:
+        round_id = args.round
+        if round_id == "last":
+            last = journal.last_round()
+            if last is None:
+                raise TablectlError(f"{journal.path} holds no round yet")
+            round_id = last.round_id
+        state = journal.round(round_id)
+        if state is None:
+            latest = journal.last_round()
+            hint = f" (the latest round is {latest.round_id})" if latest else ""
+            raise TablectlError(f"round {round_id!r} is not in {journal.path}{hint}; "
+                                "list rounds with `tablectl journal export`")
+        if args.json:
+            for rec in state.records:
+                print(json.dumps(rec.to_json(), ensure_ascii=False))
+            return 0
+        print("\n".join(render_round(journal.table_id, state.round_id, state.closed,
+                                     state.records)))
+    return 0
+
+
+def render_round(table_id: str, round_id: str, closed: bool, records: list[Record]) -> list[str]:
+    """A readable account of one round: a header, one line per record, and how it ended."""
+    first = records[0]
+    opened = next((r for r in records if r.kind == Kind.ROUND_OPEN), None)
+    info = ""
+    if opened is not None and isinstance(opened.payload, dict):
+        bits = [str(opened.payload[k]) for k in ("game", "mode") if opened.payload.get(k)]
+        info = f" ({', '.join(bits)})" if bits else ""
+    lines = [f"Round {round_id} at table {table_id}{info}: {len(records)} records from "
+             f"{_when(first)} UTC"]
+    lines.append(f"  {'seq':>6}  {'time':<12}  {'source':<12}  {'kind':<11}  what")
+    for rec in records:
+        lines.append(f"  {rec.seq:>6}  {rec.wall.strftime('%H:%M:%S.%f')[:12]:<12}  "
+                     f"{(rec.source or '-'):<12}  {rec.kind:<11}  {describe(rec)}")
+    close = next((r for r in reversed(records) if r.kind == Kind.ROUND_CLOSE), None)
+    if close is None:
+        lines.append("Not closed: the round was in progress where the journal ends "
+                     "(recovery ends it on the next start).")
+    else:
+        outcome = close.payload.get("outcome", "closed") if isinstance(close.payload, dict) \
+            else "closed"
+        text = f"Outcome: {outcome}"
+        if close.article:
+            text += f", {close.article}"
+        reason = close.payload.get("reason") if isinstance(close.payload, dict) else None
+        if reason:
+            text += f": {reason}"
+        lines.append(text)
+    return lines
+
+
+def _when(rec: Record) -> str:
+    return rec.wall.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def describe(rec: Record) -> str:
+    """One line saying what a record holds, in the words of its kind."""
+    p = rec.payload
+    text = ""
+    if isinstance(p, dict):
+        if rec.kind == Kind.STATE and "to" in p:
+            text = f"{p.get('from', '?')} -> {p['to']}"
+            if p.get("trigger"):
+                text += f" ({p['trigger']})"
+        elif rec.kind in (Kind.DEVICE, Kind.INPUT) and "kind" in p:
+            rest = {k: v for k, v in p.items() if k not in ("kind", "device", "ts")}
+            text = f"{p['kind']} {_pairs(rest)}".rstrip()
+        elif rec.kind == Kind.DECISION:
+            head = " ".join(str(p[k]) for k in ("irregularity", "remedy") if p.get(k))
+            text = f"{head}: {p['reason']}" if p.get("reason") else head or _pairs(p)
+        else:
+            text = _pairs(p)
+    elif p is not None:
+        text = json.dumps(p, ensure_ascii=False)
+    if rec.article:
+        text = f"{text} [{rec.article}]" if text else f"[{rec.article}]"
+    return text
+
+
+def _pairs(d: dict[str, Any]) -> str:
+    out = []
+    for k, v in d.items():
+        if isinstance(v, (dict, list)):
+            v = json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+        out.append(f"{k}={v}")
+    return " ".join(out)
+
+
+# --- export ---------------------------------------------------------------------------------
+
+def parse_since(text: str) -> tuple[int | None, int | None]:
+    """``--since``: a sequence number (records after it) or an ISO time (records at or after
+    it, UTC when no zone is given). Returns ``(since_seq, since_wall_ns)``."""
+    text = text.strip()
+    if text.isdigit():
+        return int(text), None
+    try:
+        when = dt.datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise TablectlError(f"--since {text!r} is neither a sequence number (e.g. 120) nor an "
+                            "ISO time (e.g. 2026-11-21T19:00:00Z or 2026-11-21)") from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.timezone.utc)
+    delta = when - dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+    return None, (delta.days * 86400 + delta.seconds) * 10**9 + delta.microseconds * 1000
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    since, since_wall = parse_since(args.since)
+    with open_journal(args) as journal:
+        out = sys.stdout
+        for rec in journal.records(since=since, since_wall_ns=since_wall, round_id=args.round):
+            out.write(json.dumps(rec.to_json(), ensure_ascii=False) + "\n")
+    return 0

@@ -1,0 +1,325 @@
+"""The journal: records round-trip, rounds are found for recovery, tampering is named."""
+import hashlib
+import json
+import sqlite3
+import subprocess
+import sys
+import shutil
+
+import pytest
+
+from controller.journal import (GENESIS_HASH, Entry, Journal, JournalError, Kind)
+from drivers import events as ev
+from controller.rules.cards import Card
+
+
+class FakeClock:
+    """A settable clock (the journal takes any object with time_ns and monotonic_ns)."""
+
+    def __init__(self, wall_ns=1_795_000_000_000_000_000):
+        self.wall = wall_ns
+        self.mono = 5_000
+
+    def time_ns(self):
+        self.wall += 1_000_000
+        return self.wall
+
+    def monotonic_ns(self):
+        self.mono += 1_000_000
+        return self.mono
+
+
+@pytest.fixture
+def path(tmp_path):
+    return tmp_path / "journal.db"
+
+
+def fill(path, rounds=3):
+    """A journal of ``rounds`` rounds, the last one left open; returns the records."""
+    with Journal.open(path, "T1", clock=FakeClock()) as j:
+        j.append(Kind.SERVICE, {"event": "start"}, source="daemon")
+        for n in range(1, rounds + 1):
+            rid = j.next_round_id()
+            j.append(Kind.ROUND_OPEN, {"game": "q-poker", "mode": "shoe", "boxes": [1, 3]},
+                     round_id=rid, source="table")
+            card = ev.CardDrawn(device="shoe", ts=1.5, card=Card.parse("As"))
+            j.append_many([
+                Entry(Kind.DEVICE, card.to_json(), rid, "shoe"),
+                Entry(Kind.STATE, {"from": "dealing", "to": "decisions", "trigger": "plan_done"},
+                      rid, "table"),
+            ])
+            if n < rounds:
+                j.append(Kind.ROUND_CLOSE, {"outcome": "settled"}, round_id=rid, source="table")
+        return list(j.records())
+
+
+def test_append_returns_records_that_read_back(path):
+    records = fill(path)
+    assert [r.seq for r in records] == list(range(1, len(records) + 1))
+    with Journal.open(path, readonly=True) as j:
+        assert list(j.records()) == records
+        dev = next(r for r in records if r.kind == "device")
+        assert ev.event_from_json(dev.payload) == ev.CardDrawn(device="shoe", ts=1.5,
+                                                              card=Card.parse("As"))
+        assert j.table_id == "T1"
+
+
+def test_chain_recomputed_independently(path):
+    """Recompute every hash from the raw rows with hashlib, by the rule in docs/journal.md."""
+    fill(path)
+    rows = sqlite3.connect(path).execute(
+        "SELECT seq, body, prev_hash, hash FROM records ORDER BY seq").fetchall()
+    prev = "0" * 64
+    for seq, body, prev_hash, digest in rows:
+        assert prev_hash == prev
+        assert hashlib.sha256((prev + body).encode()).hexdigest() == digest
+        doc = json.loads(body)
+        assert doc["seq"] == seq
+        assert body == json.dumps(doc, sort_keys=True, separators=(",", ":"))
+        prev = digest
+
+
+def test_rounds_and_recovery_helpers(path):
+    fill(path, rounds=3)
+    with Journal.open(path, "T1") as j:
+        assert j.round("1").closed and j.round("2").closed
+        open_round = j.open_round_state()
+        assert open_round.round_id == "3" and not open_round.closed
+        assert [r.kind for r in open_round.records] == ["round_open", "device", "state"]
+        assert open_round.opened.payload["boxes"] == [1, 3]
+        assert j.next_round_id() == "4"
+        j.append(Kind.ROUND_CLOSE, {"outcome": "void", "reason": "recovered after a crash"},
+                 round_id="3", article="89/2004 art. 11")
+        assert j.open_round_state() is None
+        assert j.last_round().round_id == "3" and j.last_round().closed
+        assert j.last(kind=Kind.SERVICE).payload == {"event": "start"}
+        assert j.last(kind="alarm") is None
+        assert [r.seq for r in j.records(since=10)] == [11, 12, 13]
+        assert [r.seq for r in j.records(since=3, until=5)] == [4, 5]
+        assert {r.kind for r in j.records(kinds=["device"])} == {"device"}
+
+
+def test_empty_journal(path):
+    with Journal.open(path, "T1") as j:
+        assert len(j) == 0 and j.head() == (0, GENESIS_HASH)
+        assert j.open_round_state() is None and j.last_round() is None
+        assert j.next_round_id() == "1"
+        assert j.verify().ok
+
+
+def test_bad_payload_changes_nothing(path):
+    with Journal.open(path, "T1") as j:
+        j.append("service", {"event": "start"})
+        with pytest.raises(JournalError, match="JSON"):
+            j.append_many([Entry("device", {"ok": 1}), Entry("device", {"amount": 1.5j})])
+        with pytest.raises(JournalError, match="JSON"):
+            j.append("device", {"nan": float("nan")})
+        with pytest.raises(JournalError, match="kind"):
+            j.append("Not A Kind", {})
+        assert len(j) == 1 and j.verify().ok
+
+
+def test_one_journal_per_table(path):
+    Journal.open(path, "T1").close()
+    with pytest.raises(JournalError, match="belongs to table 'T1'"):
+        Journal.open(path, "T2")
+    with pytest.raises(JournalError, match="table id"):
+        Journal.open(path.with_name("x.db"), "bad id!")
+    with pytest.raises(JournalError, match="does not exist"):
+        Journal.open(path.with_name("none.db"), readonly=True)
+
+
+def test_reader_beside_the_writer(path):
+    writer = Journal.open(path, "T1")
+    writer.append("service", {"event": "start"})
+    reader = Journal.open(path, readonly=True)
+    writer.append("service", {"event": "tick"})
+    assert len(reader) == 2 and reader.verify().ok
+    with pytest.raises(JournalError, match="read-only"):
+        reader.append("service", {})
+    reader.close()
+    writer.close()
+
+
+def test_wal_and_full_sync(path):
+    j = Journal.open(path, "T1")
+    assert j._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert j._conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    j.close()
+
+
+# --- tampering ------------------------------------------------------------------------------
+
+def sql(path, statement):
+    """Tamper the way a person would: with the sqlite3 command-line shell when present."""
+    if shutil.which("sqlite3"):
+        subprocess.run(["sqlite3", str(path), statement], check=True)
+    else:
+        con = sqlite3.connect(path)
+        con.executescript(statement)
+        con.close()
+
+
+def test_edited_payload_is_named(path):
+    fill(path)
+    sql(path, "UPDATE records SET payload = '{\"card\":\"Kd\",\"kind\":\"card_drawn\"}' "
+              "WHERE seq = 4")
+    report = Journal.open(path, readonly=True).verify()
+    assert not report.ok and report.bad_seq == 4 and "payload" in report.reason
+    assert report.records == 3 and report.head_seq == 3
+
+
+def test_edited_body_is_named(path):
+    fill(path)
+    sql(path, "UPDATE records SET body = replace(body, '\"As\"', '\"Ks\"'), "
+              "payload = replace(payload, '\"As\"', '\"Ks\"') WHERE seq = 7")
+    report = Journal.open(path, readonly=True).verify()
+    assert (report.ok, report.bad_seq) == (False, 7)
+    assert "hash does not match" in report.reason
+
+
+def test_rehashed_record_breaks_the_next_link(path):
+    """Recomputing the edited record's own hash moves the break to the record after it."""
+    fill(path)
+    con = sqlite3.connect(path)
+    body, prev = con.execute("SELECT body, prev_hash FROM records WHERE seq = 3").fetchone()
+    body = body.replace('"As"', '"Ks"')
+    digest = hashlib.sha256((prev + body).encode()).hexdigest()
+    con.execute("UPDATE records SET body = ?, payload = replace(payload, 'As', 'Ks'), hash = ? "
+                "WHERE seq = 3", (body, digest))
+    con.commit()
+    con.close()
+    report = Journal.open(path, readonly=True).verify()
+    assert (report.ok, report.bad_seq) == (False, 4)
+    assert "previous hash" in report.reason
+
+
+def test_deleted_record_is_named(path):
+    fill(path)
+    sql(path, "DELETE FROM records WHERE seq = 6")
+    report = Journal.open(path, readonly=True).verify()
+    assert (report.ok, report.bad_seq) == (False, 6)
+    assert "missing" in report.reason and "5 is followed by 7" in report.reason
+
+
+def test_swapped_records_are_named(path):
+    fill(path)
+    cols = "wall_ns, mono_ns, table_id, round_id, kind, source, article, payload, body, " \
+           "prev_hash, hash"
+    swap = ", ".join(f"{c} = (SELECT {c} FROM t WHERE t.seq = 9 - records.seq)"
+                     for c in cols.split(", "))
+    # Put the contents of record 5 in row 4 and of 4 in row 5 (hash is UNIQUE: clear it first).
+    sql(path, "CREATE TABLE t AS SELECT * FROM records WHERE seq IN (4, 5); "
+              "UPDATE records SET hash = 'x' || seq WHERE seq IN (4, 5); "
+              f"UPDATE records SET {swap} WHERE seq IN (4, 5); DROP TABLE t;")
+    report = Journal.open(path, readonly=True).verify()
+    assert (report.ok, report.bad_seq) == (False, 4)
+    assert "reordered" in report.reason
+
+
+def test_inserted_record_is_named(path):
+    fill(path)
+    con = sqlite3.connect(path)
+    # Shift records 5.. up by one and put a forged record at 5.
+    con.execute("UPDATE records SET seq = seq + 1000 WHERE seq >= 5")
+    con.execute("UPDATE records SET seq = seq - 999 WHERE seq >= 1005")
+    row = con.execute("SELECT * FROM records WHERE seq = 4").fetchone()
+    con.execute("INSERT INTO records VALUES (5, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                row[1:11] + ("f" * 64,))
+    con.commit()
+    con.close()
+    report = Journal.open(path, readonly=True).verify()
+    assert (report.ok, report.bad_seq) == (False, 5)
+
+
+def test_cut_off_tail_caught_by_anchor(path):
+    fill(path)
+    with Journal.open(path, readonly=True) as j:
+        anchor = j.head()
+        assert j.verify(anchor).ok
+    sql(path, f"DELETE FROM records WHERE seq = {anchor[0]}")
+    with Journal.open(path, readonly=True) as j:
+        assert j.verify().ok  # the chain alone cannot see a cut-off tail ...
+        report = j.verify(anchor)  # ... the anchor can
+        assert not report.ok and report.bad_seq == anchor[0] and "cut off" in report.reason
+        assert not j.verify((2, "0" * 64)).ok
+
+
+# --- the command line -----------------------------------------------------------------------
+
+def tablectl(*args):
+    return subprocess.run([sys.executable, "-m", "controller.cli", *args],
+                          capture_output=True, text=True)
+
+
+def test_cli_verify(path):
+    fill(path)
+    ok = tablectl("journal", "verify", "--journal", str(path))
+    assert ok.returncode == 0, ok.stderr
+    assert "12 records, chain verifies" in ok.stdout
+    sql(path, "DELETE FROM records WHERE seq = 8")
+    bad = tablectl("journal", "verify", "--journal", str(path))
+    assert bad.returncode == 1
+    assert "record 8" in bad.stderr and "missing" in bad.stderr
+    assert "Traceback" not in bad.stderr
+
+
+def test_cli_verify_anchor_and_errors(path):
+    fill(path)
+    head = Journal.open(path, readonly=True).head()
+    assert tablectl("journal", "verify", "--journal", str(path), "--anchor",
+                    f"{head[0]}:{head[1]}").returncode == 0
+    bad = tablectl("journal", "verify", "--journal", str(path), "--anchor", "3:nothex")
+    assert bad.returncode == 2 and "SEQ:HASH" in bad.stderr
+    missing = tablectl("journal", "verify", "--journal", str(path.with_name("nope.db")))
+    assert missing.returncode == 2 and "does not exist" in missing.stderr
+
+
+def test_cli_show(path):
+    fill(path)
+    with Journal.open(path, "T1") as j:
+        j.append(Kind.DECISION, {"irregularity": "shoe_malfunction", "remedy": "round_void",
+                                 "reason": "the shoe jammed while dealing"},
+                 round_id="3", source="table", article="89/2004 art. 11(3)")
+        j.append(Kind.ROUND_CLOSE, {"outcome": "void", "reason": "the shoe jammed"},
+                 round_id="3", source="table", article="89/2004 art. 11(3)")
+    out = tablectl("journal", "show", "3", "--journal", str(path))
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert text.startswith("Round 3 at table T1 (q-poker, shoe): 5 records")
+    assert "card_drawn card=As" in text
+    assert "dealing -> decisions (plan_done)" in text
+    assert "shoe_malfunction round_void: the shoe jammed while dealing [89/2004 art. 11(3)]" in text
+    assert text.rstrip().endswith("Outcome: void, 89/2004 art. 11(3): the shoe jammed")
+    assert tablectl("journal", "show", "last", "--journal", str(path)).stdout == text
+    lines = tablectl("journal", "show", "2", "--journal", str(path), "--json").stdout.splitlines()
+    assert [json.loads(l)["kind"] for l in lines] == ["round_open", "device", "state",
+                                                      "round_close"]
+    missing = tablectl("journal", "show", "99", "--journal", str(path))
+    assert missing.returncode == 2 and "round '99' is not in" in missing.stderr
+    assert "latest round is 3" in missing.stderr
+
+
+def test_cli_show_open_round(path):
+    fill(path)
+    out = tablectl("journal", "show", "3", "--journal", str(path)).stdout
+    assert "Not closed" in out
+
+
+def test_cli_export_by_sequence_and_time(path):
+    records = fill(path)
+    out = tablectl("journal", "export", "--journal", str(path))
+    docs = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [d["seq"] for d in docs] == [r.seq for r in records]
+    assert docs[2]["hash"] == records[2].hash and docs[2]["payload"]["card"] == "As"
+    assert docs[0]["wall"].endswith("Z")
+    after = tablectl("journal", "export", "--since", "10", "--journal", str(path))
+    assert [json.loads(l)["seq"] for l in after.stdout.splitlines()] == [11, 12]
+    # FakeClock: record n has wall time base + n ms; record 5's time exports 5 onwards.
+    when = docs[4]["wall"]
+    by_time = tablectl("journal", "export", "--since", when, "--journal", str(path))
+    assert [json.loads(l)["seq"] for l in by_time.stdout.splitlines()] == list(range(5, 13))
+    by_round = tablectl("journal", "export", "--round", "2", "--journal", str(path))
+    assert {json.loads(l)["round_id"] for l in by_round.stdout.splitlines()} == {"2"}
+    bad = tablectl("journal", "export", "--since", "yesterday", "--journal", str(path))
+    assert bad.returncode == 2 and "ISO time" in bad.stderr
