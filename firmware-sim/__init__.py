@@ -1,0 +1,1 @@
+"""The firmware simulator: every tablectl device class, with no hardware."""
