@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Sequence
 
-from .cards import Card
+from .base import CROUPIER, Deal, Mode, PlanRequest, box as box_recipient
+from .cards import Card, parse_cards
 from .errors import RuleError
 
 
@@ -160,3 +161,71 @@ def compare(a: Sequence[Card], b: Sequence[Card], ranking: Ranking) -> int:
 def qualifies(value: HandValue) -> bool:
     """Whether the croupier's hand is Q-high or better (the qualification of art. 9)."""
     return value.category > Category.THREE_ODD_CARDS or value.key[1] >= 12
+
+
+# ---------------------------------------------------------------- round mechanics shared by
+# the two three-card regulations: dealing plans, stakes, hands read from a round document.
+
+def dealing_plan(request: PlanRequest, *, layout_boxes: int, regulation: str) -> list[Deal]:
+    """Three cards to every box holding a bet, left to right, the croupier last.
+
+    Shoe (89/2004 art. 7(1), 78/2008 art. 7(1)): one card at a time, three rounds, each round
+    from the lowest box number (the croupier's left) to the highest, the croupier last.
+    Shuffler (art. 7(2) of both): three cards at a time, same order, the croupier last.
+    Every card face down.
+    """
+    if not request.boxes:
+        raise RuleError("no box holds a bet: there is nothing to deal; place a bet first")
+    for n in request.boxes:
+        if n > layout_boxes:
+            raise RuleError(f"box {n} does not exist: this table has boxes 1-{layout_boxes} "
+                            f"({regulation} art. 2); bet on one of them")
+    order = sorted(request.boxes)
+    if request.mode is Mode.SHUFFLER:
+        return [Deal(box_recipient(n), 3) for n in order] + [Deal(CROUPIER, 3)]
+    plan = []
+    for _ in range(3):
+        plan += [Deal(box_recipient(n), 1) for n in order] + [Deal(CROUPIER, 1)]
+    return plan
+
+
+def stake(value, what: str) -> int:
+    """A stake from a round document: a whole, non-negative number of chip units."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RuleError(f"{what} is {value!r}: a stake is a whole number of chip units "
+                        "(0 or more), e.g. 10; never a fraction or text")
+    if value < 0:
+        raise RuleError(f"{what} is {value}: a stake cannot be negative; give 0 or more chips")
+    return value
+
+
+def read_hand(raw, what: str) -> list[Card]:
+    """Exactly three cards, from a JSON list such as ``["As", "Kd", "7c"]``."""
+    if raw is None:
+        raise RuleError(f"{what} has no cards; give its three cards, e.g. [\"As\", \"Kd\", \"7c\"]")
+    if not isinstance(raw, (list, str)):
+        raise RuleError(f"{what}: cards must be a list such as [\"As\", \"Kd\", \"7c\"], "
+                        f"got {raw!r}")
+    return parse_cards(raw, count=3, what=what)
+
+
+def check_keys(obj, allowed: set[str], what: str) -> None:
+    """Refuse a key the document format does not know (a typo would otherwise lose a wager)."""
+    if not isinstance(obj, dict):
+        raise RuleError(f"{what} must be a JSON object, got {obj!r}; see docs/settle.md")
+    unknown = sorted(set(obj) - allowed)
+    if unknown:
+        raise RuleError(f"{what} has unknown key(s) {', '.join(unknown)}; the keys are: "
+                        f"{', '.join(sorted(allowed))} (see docs/settle.md)")
+
+
+def box_number(raw, layout_boxes: int, regulation: str) -> int:
+    """A box number that exists on this table."""
+    if isinstance(raw, bool) or not isinstance(raw, int):
+        raise RuleError(f"box {raw!r} must be a box number 1-{layout_boxes}")
+    if not 1 <= raw <= layout_boxes:
+        raise RuleError(f"box {raw} does not exist: this table has boxes 1-{layout_boxes} "
+                        f"({regulation} art. 2); a bet can only lie on one of them")
+    return raw

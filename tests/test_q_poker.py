@@ -1,0 +1,374 @@
+"""Q Poker, 89/2004, article by article (docs/regulations/q-poker.md points here)."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from controller.rules import get_game
+from controller.rules.base import (CROUPIER, Deal, Irregularity, Mode, Phase, PlanRequest, Remedy,
+                                   box)
+from controller.rules.cards import full_deck
+from controller.rules.errors import RuleError
+from controller.rules.q_poker import GAME, bets_open, portion
+
+from fractions import Fraction
+
+
+def round_doc(boxes, croupier=("Qd", "7h", "3d"), **extra):
+    doc = {"game": "q-poker", "boxes": boxes, **extra}
+    if croupier is not None:
+        doc["croupier"] = {"cards": list(croupier)}
+    return doc
+
+
+def nets(settlement):
+    return {(w.box, w.player, w.wager): w.net for w in settlement.wagers}
+
+
+def one(cards, croupier=("Qd", "7h", "3d"), interpretations=None, **wagers):
+    doc = round_doc([{"box": 1, "cards": cards.split(), **wagers}], croupier)
+    if interpretations:
+        doc["interpretations"] = interpretations
+    s = GAME.settle(doc)
+    assert sum(w.net for w in s.wagers) + s.house_net == 0
+    return {w.wager: w.net for w in s.wagers}
+
+
+# ---------------------------------------------------------------- art. 1: material
+def test_art1_one_deck_refuses_a_card_twice():
+    doc = round_doc([{"box": 1, "cards": ["As", "Kd", "9c"], "pair_bonus": 10}],
+                    croupier=("As", "2c", "5h"))
+    with pytest.raises(RuleError, match="duplicate card As"):
+        GAME.settle(doc)
+
+
+def test_art1_several_decks_reading_allows_repeats_and_returns_identical_hands():
+    doc = round_doc([{"box": 1, "cards": ["Ks", "9d", "4c"], "versus_croupier": 10,
+                      "decision": "play"}], croupier=("Ks", "9d", "4c"),
+                    interpretations={"decks": "several"})
+    (w,) = GAME.settle(doc).wagers
+    assert (w.outcome, w.net) == ("push", 0)
+
+
+def test_art1_game_registered_with_both_dealing_tools():
+    assert get_game("q-poker") is GAME
+    for mode in ("shoe", "shuffler"):
+        assert GAME.dealing_plan(PlanRequest(boxes=(1,), mode=Mode.parse(mode)))
+
+
+# ---------------------------------------------------------------- art. 2: places and spots
+@pytest.mark.parametrize("boxes", [7, 8, 12])
+def test_art2_1_eight_or_more_places_including_the_croupier(boxes):
+    GAME.check_layout(boxes)
+
+
+@pytest.mark.parametrize("boxes", [0, 5, 6])
+def test_art2_1_fewer_than_eight_places_is_refused(boxes):
+    with pytest.raises(RuleError, match=r"89/2004 art. 2\(1\)"):
+        GAME.check_layout(boxes)
+
+
+def test_art2_2_two_spots_per_box_and_no_other():
+    GAME.check_bet("pair_bonus", 10)
+    GAME.check_bet("versus_croupier", 10)
+    with pytest.raises(RuleError, match="no wager 'ante'"):
+        GAME.check_bet("ante", 10)
+
+
+# ---------------------------------------------------------------- art. 3: shuffling
+def test_art3_shoe_or_shuffler_and_nothing_else():
+    assert Mode.parse("Shuffler") is Mode.SHUFFLER
+    with pytest.raises(RuleError, match="shoe' or 'shuffler"):
+        GAME.settle(round_doc([{"box": 1, "cards": ["As", "Kd", "9c"], "pair_bonus": 1}],
+                              mode="by hand"))
+
+
+# ---------------------------------------------------------------- art. 4 and 8: ranking
+def test_art4_art8_suits_decide_between_equal_ranks():
+    # croupier Q-9-4 with the queen of hearts against the player's queen of spades
+    n = one("Qs 9c 4d", croupier=("Qh", "9s", "4c"), versus_croupier=10, decision="play")
+    assert n == {"versus_croupier": 10}
+    n = one("Qc 9c 4d", croupier=("Qh", "9s", "4c"), versus_croupier=10, decision="play")
+    assert n == {"versus_croupier": -10}
+
+
+def test_art8_categories_in_order():
+    # a straight (6-7-8) beats a flush, three of a kind beats a straight
+    assert one("6s 7d 8h", croupier=("Ks", "9s", "2s"), versus_croupier=10,
+               decision="play")["versus_croupier"] == 15
+    assert one("6s 7d 8h", croupier=("5c", "5d", "5h"), versus_croupier=10,
+               decision="play")["versus_croupier"] == -10
+
+
+def test_q1_straight_suit_card_both_readings():
+    hand, croupier = "Ad 2d 3h", ("As", "2s", "3c")  # equal A-2-3 straights
+    default = one(hand, croupier=croupier, versus_croupier=10, decision="play")
+    assert default == {"versus_croupier": 15}   # the 3 decides: hearts beat clubs
+    ace = one(hand, croupier=croupier, versus_croupier=10, decision="play",
+              interpretations={"straight_suit_card": "highest_face_value"})
+    assert ace == {"versus_croupier": -10}       # the ace decides: spades beat diamonds
+
+
+# ---------------------------------------------------------------- art. 5: wagers
+def test_art5_either_or_both_wagers():
+    assert one("9s 9d 5h", pair_bonus=10) == {"pair_bonus": 10}
+    assert one("9s 9d 5h", versus_croupier=10, decision="play") == {"versus_croupier": 10}
+    assert one("9s 9d 5h", pair_bonus=10, versus_croupier=10, decision="play") == {
+        "pair_bonus": 10, "versus_croupier": 10}
+
+
+# ---------------------------------------------------------------- art. 6: betting
+def test_art6_1_several_players_share_a_box_and_its_cards():
+    doc = round_doc([{"box": 2, "cards": ["9s", "9d", "5h"], "players": [
+        {"player": "Ana", "pair_bonus": 10, "versus_croupier": 20, "decision": "play"},
+        {"player": "Bo", "versus_croupier": 10, "decision": "fold"},
+        {"player": "Cy", "pair_bonus": 4}]}])
+    s = GAME.settle(doc)
+    assert nets(s) == {(2, "Ana", "pair_bonus"): 10, (2, "Ana", "versus_croupier"): 20,
+                       (2, "Bo", "versus_croupier"): -5, (2, "Cy", "pair_bonus"): 4}
+    assert s.house_net == -29
+    assert list(s.hands) == ["croupier", "box 2"]  # one hand for the box, not per player
+
+
+def test_q2_seated_player_decision_binds_the_box():
+    players = [{"player": "Ana", "seated": True, "versus_croupier": 20, "decision": "fold"},
+               {"player": "Bo", "versus_croupier": 10}]
+    doc = round_doc([{"box": 2, "cards": ["9s", "9d", "5h"], "players": players}],
+                    interpretations={"shared_box_decision": "seated_player"})
+    assert nets(GAME.settle(doc)) == {(2, "Ana", "versus_croupier"): -10,
+                                      (2, "Bo", "versus_croupier"): -5}
+    # per player (default): Bo's missing decision is an error, not a silent fold
+    doc["interpretations"] = {}
+    with pytest.raises(RuleError, match="decision to play or fold"):
+        GAME.settle(doc)
+    # seated_player: a backer contradicting the seated player is refused
+    doc["interpretations"] = {"shared_box_decision": "seated_player"}
+    doc["boxes"][0]["players"][1]["decision"] = "play"
+    with pytest.raises(RuleError, match="binds the box"):
+        GAME.settle(doc)
+
+
+def test_art6_2_no_bet_after_the_first_card():
+    assert bets_open(0)
+    assert not bets_open(1)
+
+
+def test_art6_3_cards_belong_to_the_box_not_to_a_backer():
+    doc = round_doc([{"box": 2, "cards": ["9s", "9d", "5h"], "players": [
+        {"player": "Ana", "pair_bonus": 10, "cards": ["As", "Ks", "Qs"]}]}])
+    with pytest.raises(RuleError, match="unknown key"):
+        GAME.settle(doc)
+
+
+# ---------------------------------------------------------------- art. 7: dealing
+def test_art7_1_shoe_one_card_at_a_time_croupier_last_three_rounds():
+    plan = GAME.dealing_plan(PlanRequest(boxes=(5, 1, 3), mode=Mode.SHOE))
+    one_round = [Deal(box(1)), Deal(box(3)), Deal(box(5)), Deal(CROUPIER)]
+    assert plan == one_round * 3
+    assert not any(d.face_up for d in plan)
+
+
+def test_art7_2_shuffler_three_cards_at_a_time_croupier_last():
+    plan = GAME.dealing_plan(PlanRequest(boxes=(2, 7), mode=Mode.SHUFFLER))
+    assert plan == [Deal(box(2), 3), Deal(box(7), 3), Deal(CROUPIER, 3)]
+
+
+def test_art7_box_that_does_not_exist_or_no_bet_at_all():
+    with pytest.raises(RuleError, match="box 8 does not exist"):
+        GAME.dealing_plan(PlanRequest(boxes=(1, 8), mode=Mode.SHOE))
+    assert GAME.dealing_plan(PlanRequest(boxes=(1, 8), mode=Mode.SHOE, layout_boxes=9))
+    with pytest.raises(RuleError, match="nothing to deal"):
+        GAME.dealing_plan(PlanRequest(boxes=(), mode=Mode.SHOE))
+    with pytest.raises(RuleError, match=r"art. 2\(1\)"):
+        GAME.dealing_plan(PlanRequest(boxes=(1,), mode=Mode.SHOE, layout_boxes=5))
+
+
+# ---------------------------------------------------------------- art. 9: procedure, payouts
+def test_art9_1_three_odd_cards_lose_the_pair_bonus():
+    assert one("Ks 9d 4c", pair_bonus=10) == {"pair_bonus": -10}
+
+
+def test_art9_2_3_fold_loses_half_whatever_the_croupier_holds():
+    assert one("Ks 9d 4c", croupier=("2c", "3h", "5d"), versus_croupier=10,
+               decision="fold") == {"versus_croupier": -5}
+    assert one("Ks 9d 4c", croupier=("As", "Ah", "Ad"), versus_croupier=10,
+               decision="fold") == {"versus_croupier": -5}
+
+
+def test_art9_2_decision_missing_or_unknown():
+    with pytest.raises(RuleError, match="missing"):
+        one("Ks 9d 4c", versus_croupier=10)
+    with pytest.raises(RuleError, match="must be \"play\" or \"fold\""):
+        one("Ks 9d 4c", versus_croupier=10, decision="call")
+
+
+def test_art9_4_5_croupier_below_queen_high_pays_half():
+    assert one("2s 3d 5c", croupier=("Jd", "Tc", "8h"), versus_croupier=10,
+               decision="play") == {"versus_croupier": 5}
+
+
+def test_art9_4_croupier_qualifies_with_any_queen_high():
+    assert one("2s 3d 5c", croupier=("Qd", "3c", "2h"), versus_croupier=10,
+               decision="play") == {"versus_croupier": -10}
+
+
+def test_art9_6_qualified_higher_croupier_collects():
+    assert one("Ks 9d 4c", croupier=("Ac", "3h", "2d"), versus_croupier=10,
+               decision="play") == {"versus_croupier": -10}
+
+
+@pytest.mark.parametrize("cards,net", [
+    ("5h 6h 7h", 30),    # straight flush 3 to 1
+    ("9s 9d 9c", 20),    # three of a kind 2 to 1
+    ("4s 5d 6c", 15),    # straight 3 to 2
+    ("2h 9h Jh", 10),    # flush: other 1 to 1
+    ("Js Jd 2c", 10),    # pair 1 to 1
+    ("Ks Jd 4c", 10),    # three odd cards 1 to 1
+])
+def test_art9_7_paytable_against_a_beaten_qualified_croupier(cards, net):
+    assert one(cards, croupier=("Qd", "7c", "3d"), versus_croupier=10,
+               decision="play") == {"versus_croupier": net}
+
+
+# ---------------------------------------------------------------- art. 10: pair bonus
+@pytest.mark.parametrize("cards,net", [
+    ("5h 6h 7h", 400), ("9s 9d 9c", 300), ("4s 5d 6c", 60), ("2h 9h Jh", 40), ("Js Jd 2c", 10),
+    ("As 2d 3c", 60),  # A-2-3 is a straight (art. 4(3))
+])
+def test_art10_pair_bonus_paytable(cards, net):
+    assert one(cards, croupier=None, pair_bonus=10) == {"pair_bonus": net}
+
+
+# ---------------------------------------------------------------- odd chips (Q4)
+def test_odd_chip_even_stakes_refuses_odd_bets_before_the_deal():
+    with pytest.raises(RuleError, match="even amount"):
+        GAME.check_bet("versus_croupier", 15)
+    GAME.check_bet("pair_bonus", 15)  # pays whole multiples: odd is fine
+    with pytest.raises(RuleError, match="even amount"):
+        one("Ks 9d 4c", versus_croupier=15, decision="fold")
+
+
+@pytest.mark.parametrize("reading,fold,unqualified,straight", [
+    ("house", -8, 7, 22),    # the half chip stays with the house
+    ("player", -7, 8, 23),   # the half chip goes to the player
+])
+def test_odd_chip_rounding_readings(reading, fold, unqualified, straight):
+    i = {"odd_chip": reading}
+    assert one("Ks 9d 4c", versus_croupier=15, decision="fold",
+               interpretations=i) == {"versus_croupier": fold}
+    assert one("2s 3d 5c", croupier=("Jd", "Tc", "8h"), versus_croupier=15, decision="play",
+               interpretations=i) == {"versus_croupier": unqualified}
+    assert one("4s 5d 6c", croupier=("Qd", "7c", "3d"), versus_croupier=15, decision="play",
+               interpretations=i) == {"versus_croupier": straight}
+
+
+def test_portion_is_exact_on_whole_amounts():
+    assert portion(10, Fraction(3, 2), to_player=True, odd_chip="even_stakes") == 15
+
+
+# ---------------------------------------------------------------- art. 11: irregularities
+@pytest.mark.parametrize("irr,phase,remedy,article", [
+    (Irregularity.WRONG_ORDER, Phase.DEALING, Remedy.ROUND_VOID, "89/2004 art. 11(1)"),
+    (Irregularity.WRONG_COUNT, Phase.DECISIONS, Remedy.ROUND_VOID, "89/2004 art. 11(1)"),
+    (Irregularity.PLAYER_CARD_EXPOSED, Phase.DEALING, Remedy.CONTINUE, "89/2004 art. 11(2)"),
+    (Irregularity.CROUPIER_CARD_EXPOSED, Phase.DEALING, Remedy.ROUND_VOID, "89/2004 art. 11(3)"),
+    (Irregularity.CROUPIER_CARD_EXPOSED, Phase.DECISIONS, Remedy.ROUND_VOID, "89/2004 art. 11(3)"),
+    (Irregularity.CROUPIER_CARD_EXPOSED, Phase.REVEAL, Remedy.CONTINUE, "89/2004 art. 9(3)"),
+    (Irregularity.CARD_TO_BOX_WITHOUT_BET, Phase.DEALING, Remedy.BOX_VOID, "89/2004 art. 11(4)"),
+    (Irregularity.SHUFFLER_MALFUNCTION, Phase.DEALING, Remedy.ROUND_VOID, "89/2004 art. 11(5)"),
+    (Irregularity.SHUFFLER_MALFUNCTION, Phase.BETTING, Remedy.CONTINUE, "89/2004 art. 11(5)"),
+    (Irregularity.MISDEAL, Phase.DEALING, Remedy.ROUND_VOID, "89/2004 art. 11(1)"),
+    (Irregularity.SHOE_MALFUNCTION, Phase.DEALING, Remedy.ROUND_VOID, "89/2004 art. 11(5)"),
+])
+def test_art11_rulings(irr, phase, remedy, article):
+    r = GAME.ruling(irr, phase)
+    assert (r.remedy, r.article) == (remedy, article)
+
+
+def test_art11_5_shuffler_failure_needs_a_supervisor():
+    assert GAME.ruling(Irregularity.SHUFFLER_MALFUNCTION, Phase.DEALING).needs_supervisor
+    assert "shoe" in GAME.ruling(Irregularity.SHUFFLER_MALFUNCTION, Phase.DEALING).reason
+
+
+def test_shoe_malfunction_continue_reading():
+    r = GAME.ruling(Irregularity.SHOE_MALFUNCTION, Phase.DEALING,
+                    {"shoe_malfunction": "continue"})
+    assert r.remedy is Remedy.CONTINUE and r.needs_supervisor
+
+
+def test_art11_impossible_irregularities_are_named():
+    with pytest.raises(RuleError, match="no board and no dice"):
+        GAME.ruling(Irregularity.DIE_NOT_FLAT, Phase.DEALING)
+    with pytest.raises(RuleError, match="no card is dealt during betting"):
+        GAME.ruling(Irregularity.WRONG_ORDER, Phase.BETTING)
+
+
+def test_art11_4_box_dealt_without_a_bet_is_void_in_settlement():
+    doc = round_doc([{"box": 1, "cards": ["As", "Kd", "9c"], "pair_bonus": 10},
+                     {"box": 4, "cards": ["2s", "2d", "9h"]}])
+    s = GAME.settle(doc)
+    assert s.hands["box 4"]["void"] is True
+    assert [w.box for w in s.wagers] == [1]
+
+
+# ---------------------------------------------------------------- bad input
+@pytest.mark.parametrize("mutate,match", [
+    (lambda d: d["boxes"][0].update(cards=["As", "Kd", "1c"]), "unknown card"),
+    (lambda d: d["boxes"][0].update(cards=["As", "Kd"]), "exactly 3"),
+    (lambda d: d["boxes"][0].update(box=9), "box 9 does not exist"),
+    (lambda d: d["boxes"][0].update(versus_croupier=-10), "cannot be negative"),
+    (lambda d: d["boxes"][0].update(versus_croupier=10.5), "whole number"),
+    (lambda d: d["boxes"][0].update(versus_croupier=True), "whole number"),
+    (lambda d: d["boxes"][0].update(pair_bonos=10), "unknown key"),
+    (lambda d: d.pop("croupier"), "needs \"croupier\""),
+    (lambda d: d["boxes"].append(copy.deepcopy(d["boxes"][0])), "listed twice"),
+    (lambda d: d.update(interpretations={"decks": "two"}), "choose one of"),
+    (lambda d: d.update(boxes=[]), "needs \"boxes\""),
+])
+def test_bad_rounds_are_refused_with_a_clear_error(mutate, match):
+    doc = round_doc([{"box": 1, "cards": ["As", "Kd", "9c"], "versus_croupier": 10,
+                      "decision": "play"}])
+    mutate(doc)
+    with pytest.raises(RuleError, match=match):
+        GAME.settle(doc)
+
+
+# ---------------------------------------------------------------- conservation
+DECK = [str(c) for c in full_deck()]
+
+
+@st.composite
+def rounds(draw):
+    n_boxes = draw(st.integers(1, 7))
+    cards = draw(st.permutations(DECK))
+    numbers = draw(st.lists(st.integers(1, 7), min_size=n_boxes, max_size=n_boxes, unique=True))
+    boxes = []
+    for i, n in enumerate(numbers):
+        players = []
+        for j in range(draw(st.integers(1, 3))):
+            vs = 2 * draw(st.integers(0, 50))
+            p = {"player": f"p{j}", "pair_bonus": draw(st.integers(0, 100)),
+                 "versus_croupier": vs}
+            if vs:
+                p["decision"] = draw(st.sampled_from(["play", "fold"]))
+            players.append(p)
+        boxes.append({"box": n, "cards": cards[3 * i:3 * i + 3], "players": players})
+    return {"game": "q-poker", "boxes": boxes, "croupier": {"cards": cards[21:24]}}
+
+
+@settings(max_examples=150, deadline=None)
+@given(rounds())
+def test_chips_are_conserved_and_no_wager_loses_more_than_its_stake(doc):
+    s = GAME.settle(doc)
+    out = s.to_json()
+    assert sum(w["net"] for w in out["wagers"]) + out["house_net"] == 0
+    for w in s.wagers:
+        assert -w.stake <= w.net <= 40 * w.stake
+        if w.wager == "versus_croupier":
+            assert w.net in (-w.stake, -w.stake // 2, w.stake // 2, w.stake, 3 * w.stake // 2,
+                             2 * w.stake, 3 * w.stake)
+    staked = {(b["box"], p["player"]) for b in doc["boxes"] for p in b["players"]
+              if p["pair_bonus"] or p["versus_croupier"]}
+    assert {(w.box, w.player) for w in s.wagers} == staked
