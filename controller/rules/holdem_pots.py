@@ -67,7 +67,7 @@ def parse_rake_percent(value: Any) -> Fraction:
     if value is None:
         return Fraction(0)
     if isinstance(value, bool):
-        raise RuleError(f"rake rate {value!r} must be a percentage between 3 and 5, or 0")
+        raise RuleError(f"rake rate {value!r} must be a percentage from 3 to 5 (11/2008 art. 16), or 0")
     text = str(value).strip().rstrip("%").strip()
     try:
         rate = Fraction(text)
@@ -104,8 +104,8 @@ def build_pots(committed: Mapping[int, int], folded: set[int] | frozenset[int]
             # chips of folded seats above every contender's stake: they join the pot below
             if pots:
                 pots[-1].amount += amount
-            else:  # pragma: no cover - a folded seat cannot be the only one to have bet
-                raise RuleError("no player still in the hand can win these chips")
+            else:   # not from real betting: every contender put in nothing
+                pots.append(Pot(amount, tuple(sorted(contenders))))
         elif pots and pots[-1].eligible == eligible:
             pots[-1].amount += amount
         else:
