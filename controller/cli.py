@@ -17,6 +17,7 @@ from controller.errors import TablectlError
 SUBCOMMANDS = {
     "rules": "controller.rules.cli",
     "journal": "controller.journal_cli",
+    "config": "controller.config_cli",
 }
 
 

@@ -1,0 +1,710 @@
+"""The table's configuration: one TOML file (``/etc/tablectl/table.toml`` by default).
+
+:func:`load_config` reads and validates it into a :class:`TableConfig`, or raises
+:class:`ConfigError` listing *every* problem, each with the key, its line in the file, the
+reason and the fix. Unknown keys are errors (a typo must not silently fall back to a default)
+and come with a "did you mean". docs/configuration.md describes every key; the schema below is
+the single source of the defaults.
+
+Tokens of the console API are stored hashed (``sha256:<hex>``, see :func:`hash_token`) and
+compared in constant time (:meth:`ApiConfig.role_for`).
+"""
+from __future__ import annotations
+
+import difflib
+import hashlib
+import hmac
+import ipaddress
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from controller.errors import TablectlError
+from controller.rules import GAME_IDS, get_game
+from controller.rules.base import Mode
+from controller.rules.errors import RuleError
+from drivers.spec import CODECS, DEVICE_CLASSES, TRANSPORTS, DeviceSpec
+
+DEFAULT_PATH = Path("/etc/tablectl/table.toml")
+DEFAULT_JOURNAL = "/var/lib/tablectl/journal.db"
+ROLES = ("display", "dealer", "supervisor")
+BUTTONS = ("close_bets", "misdeal", "exposed_card", "confirm")
+LIGHTS = ("green", "amber", "red")
+LOG_LEVELS = ("debug", "info", "warning", "error")
+LOG_FORMATS = ("auto", "json", "console")
+ALARM_ACTIONS = ("warn", "stop")
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_PIN_RE = re.compile(r"^(GPIO|BCM|BOARD|WPI)\d{1,2}$|^J8:\d{1,2}$")
+_TOKEN_RE = re.compile(r"^sha256:[0-9a-f]{64}$")
+
+
+# --- the result -----------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Table limits in chip units: ``minimum``/``maximum`` for every wager, and per-wager
+    overrides (``[limits.<wager>]``)."""
+
+    minimum: int = 1
+    maximum: int | None = None
+    wagers: Mapping[str, tuple[int, int | None]] = field(default_factory=dict)
+
+    def for_wager(self, wager: str) -> tuple[int, int | None]:
+        """``(min, max)`` for ``wager`` (``max`` None: no upper limit)."""
+        return self.wagers.get(wager, (self.minimum, self.maximum))
+
+
+@dataclass(frozen=True, slots=True)
+class GpioConfig:
+    """The dealer panel's pins (gpiozero pin names: an int is a BCM number, or ``"GPIO17"``,
+    ``"BOARD11"``, ``"J8:11"``). A pin left out means that input or output is not fitted."""
+
+    buttons: Mapping[str, int | str] = field(default_factory=dict)   # BUTTONS -> pin
+    key_switch: int | str | None = None
+    box_sensors: tuple[int | str, ...] = ()                           # box 1 first
+    light: Mapping[str, int | str] = field(default_factory=dict)     # LIGHTS -> pin
+    buzzer: int | str | None = None
+    pull_up: bool = True            # buttons and key switch close to ground
+    sensors_active_low: bool = True  # a box sensor pulls low when a card lies on it
+    bounce_ms: int = 20
+
+
+@dataclass(frozen=True, slots=True)
+class ApiConfig:
+    """Where the console API listens, and the hashed token of each role."""
+
+    listen: str = "127.0.0.1"
+    port: int = 8740
+    tokens: Mapping[str, str] = field(default_factory=dict)  # role -> "sha256:<hex>"
+
+    def role_for(self, token: str | None) -> str | None:
+        """The role whose token this is, or None. Every role is compared, in constant time,
+        so the answer's timing says nothing about which role (or how much) matched."""
+        if not token:
+            return None
+        found = None
+        for role, stored in self.tokens.items():
+            if check_token(token, stored):
+                found = role
+        return found
+
+
+@dataclass(frozen=True, slots=True)
+class TableConfig:
+    """One table's validated configuration. Amounts are integers in chip units."""
+
+    table_id: str
+    game: str
+    mode: Mode
+    boxes: int
+    chip_unit: int = 1
+    currency: str = "MOP"
+    limits: Limits = field(default_factory=Limits)
+    interpretations: Mapping[str, str] = field(default_factory=dict)
+    devices: Mapping[str, DeviceSpec] = field(default_factory=dict)
+    gpio: GpioConfig | None = None
+    journal_path: Path = Path(DEFAULT_JOURNAL)
+    api: ApiConfig = field(default_factory=ApiConfig)
+    integrity_alarm: str = "warn"
+    log_level: str = "info"
+    log_format: str = "auto"
+    path: Path | None = None
+    warnings: tuple[str, ...] = ()
+
+    def device(self, device_class: str) -> DeviceSpec | None:
+        """The (first) configured device of a class, e.g. ``config.device("shoe")``."""
+        return next((d for d in self.devices.values() if d.device_class == device_class), None)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong in the file: the dotted ``key``, its ``line`` (None when the key is
+    absent), what is wrong and how to fix it."""
+
+    key: str
+    line: int | None
+    reason: str
+    fix: str = ""
+
+    def format(self, path: str | Path | None = None) -> str:
+        where = f"{path}:" if path else ""
+        where += f"{self.line}:" if self.line else ""
+        text = f"{where} {self.key}: {self.reason}" if where else f"{self.key}: {self.reason}"
+        return f"{text}; {self.fix}" if self.fix else text
+
+
+class ConfigError(TablectlError):
+    """The configuration cannot be used; ``problems`` lists every problem found."""
+
+    def __init__(self, problems: list[Problem], path: str | Path | None = None) -> None:
+        self.problems = problems
+        self.path = path
+        lines = [p.format(path) for p in problems]
+        head = f"{path or 'configuration'}: {len(problems)} problem" + \
+            ("s" if len(problems) != 1 else "")
+        super().__init__("\n  ".join([head, *lines]))
+
+
+# --- tokens ---------------------------------------------------------------------------------
+
+def hash_token(token: str) -> str:
+    """The form a token is stored in: ``sha256:<hex of SHA-256 of the token's UTF-8>``.
+    Tokens are long random strings (``tablectl config hash-token --new``), so a plain digest
+    is enough; the file never holds the token itself."""
+    return "sha256:" + hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def check_token(token: str, stored: str) -> bool:
+    """Whether ``token`` hashes to ``stored``, compared in constant time."""
+    return hmac.compare_digest(hash_token(token).encode(), str(stored).encode())
+
+
+# --- where each key is in the file ----------------------------------------------------------
+
+_KEY_PART = r'(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|\'[^\']*\')'
+_DOTTED = rf"{_KEY_PART}(?:\s*\.\s*{_KEY_PART})*"
+_HEADER_RE = re.compile(rf"^\s*\[\s*({_DOTTED})\s*\]")
+_ARRAY_HEADER_RE = re.compile(rf"^\s*\[\[\s*({_DOTTED})\s*\]\]")
+_ASSIGN_RE = re.compile(rf"^\s*({_DOTTED})\s*=")
+_PART_RE = re.compile(_KEY_PART)
+
+
+def _split_key(text: str) -> tuple[str, ...]:
+    parts = []
+    for m in _PART_RE.finditer(text):
+        p = m.group(0)
+        if p[0] in "\"'":
+            p = p[1:-1]
+        parts.append(p)
+    return tuple(parts)
+
+
+def key_lines(text: str) -> dict[tuple[str, ...], int]:
+    """Map each table header and key of a TOML text to its 1-based line number.
+
+    tomllib gives no positions, so the text is scanned: table headers set the prefix, a
+    ``key = value`` at the start of a line (outside multi-line strings) is a key. Keys of an
+    inline table are reported at the line of the key that holds it.
+    """
+    lines: dict[tuple[str, ...], int] = {}
+    prefix: tuple[str, ...] = ()
+    in_string: str | None = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if in_string:
+            if line.count(in_string) % 2 == 1:
+                in_string = None
+            continue
+        m = _ARRAY_HEADER_RE.match(line) or _HEADER_RE.match(line)
+        if m:
+            prefix = _split_key(m.group(1))
+            lines.setdefault(prefix, number)
+            continue
+        m = _ASSIGN_RE.match(line)
+        if m:
+            full = prefix + _split_key(m.group(1))
+            lines.setdefault(full, number)
+            for i in range(len(prefix) + 1, len(full)):  # dotted keys make tables
+                lines.setdefault(full[:i], number)
+            rest = line[m.end():]
+            for quote in ('"""', "'''"):
+                if rest.count(quote) % 2 == 1:
+                    in_string = quote
+    return lines
+
+
+# --- the schema -----------------------------------------------------------------------------
+
+REQUIRED = object()
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key of the schema: its kind, its default (REQUIRED when it has none), and a check
+    returning an error text (or '') with the fix."""
+
+    kind: str                       # "str" | "int" | "bool" | "float" | "pin" | "pins"
+    default: Any = None
+    choices: tuple[str, ...] = ()
+    check: Callable[[Any], str] | None = None
+    help: str = ""
+
+
+def _positive(v: Any) -> str:
+    return "" if v > 0 else "must be greater than 0"
+
+
+def _port(v: Any) -> str:
+    return "" if 1 <= v <= 65535 else "must be a TCP port from 1 to 65535"
+
+
+def _table_id(v: Any) -> str:
+    return "" if _ID_RE.match(v) else ("must be 1-64 letters, digits, '.', '_' or '-', "
+                                       "e.g. \"macau-07\"")
+
+
+def _address(v: Any) -> str:
+    if v in ("localhost",):
+        return ""
+    try:
+        ipaddress.ip_address(v)
+    except ValueError:
+        return "must be an IP address such as 127.0.0.1 (local only) or 0.0.0.0 (every interface)"
+    return ""
+
+
+def _token(v: Any) -> str:
+    return "" if _TOKEN_RE.match(v) else ("must be a hashed token \"sha256:<64 hex digits>\", "
+                                          "never the token itself; make one with "
+                                          "`tablectl config hash-token --new`")
+
+
+def _usb_id(v: Any) -> str:
+    return "" if 0 <= v <= 0xFFFF else "must be a 16-bit USB id such as 0x1d50"
+
+
+SCHEMA: dict[str, dict[str, Key]] = {
+    "table": {
+        "id": Key("str", REQUIRED, check=_table_id, help="the table's id, in the journal and logs"),
+        "game": Key("str", REQUIRED, choices=GAME_IDS, help="the regulation played"),
+        "mode": Key("str", "shoe", choices=tuple(m.value for m in Mode),
+                    help="how cards come out: shoe (card by card) or shuffler (hand by hand)"),
+        "boxes": Key("int", REQUIRED, check=_positive,
+                     help="number of player boxes (Super Pan 9: seats, the banker's included)"),
+    },
+    "chips": {
+        "unit": Key("int", 1, check=_positive,
+                    help="value of one chip unit in whole currency units; every amount is an "
+                         "integer number of chip units"),
+        "currency": Key("str", "MOP", help="currency label shown with amounts"),
+    },
+    "limits": {
+        "min": Key("int", 1, check=_positive, help="minimum wager in chip units"),
+        "max": Key("int", None, check=_positive, help="maximum wager in chip units (none: no "
+                                                      "upper limit)"),
+    },
+    "journal": {
+        "path": Key("str", DEFAULT_JOURNAL, help="the journal file (SQLite); its directory must "
+                                                 "be writable by the service user"),
+    },
+    "api": {
+        "listen": Key("str", "127.0.0.1", check=_address,
+                      help="address the console API listens on"),
+        "port": Key("int", 8740, check=_port, help="TCP port of the console API"),
+    },
+    "integrity": {
+        "alarm": Key("str", "warn", choices=ALARM_ACTIONS,
+                     help="on a deck-integrity or shuffle alarm: warn the supervisor, or stop "
+                          "the table before the next round"),
+    },
+    "logging": {
+        "level": Key("str", "info", choices=LOG_LEVELS, help="lowest level logged"),
+        "format": Key("str", "auto", choices=LOG_FORMATS,
+                      help="json (for journald), console (readable), auto (console on a "
+                           "terminal, json otherwise)"),
+    },
+    "gpio": {
+        "key_switch": Key("pin", None, help="the supervisor's key switch"),
+        "box_sensors": Key("pins", [], help="card sensor of each box, box 1 first"),
+        "buzzer": Key("pin", None, help="the buzzer"),
+        "pull_up": Key("bool", True, help="buttons and key switch close to ground (internal "
+                                          "pull-up); false: they close to 3.3 V"),
+        "sensors_active_low": Key("bool", True, help="a box sensor reads low when a card lies "
+                                                     "on it"),
+        "bounce_ms": Key("int", 20, check=lambda v: "" if 0 <= v <= 1000 else
+                         "must be 0-1000 milliseconds", help="debounce time of the inputs"),
+    },
+    "gpio.buttons": {name: Key("pin", None, help=f"the {name.replace('_', ' ')} button")
+                     for name in BUTTONS},
+    "gpio.light": {name: Key("pin", None, help=f"the tower light's {name} lamp")
+                   for name in LIGHTS},
+    "devices.*": {
+        "class": Key("str", REQUIRED, choices=DEVICE_CLASSES, help="the kind of device"),
+        "transport": Key("str", "serial", choices=TRANSPORTS, help="serial or usb"),
+        "port": Key("str", "", help="serial port path (/dev/tablectl/shoe) or pyserial URL"),
+        "baudrate": Key("int", 115200, check=_positive, help="serial speed"),
+        "codec": Key("str", "tablectl", choices=CODECS, help="the wire protocol"),
+        "usb_vendor": Key("int", 0, check=_usb_id, help="USB vendor id (e.g. 0x1d50)"),
+        "usb_product": Key("int", 0, check=_usb_id, help="USB product id"),
+        "usb_serial": Key("str", "", help="USB serial number, when several are plugged in"),
+        "usb_backend": Key("str", "", help="pyusb backend as module:function (empty: libusb)"),
+        "heartbeat_s": Key("float", 0.25, check=_positive, help="expected heartbeat interval"),
+        "link_timeout_s": Key("float", 1.0, check=_positive,
+                              help="silence after which the link is lost"),
+    },
+}
+TOP_LEVEL = ("table", "chips", "limits", "interpretations", "devices", "gpio", "journal", "api",
+             "integrity", "logging")
+_TYPE_NAMES = {"str": "a string in quotes", "int": "a whole number", "bool": "true or false",
+               "float": "a number", "pin": "a GPIO pin (a BCM number 0-27 such as 17, or \"GPIO17\")",
+               "pins": "a list of GPIO pins, e.g. [5, 6, 12]"}
+
+
+def _suggest(word: str, options: Any) -> str:
+    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    return f"did you mean {close[0]!r}?" if close else \
+        f"the keys allowed here are: {', '.join(sorted(options))}"
+
+
+class _Checker:
+    """Walks the parsed document, collecting problems with their line numbers."""
+
+    def __init__(self, lines: dict[tuple[str, ...], int]) -> None:
+        self.lines = lines
+        self.problems: list[Problem] = []
+        self.warnings: list[str] = []
+
+    def line(self, path: tuple[str, ...]) -> int | None:
+        """The line of ``path``, else of the nearest table holding it (quoted dotted keys such
+        as "pan9.rule" = … are found by their dotted spelling)."""
+        dotted = {".".join(k): n for k, n in self.lines.items()}
+        for n in range(len(path), 0, -1):
+            if path[:n] in self.lines:
+                return self.lines[path[:n]]
+            if ".".join(path[:n]) in dotted:
+                return dotted[".".join(path[:n])]
+        return None
+
+    def add(self, path: tuple[str, ...], reason: str, fix: str = "") -> None:
+        self.problems.append(Problem(".".join(path), self.line(path), reason, fix))
+
+    def section(self, doc: Mapping[str, Any], path: tuple[str, ...], schema: dict[str, Key],
+                extra: tuple[str, ...] = ()) -> dict[str, Any]:
+        """Check one table against its schema; return the values with defaults filled in."""
+        out: dict[str, Any] = {}
+        for key, value in doc.items():
+            if key in extra:
+                continue
+            if key not in schema:
+                self.add(path + (key,), "unknown key", _suggest(key, list(schema) + list(extra)))
+        for key, spec in schema.items():
+            here = path + (key,)
+            if key not in doc:
+                if spec.default is REQUIRED:
+                    self.add(here, "is required",
+                             f"add `{key} = …` under [{'.'.join(path)}] ({spec.help})")
+                out[key] = None if spec.default is REQUIRED else spec.default
+                continue
+            value = self.value(here, doc[key], spec)
+            out[key] = value if value is not _BAD else (
+                None if spec.default is REQUIRED else spec.default)
+        return out
+
+    def value(self, path: tuple[str, ...], value: Any, spec: Key) -> Any:
+        ok = {
+            "str": isinstance(value, str),
+            "int": isinstance(value, int) and not isinstance(value, bool),
+            "bool": isinstance(value, bool),
+            "float": isinstance(value, (int, float)) and not isinstance(value, bool),
+            "pin": _is_pin(value),
+            "pins": isinstance(value, list) and all(_is_pin(v) for v in value),
+        }[spec.kind]
+        if not ok:
+            self.add(path, f"is {_describe(value)}, not {_TYPE_NAMES[spec.kind]}",
+                     f"write it as {_example(spec)}")
+            return _BAD
+        if spec.kind == "float":
+            value = float(value)
+        if spec.choices and value not in spec.choices:
+            self.add(path, f"{value!r} is not allowed",
+                     f"use one of: {', '.join(spec.choices)}"
+                     + (f" ({_suggest(value, spec.choices)})"
+                        if difflib.get_close_matches(value, spec.choices, 1, 0.6) else ""))
+            return _BAD
+        if spec.check:
+            why = spec.check(value)
+            if why:
+                self.add(path, f"is {value!r}", why)
+                return _BAD
+        return value
+
+
+_BAD = object()
+
+
+def _is_pin(v: Any) -> bool:
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, int):
+        return 0 <= v <= 27
+    return isinstance(v, str) and bool(_PIN_RE.match(v))
+
+
+def _describe(v: Any) -> str:
+    if isinstance(v, bool):
+        return f"the boolean {str(v).lower()}"
+    if isinstance(v, int):
+        return f"the number {v}"
+    if isinstance(v, float):
+        return f"the number {v}"
+    if isinstance(v, str):
+        return f"the string {v!r}"
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, dict):
+        return "a table"
+    return type(v).__name__
+
+
+def _example(spec: Key) -> str:
+    if spec.default is not REQUIRED and spec.default not in (None, "", 0, []) \
+            and not isinstance(spec.default, bool):
+        return repr(spec.default).replace("'", '"')
+    if spec.choices:
+        return f"\"{spec.choices[0]}\""
+    return {"str": '"text"', "int": "10", "bool": "true", "float": "0.5", "pin": "17",
+            "pins": "[5, 6, 12]"}[spec.kind]
+
+
+def _flatten(doc: Mapping[str, Any], prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], Any]:
+    out: dict[tuple[str, ...], Any] = {}
+    for k, v in doc.items():
+        if isinstance(v, dict):
+            out.update(_flatten(v, prefix + (k,)))
+        else:
+            out[prefix + (k,)] = v
+    return out
+
+
+def _table(ck: _Checker, doc: Mapping[str, Any], name: str) -> dict[str, Any]:
+    value = doc.get(name, {})
+    if not isinstance(value, dict):
+        ck.add((name,), f"is {_describe(value)}, not a table", f"write it as a [{name}] section")
+        return {}
+    return value
+
+
+def validate(doc: Mapping[str, Any], text: str = "", path: str | Path | None = None
+             ) -> TableConfig:
+    """Validate a parsed document (``text`` is the file's text, for line numbers). Raises
+    ConfigError with every problem found."""
+    ck = _Checker(key_lines(text))
+    for key, value in doc.items():
+        if key not in TOP_LEVEL:
+            ck.add((key,), "unknown key" if not isinstance(value, dict) else "unknown section",
+                   _suggest(key, TOP_LEVEL))
+
+    table = ck.section(_table(ck, doc, "table"), ("table",), SCHEMA["table"])
+    chips = ck.section(_table(ck, doc, "chips"), ("chips",), SCHEMA["chips"])
+    journal = ck.section(_table(ck, doc, "journal"), ("journal",), SCHEMA["journal"])
+    integrity = ck.section(_table(ck, doc, "integrity"), ("integrity",), SCHEMA["integrity"])
+    logging_ = ck.section(_table(ck, doc, "logging"), ("logging",), SCHEMA["logging"])
+
+    game = _game(ck, table)
+    limits = _limits(ck, _table(ck, doc, "limits"), game)
+    interpretations = _interpretations(ck, _table(ck, doc, "interpretations"), game)
+    devices = _devices(ck, _table(ck, doc, "devices"))
+    gpio = _gpio(ck, doc, table.get("boxes"))
+    api = _api(ck, _table(ck, doc, "api"))
+
+    mode = table.get("mode")
+    settled = not any(p.key.startswith(("devices", "table.mode")) for p in ck.problems)
+    if settled and mode and isinstance(doc.get("devices"), dict):
+        if not any(d.device_class == mode for d in devices.values()):
+            ck.add(("devices",), f"the table deals from the {mode} (table.mode) but no device "
+                   f"has class = \"{mode}\"",
+                   f"add a [devices.{mode}] section with class = \"{mode}\", or change "
+                   "table.mode")
+    if ck.problems:
+        ck.problems.sort(key=lambda p: p.line if p.line is not None else 1 << 30)
+        raise ConfigError(ck.problems, path)
+    return TableConfig(
+        table_id=table["id"], game=table["game"], mode=Mode(table["mode"]),
+        boxes=table["boxes"], chip_unit=chips["unit"], currency=chips["currency"],
+        limits=limits, interpretations=interpretations, devices=devices or {}, gpio=gpio,
+        journal_path=Path(journal["path"]), api=api, integrity_alarm=integrity["alarm"],
+        log_level=logging_["level"], log_format=logging_["format"],
+        path=Path(path) if path else None, warnings=tuple(ck.warnings))
+
+
+def _game(ck: _Checker, table: dict[str, Any]) -> Any:
+    """The game's rules, when its module is there; check the layout against them."""
+    if not table.get("game"):
+        return None
+    try:
+        game = get_game(table["game"])
+    except ImportError:
+        ck.warnings.append(f"the rules of {table['game']} are not installed: table.boxes and "
+                           "[interpretations] were not checked against them")
+        return None
+    boxes = table.get("boxes")
+    if isinstance(boxes, int) and boxes > 0:
+        try:
+            game.check_layout(boxes)
+        except RuleError as exc:
+            ck.add(("table", "boxes"), str(exc), "set boxes to the table's real layout")
+    return game
+
+
+def _limits(ck: _Checker, doc: dict[str, Any], game: Any) -> Limits:
+    wagers_known = getattr(game, "wagers", None)
+    subtables = tuple(k for k, v in doc.items() if isinstance(v, dict))
+    base = ck.section(doc, ("limits",), SCHEMA["limits"], extra=subtables)
+    if base["max"] is not None and base["min"] > base["max"]:
+        ck.add(("limits", "max"), f"maximum {base['max']} is below the minimum {base['min']}",
+               "raise limits.max or lower limits.min")
+    per: dict[str, tuple[int, int | None]] = {}
+    for name in subtables:
+        if wagers_known is not None and name not in wagers_known:
+            ck.add(("limits", name), f"{game.game_id} has no wager {name!r}",
+                   _suggest(name, wagers_known))
+            continue
+        sub = ck.section(doc[name], ("limits", name),
+                         {"min": Key("int", base["min"], check=_positive),
+                          "max": Key("int", base["max"], check=_positive)})
+        if sub["max"] is not None and sub["min"] > sub["max"]:
+            ck.add(("limits", name, "max"), f"maximum {sub['max']} is below the minimum "
+                   f"{sub['min']}", f"raise limits.{name}.max or lower limits.{name}.min")
+        per[name] = (sub["min"], sub["max"])
+    return Limits(base["min"], base["max"], per)
+
+
+def _interpretations(ck: _Checker, doc: dict[str, Any], game: Any) -> dict[str, str]:
+    flat = {".".join(k): v for k, v in _flatten(doc).items()}
+    chosen: dict[str, str] = {}
+    for key, value in flat.items():
+        path = ("interpretations",) + tuple(key.split("."))
+        if not isinstance(value, str):
+            ck.add(path, f"is {_describe(value)}, not a reading in quotes",
+                   f"write it as {key} = \"reading\" (see docs/interpretations.md)")
+            continue
+        if game is not None:
+            try:
+                game.resolve_interpretations({key: value})
+            except RuleError as exc:
+                fix = ""
+                keys = [i.key for i in game.interpretations]
+                if key not in keys and keys:
+                    fix = _suggest(key, keys)
+                ck.add(path, str(exc), fix)
+                continue
+        chosen[key] = value
+    if game is not None:
+        try:
+            return game.resolve_interpretations(chosen)
+        except RuleError:
+            return chosen
+    return chosen
+
+
+def _devices(ck: _Checker, doc: dict[str, Any]) -> dict[str, DeviceSpec] | None:
+    out: dict[str, DeviceSpec] = {}
+    for dev_id, table in doc.items():
+        path = ("devices", dev_id)
+        if not isinstance(table, dict):
+            ck.add(path, f"is {_describe(table)}, not a table",
+                   f"write it as a [devices.{dev_id}] section")
+            continue
+        if not _ID_RE.match(dev_id):
+            ck.add(path, f"device id {dev_id!r} is not a plain name",
+                   "use letters, digits, '.', '_' or '-', e.g. [devices.shoe]")
+            continue
+        before = len(ck.problems)
+        values = ck.section(table, path, SCHEMA["devices.*"])
+        if len(ck.problems) > before:
+            continue
+        try:
+            out[dev_id] = DeviceSpec(id=dev_id, device_class=values.pop("class"), **values)
+        except TablectlError as exc:
+            # DeviceSpec's own checks: pin them on the key they are about.
+            msg = str(exc)
+            key = "port" if "port" in msg else "usb_vendor" if "usb_vendor" in msg else \
+                "link_timeout_s" if "link_timeout_s" in msg else "class"
+            ck.add(path + (key,), msg.split(": ", 1)[-1], "")
+    return out
+
+
+def _gpio(ck: _Checker, doc: Mapping[str, Any], boxes: Any) -> GpioConfig | None:
+    if "gpio" not in doc:
+        return None
+    gdoc = _table(ck, doc, "gpio")
+    subs = ("buttons", "light")
+    top = ck.section(gdoc, ("gpio",), SCHEMA["gpio"], extra=subs)
+    buttons = {k: v for k, v in ck.section(_table(ck, gdoc, "buttons") if "buttons" in gdoc
+                                           else {}, ("gpio", "buttons"),
+                                           SCHEMA["gpio.buttons"]).items() if v is not None}
+    light = {k: v for k, v in ck.section(_table(ck, gdoc, "light") if "light" in gdoc else {},
+                                         ("gpio", "light"), SCHEMA["gpio.light"]).items()
+             if v is not None}
+    sensors = tuple(top["box_sensors"] or ())
+    if sensors and isinstance(boxes, int) and len(sensors) != boxes:
+        ck.add(("gpio", "box_sensors"), f"lists {len(sensors)} sensors for {boxes} boxes",
+               "give one pin per box, box 1 first, or leave box_sensors out")
+    # One pin, one job: a pin used twice is a wiring mistake.
+    used: dict[str, str] = {}
+    assigned = [(f"gpio.buttons.{k}", v) for k, v in buttons.items()] + \
+        [(f"gpio.light.{k}", v) for k, v in light.items()] + \
+        [(f"gpio.{k}", top[k]) for k in ("key_switch", "buzzer") if top[k] is not None] + \
+        [(f"gpio.box_sensors[{i + 1}]", v) for i, v in enumerate(sensors)]
+    assigned.sort(key=lambda item: ck.line(tuple(item[0].split("[")[0].split("."))) or 0)
+    for name, pin in assigned:
+        canon = _canon_pin(pin)
+        if canon in used:
+            path = tuple(name.split("[")[0].split("."))
+            ck.add(path, f"pin {pin!r} is already used by {used[canon]}",
+                   "give every input and output its own pin")
+        else:
+            used[canon] = name
+    return GpioConfig(buttons=buttons, key_switch=top["key_switch"], box_sensors=sensors,
+                      light=light, buzzer=top["buzzer"], pull_up=top["pull_up"],
+                      sensors_active_low=top["sensors_active_low"], bounce_ms=top["bounce_ms"])
+
+
+def _canon_pin(pin: int | str) -> str:
+    if isinstance(pin, int):
+        return f"GPIO{pin}"
+    m = re.match(r"^(?:GPIO|BCM)(\d+)$", pin)
+    return f"GPIO{int(m.group(1))}" if m else pin
+
+
+def _api(ck: _Checker, doc: dict[str, Any]) -> ApiConfig:
+    base = ck.section(doc, ("api",), SCHEMA["api"], extra=("tokens",))
+    tokens: dict[str, str] = {}
+    if "tokens" in doc:
+        tdoc = doc["tokens"]
+        if not isinstance(tdoc, dict):
+            ck.add(("api", "tokens"), "is not a table", "write it as an [api.tokens] section")
+        else:
+            values = ck.section(tdoc, ("api", "tokens"),
+                                {r: Key("str", None, check=_token) for r in ROLES})
+            tokens = {r: v for r, v in values.items() if v is not None}
+    return ApiConfig(base["listen"], base["port"], tokens)
+
+
+# --- loading --------------------------------------------------------------------------------
+
+def parse_text(text: str, path: str | Path | None = None) -> TableConfig:
+    """Parse and validate TOML text (``path`` only names it in messages)."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        msg = str(exc)
+        m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
+        line = int(m.group(1)) if m else None
+        reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", msg)
+        raise ConfigError([Problem("(syntax)", line, f"not valid TOML: {reason}",
+                                   "fix the syntax at that line (strings need quotes, tables "
+                                   "are [name])")], path) from None
+    return validate(doc, text, path)
+
+
+def load_config(path: str | Path = DEFAULT_PATH) -> TableConfig:
+    """Read and validate the table's configuration file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise TablectlError(f"configuration {path} does not exist; copy "
+                            "docs/table.toml.example there and edit it") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TablectlError(f"configuration {path} cannot be read: {exc}") from None
+    return parse_text(text, path)
+
+
+def check_file(path: str | Path) -> tuple[TableConfig | None, list[Problem]]:
+    """``(config, [])`` when the file is valid, ``(None, problems)`` otherwise."""
+    try:
+        return load_config(path), []
+    except ConfigError as exc:
+        return None, exc.problems

@@ -1,0 +1,61 @@
+"""``tablectl config check FILE`` and ``tablectl config hash-token``.
+
+``check`` prints one line per problem (``FILE:LINE: key: reason; fix``) and exits 2, or a
+summary and exit 0. ``hash-token`` turns a console token into the ``sha256:<hex>`` form that
+``[api.tokens]`` stores; ``--new`` makes a fresh random token first.
+"""
+from __future__ import annotations
+
+import argparse
+import getpass
+import secrets
+import sys
+
+from controller.config import DEFAULT_PATH, ROLES, hash_token, load_config
+from controller.errors import TablectlError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    config = sub.add_parser("config", help="check the table's configuration; hash API tokens")
+    csub = config.add_subparsers(dest="config_command", metavar="ACTION")
+    csub.required = True
+
+    check = csub.add_parser("check", help="validate a table.toml, naming every wrong key")
+    check.add_argument("file", nargs="?", default=str(DEFAULT_PATH), metavar="FILE",
+                       help=f"the configuration (default {DEFAULT_PATH})")
+    check.set_defaults(func=cmd_check)
+
+    token = csub.add_parser("hash-token", help="the hashed form of a console token, for "
+                            "[api.tokens]")
+    token.add_argument("--new", action="store_true",
+                       help="make a new random token, print it once and its hash")
+    token.add_argument("--role", choices=ROLES, help="print a ready [api.tokens] line")
+    token.set_defaults(func=cmd_hash_token)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    config = load_config(args.file)  # ConfigError lists every problem and exits 2
+    devices = ", ".join(f"{d.id} ({d.device_class})" for d in config.devices.values()) or "none"
+    print(f"{args.file}: valid. Table {config.table_id}: {config.game}, {config.mode.value}, "
+          f"{config.boxes} boxes; devices: {devices}; journal {config.journal_path}")
+    for warning in config.warnings:
+        print(f"{args.file}: note: {warning}")
+    return 0
+
+
+def cmd_hash_token(args: argparse.Namespace) -> int:
+    if args.new:
+        token = secrets.token_urlsafe(32)
+        print(f"token: {token}", file=sys.stderr)
+        print("(give the token to the console's user; it is not stored anywhere)",
+              file=sys.stderr)
+    elif sys.stdin.isatty():
+        token = getpass.getpass("token: ")
+    else:
+        token = sys.stdin.readline().rstrip("\r\n")
+    if len(token) < 16:
+        raise TablectlError("a token must be at least 16 characters; make a strong one with "
+                            "`tablectl config hash-token --new`")
+    digest = hash_token(token)
+    print(f'{args.role} = "{digest}"' if args.role else digest)
+    return 0

@@ -1,0 +1,270 @@
+"""table.toml: every problem is named with its key, its line, the reason and the fix."""
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from controller.config import (ConfigError, TableConfig, check_token, hash_token, key_lines,
+                               load_config, parse_text)
+from controller.errors import TablectlError
+from drivers.spec import DeviceSpec
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "docs" / "table.toml.example"
+
+BASE = textwrap.dedent("""\
+    [table]
+    id = "t1"
+    game = "q-poker"
+    mode = "shoe"
+    boxes = 7
+
+    [devices.shoe]
+    class = "shoe"
+    port = "/dev/tablectl/shoe"
+    """)
+
+
+def problems(text):
+    with pytest.raises(ConfigError) as info:
+        parse_text(text, "table.toml")
+    return info.value.problems
+
+
+def line_of(text, needle):
+    """The 1-based line holding ``needle`` (the test's own count, not the scanner's)."""
+    hits = [n for n, line in enumerate(text.splitlines(), 1) if needle in line]
+    assert len(hits) == 1, (needle, hits)
+    return hits[0]
+
+
+def only(text):
+    found = problems(text)
+    assert len(found) == 1, [p.format() for p in found]
+    return found[0]
+
+
+# --- the example ----------------------------------------------------------------------------
+
+def test_example_passes_the_check():
+    config = load_config(EXAMPLE)
+    assert isinstance(config, TableConfig)
+    assert config.table_id == "macau-07" and config.mode.value == "shuffler"
+    assert config.device("shuffler").port == "/dev/tablectl/shuffler"
+    assert config.device("shoe").usb_vendor == 0x1d50
+    assert config.limits.for_wager("pair_plus") == (1, 100)
+    assert config.limits.for_wager("ante") == (4, 400)
+    assert config.gpio.buttons["misdeal"] == 27 and len(config.gpio.box_sensors) == config.boxes
+    out = subprocess.run([sys.executable, "-m", "controller.cli", "config", "check",
+                          str(EXAMPLE)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "valid" in out.stdout
+
+
+def test_minimal_file_and_defaults():
+    config = parse_text(BASE)
+    assert config.device("shoe") == DeviceSpec(id="shoe", device_class="shoe",
+                                               port="/dev/tablectl/shoe")
+    assert config.chip_unit == 1 and config.limits.maximum is None
+    assert str(config.journal_path) == "/var/lib/tablectl/journal.db"
+    assert config.api.listen == "127.0.0.1" and config.api.tokens == {}
+    assert config.gpio is None and config.integrity_alarm == "warn"
+    # Every interpretation of the game gets its default reading.
+    assert config.interpretations["decks"] == "one"
+
+
+# --- each kind of problem, at the right line ------------------------------------------------
+
+def test_unknown_key_with_suggestion():
+    text = BASE + "baudrat = 9600\n"
+    p = only(text)
+    assert p.key == "devices.shoe.baudrat" and p.reason == "unknown key"
+    assert "did you mean 'baudrate'" in p.fix and p.line == line_of(text, "baudrat =")
+
+
+def test_unknown_section_with_suggestion():
+    text = BASE + "\n[logigng]\nlevel = \"info\"\n"
+    p = only(text)
+    assert p.key == "logigng" and "'logging'" in p.fix and p.line == line_of(text, "[logigng]")
+
+
+def test_wrong_type_and_choice():
+    text = BASE.replace("boxes = 7", "boxes = \"five\"") + "\n[logging]\nlevel = \"verbose\"\n"
+    found = {p.key: p for p in problems(text)}
+    assert found["table.boxes"].line == line_of(text, "boxes =")
+    assert "not a whole number" in found["table.boxes"].reason
+    assert found["logging.level"].line == line_of(text, "verbose")
+    assert "debug, info, warning, error" in found["logging.level"].fix
+
+
+def test_missing_required_key():
+    text = BASE.replace('game = "q-poker"\n', "")
+    p = only(text)
+    assert p.key == "table.game" and p.reason == "is required"
+    assert p.line == line_of(text, "[table]")  # the table it belongs in
+
+
+def test_missing_table_section():
+    found = {p.key for p in problems("[journal]\npath = \"/tmp/j.db\"\n")}
+    assert {"table.id", "table.game", "table.boxes"} <= found
+
+
+def test_interpretations_checked_against_the_game():
+    text = BASE + '\n[interpretations]\ndecks = "three"\nodd_chps = "house"\n'
+    found = {p.key: p for p in problems(text)}
+    assert "one, several" in found["interpretations.decks"].reason
+    assert found["interpretations.decks"].line == line_of(text, 'decks = "three"')
+    assert "did you mean 'odd_chip'" in found["interpretations.odd_chps"].fix
+    good = parse_text(BASE + '\n[interpretations]\nodd_chip = "house"\n')
+    assert good.interpretations["odd_chip"] == "house"
+
+
+def test_dotted_interpretation_keys_bare_or_quoted():
+    base = BASE.replace('"q-poker"', '"texas-holdem"').replace("boxes = 7", "boxes = 10")
+    bare = parse_text(base + '\n[interpretations]\nholdem.odd_chip = "nearest_in_hand"\n')
+    quoted = parse_text(base + '\n[interpretations]\n"holdem.odd_chip" = "nearest_in_hand"\n')
+    assert bare.interpretations == quoted.interpretations
+    assert bare.interpretations["holdem.odd_chip"] == "nearest_in_hand"
+    text = base + '\n[interpretations]\n"holdem.odd_chip" = "random"\n'
+    p = only(text)
+    assert p.line == line_of(text, "random")
+
+
+def test_layout_checked_by_the_regulation():
+    # 78/2008 art. 2(1): eight places including the croupier's, so seven boxes.
+    f3 = BASE.replace('"q-poker"', '"fortune-3-card-poker"')
+    assert parse_text(f3.replace("boxes = 7", "boxes = 7")).boxes == 7
+    p = only(f3.replace("boxes = 7", "boxes = 6"))
+    assert p.key == "table.boxes" and "78/2008" in p.reason
+    # 261/96/M art. 3(1): at least two seats, the banker's included.
+    pan9 = BASE.replace('"q-poker"', '"super-pan-9"').replace("boxes = 7", "boxes = 1")
+    assert only(pan9).key == "table.boxes"
+
+
+def test_limits():
+    text = BASE + "\n[limits]\nmin = 50\nmax = 10\n\n[limits.ante]\nmin = 5\nmax = 2\n"
+    found = {p.key: p for p in problems(text)}
+    assert found["limits.max"].line == line_of(text, "max = 10")
+    assert found["limits.ante.max"].line == line_of(text, "max = 2")
+    ok = parse_text(BASE + "\n[limits]\nmin = 5\nmax = 500\n[limits.bonus]\nmax = 50\n")
+    assert ok.limits.for_wager("bonus") == (5, 50) and ok.limits.for_wager("ante") == (5, 500)
+    assert only(BASE + "\n[limits]\nmin = 1.5\n").key == "limits.min"  # money is integers
+
+
+def test_devices():
+    text = BASE + textwrap.dedent("""
+        [devices.shuffler]
+        class = "shuffler"
+        transport = "usb"
+        usb_vendor = 0x1d50
+        usb_product = 0x6018
+
+        [devices.dice]
+        class = "dice"
+        transport = "serial"
+        codec = "dice-binary"
+        port = "/dev/ttyACM0"
+        link_timeout_s = 0.1
+        """)
+    p = only(text)
+    assert p.key == "devices.dice.link_timeout_s" and p.line == line_of(text, "0.1")
+    good = parse_text(text.replace("link_timeout_s = 0.1", "link_timeout_s = 2"))
+    assert good.devices["shuffler"].usb_product == 0x6018
+    assert good.devices["dice"].codec == "dice-binary"
+    nodev = BASE.replace('mode = "shoe"', 'mode = "shuffler"')
+    p = only(nodev)
+    assert p.key == "devices" and 'class = "shuffler"' in p.reason
+
+
+def test_gpio():
+    text = BASE + textwrap.dedent("""
+        [gpio]
+        box_sensors = [5, 6, 12, 16]
+        key_switch = "GPIO24"
+
+        [gpio.buttons]
+        close_bets = 17
+        confirm = "BCM24"
+        misdeal = 99
+
+        [gpio.light]
+        gren = 13
+        """)
+    found = {p.key: p for p in problems(text)}
+    assert "4 sensors for 7 boxes" in found["gpio.box_sensors"].reason
+    assert "already used by gpio.key_switch" in found["gpio.buttons.confirm"].reason
+    assert found["gpio.buttons.confirm"].line == line_of(text, '"BCM24"')
+    assert found["gpio.buttons.misdeal"].line == line_of(text, "misdeal = 99")
+    assert "did you mean 'green'" in found["gpio.light.gren"].fix
+    good = parse_text(BASE + "\n[gpio]\nbuzzer = 19\n[gpio.buttons]\nmisdeal = 27\n")
+    assert good.gpio.buttons == {"misdeal": 27} and good.gpio.buzzer == 19
+
+
+def test_syntax_error_line():
+    text = BASE + "\n[api]\nport = 80 80\n"
+    p = only(text)
+    assert p.key == "(syntax)" and p.line == line_of(text, "80 80")
+
+
+def test_line_scanner_skips_multiline_strings():
+    text = textwrap.dedent('''\
+        [table]
+        note = """
+        boxes = 3
+        """
+        boxes = 7
+        [devices."box-sensors"]
+        port = "x"
+        ''')
+    lines = key_lines(text)
+    assert lines[("table", "boxes")] == 5
+    assert lines[("devices", "box-sensors", "port")] == 7
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(TablectlError, match="does not exist"):
+        load_config(tmp_path / "none.toml")
+
+
+# --- tokens ---------------------------------------------------------------------------------
+
+def test_tokens_hashed_and_matched():
+    import hashlib
+    digest = hash_token("correct horse battery staple")
+    assert digest == "sha256:" + hashlib.sha256(b"correct horse battery staple").hexdigest()
+    assert check_token("correct horse battery staple", digest)
+    assert not check_token("correct horse battery stapler", digest)
+    text = BASE + f'\n[api]\nlisten = "0.0.0.0"\n[api.tokens]\ndealer = "{digest}"\n' \
+                  f'supervisor = "{hash_token("another long secret token")}"\n'
+    api = parse_text(text).api
+    assert api.listen == "0.0.0.0"
+    assert api.role_for("correct horse battery staple") == "dealer"
+    assert api.role_for("another long secret token") == "supervisor"
+    assert api.role_for("guess") is None and api.role_for("") is None
+    bad = only(BASE + '\n[api.tokens]\nowner = "x"\n')
+    assert bad.key == "api.tokens.owner"
+
+
+def test_cli_hash_token():
+    run = lambda *a, **k: subprocess.run([sys.executable, "-m", "controller.cli", "config",
+                                          "hash-token", *a], capture_output=True, text=True, **k)
+    out = run(input="correct horse battery staple\n")
+    assert out.returncode == 0 and out.stdout.strip() == hash_token("correct horse battery staple")
+    new = run("--new", "--role", "dealer", input="")
+    token = new.stderr.split("token: ")[1].split()[0]
+    assert new.stdout.strip() == f'dealer = "{hash_token(token)}"'
+    short = run(input="abc\n")
+    assert short.returncode == 2 and "16 characters" in short.stderr
+
+
+def test_cli_check_names_every_problem(tmp_path):
+    path = tmp_path / "table.toml"
+    path.write_text(BASE.replace('"q-poker"', '"q-pokr"') + "bauds = 1\n")
+    out = subprocess.run([sys.executable, "-m", "controller.cli", "config", "check", str(path)],
+                         capture_output=True, text=True)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert f"{path}:3: table.game: 'q-pokr' is not allowed" in out.stderr
+    assert "did you mean 'q-poker'" in out.stderr
+    assert f"{path}:10: devices.shoe.bauds: unknown key" in out.stderr
