@@ -1,0 +1,98 @@
+"""A small sd_notify client: tell systemd the daemon is ready, alive, or stopping.
+
+systemd (``Type=notify``) passes ``NOTIFY_SOCKET``, an AF_UNIX datagram socket path (or an
+abstract name starting with ``@``). Each message is newline-separated ``KEY=VALUE`` lines in one
+datagram. With ``WatchdogSec=`` it also passes ``WATCHDOG_USEC`` (and ``WATCHDOG_PID``, the pid
+the watchdog is meant for); the daemon must send ``WATCHDOG=1`` more often than that — this
+module recommends half the interval. Without ``NOTIFY_SOCKET`` (a terminal, a test, the demo)
+every call is a no-op, so the daemon calls it unconditionally.
+
+Typical use in the daemon::
+
+    notifier = Notifier.from_env()
+    notifier.ready("table macau-07: ready")
+    period = notifier.watchdog_period()      # None when there is no watchdog
+    ... every `period` seconds in the main loop: notifier.watchdog()
+    notifier.stopping("finishing the journal")
+"""
+from __future__ import annotations
+
+import os
+import socket
+from typing import Mapping
+
+
+class Notifier:
+    """Sends notifications to the service manager; every method returns whether a datagram
+    was sent (False when there is no ``NOTIFY_SOCKET`` or sending failed)."""
+
+    def __init__(self, address: str | None, watchdog_usec: int | None = None) -> None:
+        self.address = address or None
+        self.watchdog_usec = watchdog_usec
+        self._sock: socket.socket | None = None
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None, pid: int | None = None) -> "Notifier":
+        """Read ``NOTIFY_SOCKET``, ``WATCHDOG_USEC`` and ``WATCHDOG_PID`` (the watchdog is ours
+        only when WATCHDOG_PID is unset or is our pid)."""
+        env = os.environ if env is None else env
+        pid = os.getpid() if pid is None else pid
+        usec: int | None = None
+        try:
+            value = int(env.get("WATCHDOG_USEC", ""))
+            owner = env.get("WATCHDOG_PID", "")
+            if value > 0 and (not owner or int(owner) == pid):
+                usec = value
+        except ValueError:
+            usec = None
+        return cls(env.get("NOTIFY_SOCKET"), usec)
+
+    @property
+    def enabled(self) -> bool:
+        return self.address is not None
+
+    def watchdog_period(self) -> float | None:
+        """Seconds between WATCHDOG=1 pings: half the service's WatchdogSec, or None."""
+        return self.watchdog_usec / 2e6 if self.watchdog_usec else None
+
+    def notify(self, *lines: str, **fields: str | int) -> bool:
+        """Send ``KEY=VALUE`` lines (as strings, or as keyword arguments) in one datagram."""
+        if self.address is None:
+            return False
+        parts = list(lines) + [f"{k}={v}" for k, v in fields.items()]
+        message = "\n".join(p.replace("\n", " ") for p in parts).encode("utf-8")
+        target = self.address
+        if target.startswith("@"):  # abstract namespace: a leading NUL byte
+            target = "\0" + target[1:]
+        try:
+            if self._sock is None:
+                self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
+            self._sock.sendto(message, target)
+        except OSError:
+            return False  # systemd went away or the socket is wrong: never fatal to the table
+        return True
+
+    def ready(self, status: str | None = None) -> bool:
+        """The daemon is up: configuration loaded, journal open, recovery done."""
+        return self.notify("READY=1", *([f"STATUS={status}"] if status else []))
+
+    def watchdog(self) -> bool:
+        """Still alive (send from the main loop, so a stuck loop stops the pings)."""
+        return self.notify("WATCHDOG=1")
+
+    def status(self, text: str) -> bool:
+        """A one-line status shown by ``systemctl status``."""
+        return self.notify(f"STATUS={text}")
+
+    def stopping(self, status: str | None = None) -> bool:
+        """Shutting down (SIGTERM received); the journal is being finished."""
+        return self.notify("STOPPING=1", *([f"STATUS={status}"] if status else []))
+
+    def extend_timeout(self, seconds: float) -> bool:
+        """Ask for more time for the current start or stop (e.g. a long recovery)."""
+        return self.notify(f"EXTEND_TIMEOUT_USEC={int(seconds * 1e6)}")
+
+    def close(self) -> None:
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
