@@ -1,0 +1,184 @@
+"""The table's integrity monitor: the ledger and the sentinel behind one call per event.
+
+The table machine hands every device event to :meth:`IntegrityMonitor.observe` (after
+journaling the event, as it does for every event) and gets back an :class:`Update`: the alarms
+raised (for :class:`~controller.integrity.alarms.IntegrityGate`) and the records to journal
+under kind ``integrity`` (each alarm, and a summary of every deck whose life ended, which
+``tablectl integrity report`` reads). Deck lives are delimited by the events themselves:
+
+* ``shuffle_started`` ends the deck in play and begins a new one; ``deck_check_result`` and
+  ``shuffle_done`` check the new deck (a check after cards of the current deck came out begins
+  a new deck);
+* ``card_drawn``, ``card_dispensed``, ``hand_dispensed`` and ``misread`` are cards out;
+* ``empty``: the deck was dealt to its end (so every card that never came out is missing).
+
+and by three calls the device events cannot tell: :meth:`new_deck` (a freshly shuffled deck was
+loaded into the shoe by hand), :meth:`round_ended` (with ``deck_per_round``, as in Super Pan 9,
+each round's deck ends with the round) and :meth:`cards_returned`. Pure: no I/O, no clock.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Collection, Iterable
+
+from controller.rules.cards import Card
+from drivers import events as ev
+
+from .alarms import Alarm
+from .ledger import DeckLedger
+from .sentinel import ShuffleSentinel
+
+RECORD_ALARM = "alarm"
+RECORD_DECK = "deck"
+
+
+@dataclass(frozen=True, slots=True)
+class IntegrityConfig:
+    """Per-table settings. ``deck_ids``: the table's back ids where devices report them.
+    ``alpha``: the sentinel's false-alarm bound per deck. ``deck_per_round``: a fresh deck
+    every round (Super Pan 9, article 2(1))."""
+
+    decks: int = 1
+    deck_ids: frozenset[int] | None = None
+    alpha: float = 1e-5
+    memory: int = 32
+    fingerprints: int = 10_000
+    deck_per_round: bool = False
+
+
+@dataclass
+class Update:
+    """What one call produced: ``alarms`` to react to, ``records`` to journal (kind
+    ``integrity``), each a JSON-ready dict with ``record`` = ``alarm`` or ``deck``."""
+
+    alarms: list[Alarm] = field(default_factory=list)
+    records: list[dict[str, Any]] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.alarms or self.records)
+
+
+class IntegrityMonitor:
+    """Deck identity and shuffle sentinel for one table (see the module docstring)."""
+
+    def __init__(self, config: IntegrityConfig | None = None, *,
+                 decks: int | None = None, deck_ids: Collection[int] | None = None,
+                 deck_per_round: bool | None = None) -> None:
+        cfg = config or IntegrityConfig()
+        if decks is not None or deck_ids is not None or deck_per_round is not None:
+            cfg = IntegrityConfig(
+                decks=cfg.decks if decks is None else decks,
+                deck_ids=cfg.deck_ids if deck_ids is None else frozenset(deck_ids),
+                alpha=cfg.alpha, memory=cfg.memory, fingerprints=cfg.fingerprints,
+                deck_per_round=cfg.deck_per_round if deck_per_round is None else deck_per_round)
+        self.config = cfg
+        self.ledger = DeckLedger(cfg.decks, cfg.deck_ids)
+        self.sentinel = ShuffleSentinel(cfg.alpha, cfg.decks, cfg.memory, cfg.fingerprints)
+        self._raised: set[tuple] = set()
+        self._in_play = False       # a deck life is open
+
+    # --- events ---------------------------------------------------------------------------
+
+    def observe(self, event: ev.DeviceEvent) -> Update:
+        """Take one device event; events of no concern to deck integrity give an empty
+        update."""
+        up = Update()
+        dev = event.device
+        if isinstance(event, ev.ShuffleStarted):
+            self._end(up, complete=False)
+        elif isinstance(event, ev.DeckCheckResult):
+            self._ensure_fresh(up)
+            self._alarms(up, self.ledger.deck_check(
+                event.count, event.cards, deck_ids=event.deck_ids, missing=event.missing,
+                extra=event.extra, duplicate=event.duplicate, device=dev))
+        elif isinstance(event, ev.ShuffleDone):
+            self._ensure_fresh(up)
+            if self.ledger.current().checked_count is None:
+                self._alarms(up, self.ledger.deck_check(event.count, device=dev))
+        elif isinstance(event, (ev.CardDrawn, ev.CardDispensed)):
+            self._card(up, event.card, event.deck_id, dev)
+        elif isinstance(event, ev.HandDispensed):
+            ids = list(event.deck_ids) + [None] * (len(event.cards) - len(event.deck_ids))
+            for card, did in zip(event.cards, ids):
+                self._card(up, card, did, dev)
+        elif isinstance(event, ev.Misread):
+            self._card(up, None, None, dev)
+        elif isinstance(event, ev.Empty):
+            if self._in_play and self.ledger.current().cards_out:
+                self._end(up, complete=True, device=dev)
+        return up
+
+    def new_deck(self) -> Update:
+        """A new deck begins that no device event announces (a shoe loaded by hand)."""
+        up = Update()
+        self._end(up, complete=False)
+        return up
+
+    def round_ended(self) -> Update:
+        """The round is over. With ``deck_per_round`` its deck's life ends here."""
+        up = Update()
+        if self.config.deck_per_round:
+            self._end(up, complete=False)
+        return up
+
+    def cards_returned(self, cards: Iterable[Card], device: str | None = None) -> Update:
+        """The round's cards were given back and read (shuffler or discard reader)."""
+        up = Update()
+        self._alarms(up, self.ledger.cards_returned(list(cards), device=device))
+        return up
+
+    def remember(self, number: int, cards: Iterable[Card]) -> None:
+        """Reload the order of an earlier deck (after a restart, from the journal)."""
+        self.sentinel.remember(number, list(cards))
+
+    # --- internals ----------------------------------------------------------------------
+
+    def _card(self, up: Update, card: Card | None, deck_id: int | None, dev: str) -> None:
+        self._ensure_open()
+        foreign = (card is not None and deck_id is not None and self.config.deck_ids is not None
+                   and deck_id not in self.config.deck_ids)
+        self._alarms(up, self.ledger.card_out(card, deck_id, device=dev))
+        if not foreign:     # a foreign card is not part of the deck's order
+            self._alarms(up, self.sentinel.card(card), device=dev)
+
+    def _ensure_open(self) -> None:
+        if not self._in_play:
+            deck = self.ledger.begin_deck()
+            if self.sentinel.order or self.sentinel.number != deck.number:
+                self.sentinel.new_deck(deck.number)
+            self._in_play = True
+
+    def _ensure_fresh(self, up: Update) -> None:
+        """A check describes the deck about to be dealt: begin one if cards are out."""
+        if self._in_play and self.ledger.current().cards_out:
+            self._end(up, complete=False)
+        self._ensure_open()
+
+    def _end(self, up: Update, *, complete: bool, device: str | None = None) -> None:
+        if not self._in_play:
+            return
+        deck = self.ledger.current()
+        self._alarms(up, self.ledger.end_deck(complete=complete, device=device))
+        order = [None if c < 0 else str(Card.from_code(c)) for c in self.sentinel.order]
+        stats = self.sentinel.new_deck(deck.number + 1)
+        rec = {"record": RECORD_DECK, **deck.summary(), "sentinel": stats}
+        if order:
+            rec["order"] = order
+        up.records.append(rec)
+        self._in_play = False
+        self._raised.clear()
+
+    def _alarms(self, up: Update, alarms: list[Alarm], device: str | None = None) -> None:
+        for alarm in alarms:
+            if device and alarm.device is None:
+                alarm = _with_device(alarm, device)
+            key = (alarm.deck, alarm.kind, alarm.cards if alarm.certain else ())
+            if key in self._raised:
+                continue
+            self._raised.add(key)
+            up.alarms.append(alarm)
+            up.records.append({"record": RECORD_ALARM, **alarm.to_json()})
+
+
+def _with_device(alarm: Alarm, device: str) -> Alarm:
+    return replace(alarm, device=device)
