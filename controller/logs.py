@@ -1,0 +1,99 @@
+"""Structured logs: JSON lines on stdout for journald, or a readable format on a terminal.
+
+The journal (controller.journal), not the log, is the record of truth; logs say what the
+process is doing. Every line carries the ids bound in the current context: ``table`` for the
+whole process, ``round`` while a round runs, ``device`` inside a driver's task. They are
+contextvars, so each asyncio task sees its own (a task copies the context it was created in)::
+
+    configure_logging("info", "auto")
+    bind(table="macau-07")
+    log = get_logger("table")
+    with bound(round="42"):
+        log.info("round_open", boxes=[1, 3])
+    # {"table": "macau-07", "round": "42", "boxes": [1, 3], "event": "round_open",
+    #  "level": "info", "logger": "table", "ts": "2026-11-21T19:40:01.123456Z"}
+
+Standard-library logging (transitions, gpiozero, asyncio) goes through the same renderer.
+"""
+from __future__ import annotations
+
+import logging
+import sys
+from contextlib import contextmanager
+from typing import Any, Iterator, TextIO
+
+import structlog
+from structlog.contextvars import bind_contextvars, bound_contextvars, unbind_contextvars
+
+LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
+          "error": logging.ERROR}
+
+
+def _renderer(fmt: str, stream: TextIO) -> Any:
+    if fmt == "auto":
+        fmt = "console" if getattr(stream, "isatty", lambda: False)() else "json"
+    if fmt == "json":
+        return structlog.processors.JSONRenderer(sort_keys=False, ensure_ascii=False)
+    if fmt == "console":
+        return structlog.dev.ConsoleRenderer(colors=getattr(stream, "isatty", lambda: False)())
+    raise ValueError(f"log format {fmt!r}: use json, console or auto")
+
+
+def configure_logging(level: str = "info", fmt: str = "auto", stream: TextIO | None = None
+                      ) -> None:
+    """Send logs at ``level`` and above to ``stream`` (stdout by default) as JSON lines
+    (``fmt="json"``), readable lines (``"console"``), or whichever suits the stream
+    (``"auto"``: console on a terminal, JSON under systemd)."""
+    stream = sys.stdout if stream is None else stream
+    if level not in LEVELS:
+        raise ValueError(f"log level {level!r}: use one of {', '.join(LEVELS)}")
+    renderer = _renderer(fmt, stream)
+    json_out = isinstance(renderer, structlog.processors.JSONRenderer)
+    shared = [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True, key="ts"),
+    ]
+    exc = [structlog.processors.format_exc_info] if json_out else []
+    structlog.configure(
+        processors=[*shared, structlog.processors.StackInfoRenderer(), *exc, renderer],
+        wrapper_class=structlog.make_filtering_bound_logger(LEVELS[level]),
+        logger_factory=structlog.PrintLoggerFactory(file=stream),
+        cache_logger_on_first_use=False,
+    )
+    # Libraries log through the standard library: same stream, same shape.
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=[*shared, structlog.stdlib.add_logger_name],
+        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, *exc, renderer]))
+    root = logging.getLogger()
+    for old in [h for h in root.handlers if getattr(h, "_tablectl", False)]:
+        root.removeHandler(old)
+    handler._tablectl = True  # type: ignore[attr-defined]
+    root.addHandler(handler)
+    root.setLevel(LEVELS[level])
+
+
+def get_logger(name: str | None = None, **initial: Any) -> Any:
+    """A structlog logger; ``name`` becomes the ``logger`` field."""
+    log = structlog.get_logger()
+    if name:
+        initial["logger"] = name
+    return log.bind(**initial) if initial else log
+
+
+def bind(**ids: Any) -> None:
+    """Bind ids (table, round, device, ...) for the rest of the current context."""
+    bind_contextvars(**ids)
+
+
+def unbind(*keys: str) -> None:
+    """Drop ids bound with :func:`bind` (e.g. ``unbind("round")`` when a round closes)."""
+    unbind_contextvars(*keys)
+
+
+@contextmanager
+def bound(**ids: Any) -> Iterator[None]:
+    """Bind ids for the duration of a ``with`` block."""
+    with bound_contextvars(**ids):
+        yield
