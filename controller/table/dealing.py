@@ -1,0 +1,181 @@
+"""Match every card that comes out against the round's dealing plan.
+
+The plan (``Game.dealing_plan``) says who receives each card or hand. The tracker takes the
+card events as they come (the shoe's ``CardDrawn`` card by card, the shuffler's
+``HandDispensed`` hand by hand or ``CardDispensed`` card by card, the box sensors'
+``CardPlaced``) and answers, for each, either where the card went or which
+:class:`~controller.rules.base.Irregularity` it is. It never decides what the irregularity
+means: the machine asks the game for the ruling.
+
+Box sensors: a ``CardPlaced`` on box *n* is one placement on that box (with the shuffler, a hand
+is placed as one stack). It is matched with the oldest card or hand drawn for a box and not yet
+placed; a placement on a box without a bet is ``card_to_box_without_bet`` (that card is
+re-attributed to the unbet box and the plan still owes its card to the planned box); on another
+box with a bet it is ``wrong_order``.
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from controller.rules.base import CROUPIER, Deal, Irregularity, Recipient
+from controller.rules.cards import Card
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One planned step, numbered from 0 in the plan."""
+
+    index: int
+    deal: Deal
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What one card event was: ``irregularity`` is None when it followed the plan."""
+
+    step: Step | None
+    recipient: Recipient | None
+    cards: tuple[Card | None, ...] = ()
+    face_up: bool = False
+    irregularity: Irregularity | None = None
+    detail: str = ""
+    street_done: bool = False        # the last card of a street (Hold'em) was dealt
+    done: bool = False               # the last card of the plan was dealt
+    box: int | None = None           # for box-sensor outcomes: the box the card landed on
+
+    @property
+    def ok(self) -> bool:
+        return self.irregularity is None
+
+
+@dataclass(slots=True)
+class _Pending:
+    step: Step
+    cards: int
+
+
+class DealingTracker:
+    """Follows one round's dealing plan card by card (shoe) or hand by hand (shuffler)."""
+
+    def __init__(self, plan: Sequence[Deal], bet_boxes: Sequence[int]) -> None:
+        self.plan: list[Step] = [Step(i, d) for i, d in enumerate(plan)]
+        self.bet_boxes = set(bet_boxes)
+        self._next = 0
+        self._cards_in_step = 0          # cards already dealt of the current step (shoe)
+        self._pending_place: deque[_Pending] = deque()
+        self.extra_to_croupier = 0       # set-aside croupier cards replaced (Fortune art. 11(2))
+        self.unbet_boxes: dict[int, int] = {}   # cards that landed on boxes without a bet
+
+    # --- queries ------------------------------------------------------------------------
+    @property
+    def done(self) -> bool:
+        return self._next >= len(self.plan)
+
+    @property
+    def expected(self) -> Step | None:
+        return None if self.done else self.plan[self._next]
+
+    def remaining_cards(self) -> int:
+        return sum(s.deal.cards for s in self.plan[self._next:]) - self._cards_in_step
+
+    def current_street(self) -> str | None:
+        step = self.expected
+        return step.deal.street if step else None
+
+    # --- card events ----------------------------------------------------------------------
+    def card(self, card: Card | None, face_up: bool = False) -> Outcome:
+        """One card out of the shoe (or one card out of the shuffler)."""
+        step = self.expected
+        if step is None:
+            return Outcome(None, None, (card,), face_up, Irregularity.WRONG_COUNT,
+                           "a card beyond the dealing plan")
+        deal = step.deal
+        exposed = face_up and not deal.face_up
+        self._cards_in_step += 1
+        if self._cards_in_step >= deal.cards:
+            self._advance()
+        if deal.recipient.kind == "box":
+            self._pending_place.append(_Pending(step, 1))
+        out = Outcome(step, deal.recipient, (card,), face_up or deal.face_up,
+                      street_done=self._street_done(step), done=self.done)
+        if exposed:
+            out.irregularity = _exposed(deal.recipient)
+            out.detail = f"a card for {deal.recipient} came out face up"
+        return out
+
+    def hand(self, cards: Sequence[Card | None]) -> Outcome:
+        """One hand out of the shuffler."""
+        step = self.expected
+        cards = tuple(cards)
+        if step is None:
+            return Outcome(None, None, cards, False, Irregularity.WRONG_COUNT,
+                           f"a hand of {len(cards)} beyond the dealing plan")
+        deal = step.deal
+        if self._cards_in_step or len(cards) != deal.cards:
+            return Outcome(step, deal.recipient, cards, False, Irregularity.WRONG_COUNT,
+                           f"{deal.recipient} should receive {deal.cards} cards in one hand, "
+                           f"the shuffler put out {len(cards)}")
+        self._advance()
+        if deal.recipient.kind == "box":
+            self._pending_place.append(_Pending(step, len(cards)))
+        return Outcome(step, deal.recipient, cards, deal.face_up,
+                       street_done=self._street_done(step), done=self.done)
+
+    def placed(self, box: int) -> Outcome:
+        """A box sensor saw a card (or a hand) land on ``box``."""
+        if box not in self.bet_boxes:
+            self.unbet_boxes[box] = self.unbet_boxes.get(box, 0) + 1
+            if self._pending_place:
+                self._unconsume(self._pending_place.pop())
+            return Outcome(None, None, irregularity=Irregularity.CARD_TO_BOX_WITHOUT_BET,
+                           detail=f"a card landed on box {box}, which holds no bet", box=box)
+        if not self._pending_place:
+            return Outcome(None, None, irregularity=Irregularity.WRONG_ORDER,
+                           detail=f"a card landed on box {box} when none was due to a box",
+                           box=box)
+        pending = self._pending_place.popleft()
+        planned = pending.step.deal.recipient
+        if planned.box != box:
+            return Outcome(pending.step, planned, irregularity=Irregularity.WRONG_ORDER,
+                           detail=f"the card for {planned} landed on box {box}", box=box)
+        return Outcome(pending.step, planned, box=box)
+
+    # --- remedies -------------------------------------------------------------------------
+    def replace_croupier_card(self, cards: int = 1) -> None:
+        """After set-aside croupier card(s), the croupier receives the next card(s) instead."""
+        self.extra_to_croupier += cards
+        self.plan.insert(self._next, Step(-1, Deal(CROUPIER, cards)))
+
+    def skip_street(self) -> None:
+        """Hold'em: nothing more to deal (every player but one folded)."""
+        self._next = len(self.plan)
+        self._cards_in_step = 0
+
+    # --- internals ------------------------------------------------------------------------
+    def _advance(self) -> None:
+        self._next += 1
+        self._cards_in_step = 0
+
+    def _street_done(self, step: Step) -> bool:
+        if self._cards_in_step:
+            return False
+        nxt = self.expected
+        return nxt is None or nxt.deal.street != step.deal.street
+
+    def _unconsume(self, pending: _Pending) -> None:
+        """The last card meant for a bet box went to an unbet box: the plan still owes it."""
+        d = pending.step.deal
+        self.plan.insert(self._next, Step(-1, Deal(d.recipient, pending.cards, d.face_up,
+                                                   d.street)))
+
+
+def _exposed(recipient: Recipient) -> Irregularity:
+    if recipient.kind == "box":
+        return Irregularity.PLAYER_CARD_EXPOSED
+    if recipient.kind == "croupier":
+        return Irregularity.CROUPIER_CARD_EXPOSED
+    if recipient.kind == "board":
+        return Irregularity.BOARD_CARD_EXPOSED
+    return Irregularity.DEALING_ERROR    # a burn card seen: Hold'em art. 9(1)

@@ -1,0 +1,59 @@
+"""Draw the table machine as a mermaid state diagram, straight from its definition.
+
+``python -m controller.table.diagram > docs/state-machine.md`` regenerates the document; a test
+checks that the committed document matches the machine.
+"""
+from __future__ import annotations
+
+from .flow import FLOWS
+from .machine import STATES, TRANSITIONS
+
+INTRO = """# The table machine
+
+Generated from `controller/table/machine.py` by `python -m controller.table.diagram`; do not
+edit by hand (a test checks it matches the machine).
+
+One `transitions` machine per table, `auto_transitions=False` (no `to_<state>` shortcuts),
+queued events, and an exception in a transition lands in `malfunction` with the round void as a
+machine failure. Every irregularity is ruled by the game's `ruling` and published with its
+article; a device event that is not legal in the current state is published as an
+`irregular_event` and changes nothing; a command that is not legal raises an error and changes
+nothing. `[cond]` marks a transition taken only when its condition holds (the next line with
+the same trigger and source is taken otherwise).
+"""
+
+
+def mermaid() -> str:
+    lines = ["stateDiagram-v2", "    [*] --> out_of_service"]
+    for t in TRANSITIONS:
+        sources = t["source"] if isinstance(t["source"], list) else [t["source"]]
+        label = t["trigger"] + (f" [{t['conditions']}]" if "conditions" in t else "")
+        for src in sources:
+            if t["trigger"] == "fail" and src not in ("dealing", "dice_shaking", "bets_open",
+                                                       "bets_closed", "shuffling"):
+                continue   # drawn once below, to keep the picture readable
+            lines.append(f"    {src} --> {t['dest']}: {label}")
+    lines.append("    note right of malfunction: fail is legal from every state")
+    return "\n".join(lines)
+
+
+def flows_table() -> str:
+    rows = ["| game | bets close at | play/fold wager | hands open after the deal | "
+            "betting streets | dice | fresh deck each round | articles |",
+            "|---|---|---|---|---|---|---|---|"]
+    for gid, f in FLOWS.items():
+        rows.append(f"| `{gid}` | {f.close_bets_at} | {f.decision_wager or '-'} | "
+                    f"{'yes' if f.hands_open_after_deal else 'no'} | "
+                    f"{'yes' if f.betting_streets else 'no'} | {'yes' if f.dice else 'no'} | "
+                    f"{'yes' if f.shuffle_every_round else 'no'} | {f.articles} |")
+    return "\n".join(rows)
+
+
+def document() -> str:
+    return (INTRO + "\n## States and transitions\n\n```mermaid\n" + mermaid() + "\n```\n\n"
+            + "States: " + ", ".join(f"`{s}`" for s in STATES) + ".\n\n"
+            + "## The shape of each game's round\n\n" + flows_table() + "\n")
+
+
+if __name__ == "__main__":
+    print(document(), end="")

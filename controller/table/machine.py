@@ -1,0 +1,1005 @@
+"""The table machine: one round's lifecycle per regulation, as a ``transitions`` state machine.
+
+Every input (a device event or a dealer/supervisor command) comes in through :meth:`Table.apply`
+(or :meth:`Table.handle_device` / :meth:`Table.command`, which build the same input record). The
+machine never holds a rule of its own: it asks the game for the dealing plan, for the ruling on
+every irregularity and for the settlement, and turns each answer into a published event that
+cites the article. What it publishes goes to :attr:`Table.outbox` as
+:class:`~controller.table.secrecy.PublicEvent` (no face-down card can be in one) and device
+commands go to :attr:`Table.commands`; the service journals both before acting on them.
+
+The machine is deterministic (no clock, no randomness): replaying the journaled inputs rebuilds
+the same state, which is how the service recovers after a crash.
+
+States (``docs/state-machine.md`` draws them): ``out_of_service``, ``shuffling``, ``bets_open``,
+``bets_closed``, ``dice_shaking``, ``dealing``, ``player_decisions``, ``croupier_reveal``,
+``settlement``, ``round_complete``, ``round_void`` and ``malfunction``. The automatic
+``to_<state>`` shortcuts are off, so nothing can skip a rule; an event that is not legal in the
+current state publishes an ``irregular_event`` (device) or raises TablectlError (command, nothing
+changed); an exception inside a transition lands the table in ``malfunction`` with the round
+void as a machine failure.
+"""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from transitions import Machine
+
+from controller.errors import TablectlError
+from controller.rules.base import (CROUPIER, BOARD, Game, Irregularity, Mode, Phase,
+                                   PlanRequest, Recipient, Remedy, Ruling, box as box_recipient)
+from controller.rules.errors import RuleError
+from drivers import events as ev
+
+from .dealing import DealingTracker, Outcome
+from .flow import Flow, flow_for
+from .round import BetKey, RoundData, check_amount
+from .secrecy import CardVault, PublicEvent
+from . import settle_doc
+
+STATES = ["out_of_service", "shuffling", "bets_open", "bets_closed", "dice_shaking", "dealing",
+          "player_decisions", "croupier_reveal", "settlement", "round_complete", "round_void",
+          "malfunction"]
+# States in which a round holds bets or cards.
+ROUND_STATES = ["bets_open", "bets_closed", "dice_shaking", "dealing", "player_decisions",
+                "croupier_reveal", "settlement"]
+DEALT_STATES = ["player_decisions", "croupier_reveal", "settlement"]
+
+TRANSITIONS: list[dict[str, Any]] = [
+    {"trigger": "open_table", "source": "out_of_service", "dest": "shuffling",
+     "conditions": "needs_shuffle"},
+    {"trigger": "open_table", "source": "out_of_service", "dest": "bets_open"},
+    {"trigger": "deck_ready", "source": "shuffling", "dest": "bets_open"},
+    {"trigger": "close_bets", "source": "bets_open", "dest": "bets_closed"},
+    {"trigger": "first_card", "source": ["bets_open", "bets_closed"], "dest": "dealing"},
+    {"trigger": "shake", "source": ["bets_open", "bets_closed"], "dest": "dice_shaking"},
+    {"trigger": "dice_settled", "source": "dice_shaking", "dest": "dealing"},
+    {"trigger": "hands_dealt", "source": "dealing", "dest": "player_decisions",
+     "conditions": "has_decisions"},
+    {"trigger": "hands_dealt", "source": "dealing", "dest": "croupier_reveal"},
+    {"trigger": "next_street", "source": "player_decisions", "dest": "dealing"},
+    {"trigger": "resume_dealing", "source": "player_decisions", "dest": "dealing"},
+    {"trigger": "decisions_done", "source": "player_decisions", "dest": "croupier_reveal"},
+    {"trigger": "settle", "source": ["croupier_reveal", "player_decisions"], "dest": "settlement"},
+    {"trigger": "confirm_result", "source": "settlement", "dest": "round_complete"},
+    {"trigger": "next_round", "source": ["round_complete", "round_void"], "dest": "shuffling",
+     "conditions": "needs_shuffle"},
+    {"trigger": "next_round", "source": ["round_complete", "round_void"], "dest": "bets_open"},
+    {"trigger": "void_round", "source": ROUND_STATES + ["shuffling"], "dest": "round_void"},
+    {"trigger": "fail", "source": STATES, "dest": "malfunction"},
+    {"trigger": "clear", "source": "malfunction", "dest": "bets_open",
+     "conditions": "round_held"},
+    {"trigger": "clear", "source": "malfunction", "dest": "shuffling"},
+    {"trigger": "close_table", "source": ["round_complete", "round_void", "malfunction",
+                                          "shuffling", "bets_open"], "dest": "out_of_service"},
+]
+
+PHASE_OF_STATE = {
+    "shuffling": Phase.BETTING, "bets_open": Phase.BETTING, "bets_closed": Phase.BETTING,
+    "dice_shaking": Phase.SHAKING, "dealing": Phase.DEALING,
+    "player_decisions": Phase.DECISIONS, "croupier_reveal": Phase.REVEAL,
+    "settlement": Phase.SETTLEMENT,
+}
+DEVICE_FAILURE = {"shuffler": Irregularity.SHUFFLER_MALFUNCTION,
+                  "shoe": Irregularity.SHOE_MALFUNCTION,
+                  "dice": Irregularity.DICE_MALFUNCTION}
+# Conditions that persist until a device clears them or a supervisor does.
+SUPERVISOR_CONDITIONS = ("jam", "malfunction")
+
+
+@dataclass(slots=True)
+class Command:
+    """Something the service must tell a device (after journaling it)."""
+
+    device_class: str
+    action: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"device_class": self.device_class, "action": self.action, **self.args}
+
+
+@dataclass(frozen=True, slots=True)
+class CommandSpec:
+    """One dealer or supervisor command: who may give it and what it takes."""
+
+    name: str
+    roles: tuple[str, ...]
+    params: tuple[str, ...]
+    help: str
+
+
+COMMANDS: dict[str, CommandSpec] = {c.name: c for c in (
+    CommandSpec("open_table", ("supervisor",), (), "open the table for play"),
+    CommandSpec("close_table", ("supervisor",), (), "take the table out of service"),
+    CommandSpec("deck_ready", ("dealer", "supervisor"), (),
+                "shoe mode: the deck is shuffled by hand, cut and in the shoe"),
+    CommandSpec("place_bet", ("dealer", "supervisor"), ("box", "wager", "amount", "player"),
+                "mark a bet on a box"),
+    CommandSpec("remove_bet", ("dealer", "supervisor"), ("box", "wager", "player"),
+                "take a bet back before betting closes"),
+    CommandSpec("close_bets", ("dealer", "supervisor"), (), "no more bets"),
+    CommandSpec("set_banker", ("dealer", "supervisor"), ("seat", "capital"),
+                "Super Pan 9: the banker's seat and capital"),
+    CommandSpec("declare_adjust", ("dealer", "supervisor"), ("points",),
+                "Super Pan 9: points the banker adds or subtracts, before the shake"),
+    CommandSpec("shake", ("dealer", "supervisor"), (), "Super Pan 9: shake the dice"),
+    CommandSpec("seat_players", ("dealer", "supervisor"), ("seats", "button"),
+                "Texas Hold'em: the occupied seats and the dealer button"),
+    CommandSpec("decide", ("dealer", "supervisor"), ("box", "decision", "player"),
+                "a player plays or folds (three-card games)"),
+    CommandSpec("holdem_action", ("dealer", "supervisor"), ("seat", "action", "amount"),
+                "Texas Hold'em: fold, check, call, bet, raise or all-in"),
+    CommandSpec("confirm_result", ("dealer", "supervisor"), (), "the result is paid; round over"),
+    CommandSpec("next_round", ("dealer", "supervisor"), (), "start the next round"),
+    CommandSpec("misdeal", ("dealer", "supervisor"), (), "the croupier declares a misdeal"),
+    CommandSpec("exposed_card", ("dealer", "supervisor"), ("recipient",),
+                "a card of 'croupier' or 'box N' was exposed by mistake"),
+    CommandSpec("void_round", ("supervisor",), ("reason",), "void the round by hand"),
+    CommandSpec("clear_malfunction", ("supervisor",), (),
+                "the device is fixed or replaced; let the table go on"),
+    CommandSpec("switch_mode", ("supervisor",), ("mode",),
+                "deal with the shoe or the shuffler from the next round"),
+)}
+
+
+class Table:
+    """One table's round machine. See the module docstring."""
+
+    def __init__(self, table_id: str, game: Game, mode: Mode | str, *, layout_boxes: int,
+                 interpretations: Mapping[str, str] | None = None,
+                 devices: Mapping[str, str] | None = None, box_sensors: bool = False,
+                 limits: Mapping[str, tuple[int, int]] | None = None,
+                 flow: Flow | None = None, wagers: tuple[str, ...] | None = None) -> None:
+        self.table_id = table_id
+        self.game = game
+        self.mode = Mode.parse(mode) if isinstance(mode, str) else mode
+        self.layout_boxes = layout_boxes
+        game.check_layout(layout_boxes)
+        self.interpretations = game.resolve_interpretations(interpretations)
+        self.devices = dict(devices or {})          # device id -> device class
+        self.box_sensors = box_sensors
+        self.limits = dict(limits or {})
+        self.flow = flow or flow_for(game.game_id)
+        self.wagers = wagers if wagers is not None else settle_doc.wagers_of(game.game_id)
+        self.conditions: dict[str, set[str]] = {}   # device id -> {"jam", "door_open", ...}
+        self.identities: dict[str, dict[str, Any]] = {}
+        self.outbox: list[PublicEvent] = []
+        self.commands: list[Command] = []
+        self.round_no = 0
+        self.round: RoundData | None = None
+        self.vault = CardVault()
+        self.tracker: DealingTracker | None = None
+        self._needs_shuffle = True
+        self._deck_ready = False
+        self._held_round = False        # a malfunction before dealing keeps the round's bets
+        self._last_slot: dict[Recipient, int] = {}
+        self._holdem = None
+        self.machine = Machine(model=self, states=STATES, transitions=TRANSITIONS,
+                               initial="out_of_service", auto_transitions=False, queued=True,
+                               send_event=True, after_state_change="_published_state",
+                               before_state_change="_leaving",
+                               on_exception="_on_exception")
+
+    # ======================================================================================
+    # inputs
+    # ======================================================================================
+    def apply(self, record: Mapping[str, Any]) -> None:
+        """Apply one journaled input: ``{"source": "device", "event": {...}}`` or
+        ``{"source": "command", "name": ..., "role": ..., "args": {...}}``.
+
+        A command that is not allowed raises TablectlError and changes nothing.
+        """
+        source = record.get("source")
+        if source not in ("device", "command", "restart"):
+            raise TablectlError(f"unknown input record {record!r}")
+        if source == "device":
+            self.handle_device(ev.event_from_json(dict(record["event"])))
+        elif source == "command":
+            self.command(str(record["name"]), role=str(record.get("role", "dealer")),
+                         **dict(record.get("args") or {}))
+        else:
+            self._guarded(self.recover_after_restart)
+
+    def _guarded(self, fn: Callable[..., None], *args: Any, **kwargs: Any) -> None:
+        try:
+            fn(*args, **kwargs)
+        except TablectlError:
+            raise
+        except Exception as exc:   # a bug must not take the table down: fault state
+            self._fault(exc)
+
+    def command(self, name: str, role: str = "dealer", **args: Any) -> None:
+        """Run a dealer or supervisor command (see COMMANDS). Raises TablectlError naming the
+        problem and the way out when it is not allowed now; nothing changes then."""
+        spec = COMMANDS.get(name)
+        if spec is None:
+            raise TablectlError(f"unknown command {name!r}; the commands are: "
+                                f"{', '.join(COMMANDS)}")
+        if role not in spec.roles:
+            raise TablectlError(f"{name} needs the {' or '.join(spec.roles)} role; "
+                                f"{role!r} may not give it")
+        unknown = set(args) - set(spec.params)
+        if unknown:
+            raise TablectlError(f"{name} takes {', '.join(spec.params) or 'no arguments'}; "
+                                f"unexpected {', '.join(sorted(unknown))}")
+        fn = getattr(self, f"_cmd_{name}")
+        try:
+            inspect.signature(fn).bind(**args)
+        except TypeError:
+            raise TablectlError(f"{name} needs {', '.join(spec.params)}; got "
+                                f"{', '.join(sorted(args)) or 'nothing'}") from None
+        self._guarded(fn, **args)
+
+    def handle_device(self, event: ev.DeviceEvent) -> None:
+        """Take one device event. Never raises for an event out of place: that becomes an
+        ``irregular_event`` (and, where the regulation says so, a ruling)."""
+        handler: Callable[[ev.DeviceEvent], None] | None = getattr(
+            self, f"_on_{event.kind}", None)
+        if handler is None:
+            self._irregular_event(event, "event kind the table does not use")
+            return
+        try:
+            self._guarded(handler, event)
+        except TablectlError as exc:   # a device event is a fact: never refused
+            self._irregular_event(event, str(exc))
+
+    # ======================================================================================
+    # queries
+    # ======================================================================================
+    def needs_shuffle(self, event_data: Any = None) -> bool:
+        return self._needs_shuffle and not self._deck_ready
+
+
+    def has_decisions(self, event_data: Any = None) -> bool:
+        return bool(self.flow.decision_wager or self.flow.betting_streets)
+
+    def round_held(self, event_data: Any = None) -> bool:
+        return self._held_round and self.round is not None
+
+    def blocking_conditions(self) -> dict[str, list[str]]:
+        """Conditions on devices the current mode needs (they stop the next round)."""
+        needed = self.needed_classes()
+        return {dev: sorted(c) for dev, c in self.conditions.items()
+                if c and self.devices.get(dev, dev) in needed}
+
+    def needed_classes(self) -> set[str]:
+        need = {"shoe"} if self.mode is Mode.SHOE else {"shuffler"}
+        if self.flow.dice:
+            need.add("dice")
+        if self.box_sensors:
+            need.add("box-sensors")
+        return need
+
+    def public_view(self) -> dict[str, Any]:
+        """The table as a display may see it: no face-down card."""
+        r = self.round
+        hands = {}
+        if r is not None:
+            for rec in self.vault.recipients():
+                hands[str(rec)] = self.vault.public_hand(rec)
+        ev_ = PublicEvent("view", self.table_id, r.round_id if r else None, self.state, {
+            "game": self.game.game_id, "mode": self.mode.value,
+            "conditions": {d: sorted(c) for d, c in self.conditions.items() if c},
+            "round": r.summary() if r else None, "hands": hands,
+            "set_aside": self.vault.set_aside_cards(),
+            "expected": self._expected_json(),
+        })
+        return ev_.to_json()
+
+    # ======================================================================================
+    # publishing
+    # ======================================================================================
+    def _publish(self, kind: str, **data: Any) -> None:
+        self.outbox.append(PublicEvent(kind, self.table_id,
+                                       self.round.round_id if self.round else None,
+                                       self.state, data))
+
+    def _leaving(self, event_data: Any) -> None:
+        if event_data.transition.dest == "bets_open" and self._deck_ready:
+            self._needs_shuffle = False     # this deck serves the coming round
+
+    def _published_state(self, event_data: Any) -> None:
+        self._publish("state", trigger=event_data.event.name,
+                      source=event_data.transition.source, dest=event_data.transition.dest)
+
+    def _on_exception(self, event_data: Any) -> None:
+        self._fault(event_data.error)
+
+    def _fault(self, err: BaseException) -> None:
+        """Any unexpected error: the round is void as a machine failure, the table stops."""
+        self._publish("controller_fault", error=type(err).__name__, message=str(err)[:200])
+        if self.round is not None and self.state in ROUND_STATES and self.state != "bets_open":
+            self._void(self._ask(DEVICE_FAILURE["shoe" if self.mode is Mode.SHOE else "shuffler"],
+                                 Phase.DEALING), "controller fault")
+        self.fail()
+
+    def _irregular_event(self, event: ev.DeviceEvent, why: str) -> None:
+        self._publish("irregular_event", device=event.device, event=event.kind, reason=why)
+
+    def _expected_json(self) -> dict[str, Any] | None:
+        if self.tracker is None or self.tracker.expected is None:
+            return None
+        d = self.tracker.expected.deal
+        return {"recipient": str(d.recipient), "cards": d.cards, "street": d.street}
+
+    # ======================================================================================
+    # rulings
+    # ======================================================================================
+    def _phase(self) -> Phase:
+        return PHASE_OF_STATE.get(self.state, Phase.BETTING)
+
+    def _ask(self, irregularity: Irregularity, phase: Phase | None = None) -> Ruling:
+        phase = phase or self._phase()
+        if "mode" in inspect.signature(self.game.ruling).parameters:
+            return self.game.ruling(irregularity, phase, self.interpretations, mode=self.mode)
+        return self.game.ruling(irregularity, phase, self.interpretations)
+
+    def _rule(self, irregularity: Irregularity, detail: str, *, recipient: Recipient | None = None,
+              slot: int | None = None, device: str | None = None) -> Ruling | None:
+        """Ask the game, record the ruling with its article, and carry out its remedy."""
+        try:
+            ruling = self._ask(irregularity)
+        except RuleError as exc:
+            # The game says this cannot happen in this phase: record it, change nothing.
+            self._publish("irregularity_unruled", irregularity=irregularity.value,
+                          phase=self._phase().value, detail=detail, reason=str(exc))
+            return None
+        entry = {"irregularity": irregularity.value, "phase": self._phase().value,
+                 "detail": detail, **ruling.to_json()}
+        if recipient is not None:
+            entry["recipient"] = str(recipient)
+        if device is not None:
+            entry["device"] = device
+        if self.round is not None:
+            self.round.rulings.append(entry)
+        self._publish("ruling", **entry)
+        self._carry_out(ruling, irregularity, recipient, slot)
+        return ruling
+
+    def _carry_out(self, ruling: Ruling, irregularity: Irregularity,
+                   recipient: Recipient | None, slot: int | None) -> None:
+        remedy = ruling.remedy
+        if remedy is Remedy.ROUND_VOID:
+            self._void(ruling, irregularity.value)
+            if ruling.needs_supervisor or irregularity in DEVICE_FAILURE.values():
+                self.fail()
+            else:
+                self.void_round()
+            return
+        if remedy is Remedy.BOX_VOID and recipient is not None and recipient.kind == "box":
+            self.round.void_boxes.add(recipient.box)
+            self._publish("box_void", box=recipient.box, article=ruling.article)
+        elif remedy is Remedy.SET_ASIDE and slot is not None and self.tracker is not None:
+            self._set_aside(slot, ruling)
+        elif remedy is Remedy.RESHAKE:
+            self.commands.append(Command("dice", "shake"))
+            self._publish("reshake", article=ruling.article)
+        if slot is not None and irregularity in (Irregularity.PLAYER_CARD_EXPOSED,
+                                                 Irregularity.BOARD_CARD_EXPOSED,
+                                                 Irregularity.CROUPIER_CARD_EXPOSED) \
+                and remedy is not Remedy.SET_ASIDE:
+            # It is face up at the table now: the display may show it.
+            self._publish("card_exposed", recipient=str(self.vault.slot_recipient(slot)),
+                          card=self.vault.expose(slot))
+        if ruling.needs_supervisor and self.state != "malfunction":
+            self._held_round = self.state in ("bets_open", "bets_closed", "shuffling")
+            self.fail()
+
+    def _set_aside(self, slot: int, ruling: Ruling) -> None:
+        """78/2008 art. 11(2): the exposed croupier card is set aside face up and the croupier
+        receives the next card (with the shuffler, per interpretation F4, the next card or the
+        next whole hand)."""
+        slots = [slot]
+        if self.mode is Mode.SHUFFLER and \
+                self.interpretations.get("croupier_card_exposed_shuffler") == "next_hand":
+            slots = [i for i, r in enumerate(self._slot_recipients())
+                     if r == CROUPIER and not self.vault.is_set_aside(i)]
+        for s in slots:
+            self.vault.set_aside(s)
+        self.tracker.replace_croupier_card(len(slots))
+        self._publish("card_set_aside", recipient="croupier", article=ruling.article,
+                      cards=self.vault.set_aside_cards())
+        if self.state == "player_decisions":
+            self.resume_dealing()
+
+    def _slot_recipients(self) -> list[Recipient]:
+        return [self.vault.slot_recipient(i) for i in range(self.vault.slots())]
+
+    def _void(self, ruling: Ruling, cause: str) -> None:
+        if self.round is None or self.round.void is not None:
+            return
+        self.round.void = {"cause": cause, **ruling.to_json()}
+        self._held_round = False
+        self.tracker = None
+        self._needs_shuffle = True
+        self._deck_ready = False
+        self._publish("round_void", cause=cause, article=ruling.article, reason=ruling.reason,
+                      returned=self.round.bets_json())
+
+    # ======================================================================================
+    # device events
+    # ======================================================================================
+    def _cond(self, device: str) -> set[str]:
+        return self.conditions.setdefault(device, set())
+
+    def _device_class(self, device: str) -> str:
+        return self.devices.get(device, device)
+
+    def _on_link_up(self, e: ev.LinkUp) -> None:
+        self.identities[e.device] = {"vendor": e.identity.vendor, "model": e.identity.model,
+                                     "serial": e.identity.serial,
+                                     "firmware_version": e.identity.firmware_version,
+                                     "firmware_hash": e.identity.firmware_hash}
+        self._cond(e.device).discard("link_lost")
+        self._publish("device_link", device=e.device, link="up", **self.identities[e.device])
+
+    _on_link_restored = _on_link_up
+
+    def _on_link_lost(self, e: ev.LinkLost) -> None:
+        self._cond(e.device).add("link_lost")
+        self._publish("device_link", device=e.device, link="lost", reason=e.reason)
+        self._device_failure(e, f"link lost: {e.reason}")
+
+    def _on_malfunction(self, e: ev.Malfunction) -> None:
+        self._cond(e.device).add("malfunction")
+        self._device_failure(e, f"malfunction {e.code} {e.text}".strip())
+
+    def _on_jam(self, e: ev.Jam) -> None:
+        self._cond(e.device).add("jam")
+        self._device_failure(e, f"jam {e.where}".strip())
+
+    def _on_door_opened(self, e: ev.DoorOpened) -> None:
+        self._cond(e.device).add("door_open")
+        self._device_failure(e, "door opened")
+
+    def _on_door_closed(self, e: ev.DoorClosed) -> None:
+        self._cond(e.device).discard("door_open")
+        self._publish("device_condition", device=e.device,
+                      conditions=sorted(self._cond(e.device)))
+
+    def _on_empty(self, e: ev.Empty) -> None:
+        self._needs_shuffle = True
+        self._deck_ready = False
+        if self.state == "dealing":
+            self._device_failure(e, "no cards left while dealing")
+        else:
+            self._publish("device_condition", device=e.device, conditions=["empty"])
+
+    def _on_status(self, e: ev.Status) -> None:
+        pass   # journaled by the service; nothing for the round
+
+    def _on_deck_check_result(self, e: ev.DeckCheckResult) -> None:
+        self._publish("deck_check", device=e.device, count=e.count)
+
+    def _on_cut_card_reached(self, e: ev.CutCardReached) -> None:
+        self._needs_shuffle = True     # this shoe ends with the round in play
+        self._publish("cut_card", device=e.device)
+
+    def _on_shuffle_started(self, e: ev.ShuffleStarted) -> None:
+        if self.state == "dealing":
+            self._irregular_event(e, "the shuffler started a shuffle while dealing")
+            return
+        self._publish("shuffle", device=e.device, status="started")
+
+    def _on_shuffle_done(self, e: ev.ShuffleDone) -> None:
+        self._deck_ready = True
+        self._publish("shuffle", device=e.device, status="done", count=e.count)
+        if self.state == "shuffling" and self.mode is Mode.SHUFFLER and not self.blocking_conditions():
+            self.deck_ready()
+
+    def _device_failure(self, e: ev.DeviceEvent, what: str) -> None:
+        """A device failed. While dealing (or shaking) it is a machine failure ruled by the
+        game; before dealing the round is held; after dealing the round goes on and the
+        condition stops the next round."""
+        cls = self._device_class(e.device)
+        self._publish("device_condition", device=e.device, what=what,
+                      conditions=sorted(self._cond(e.device)))
+        if cls not in self.needed_classes():
+            return
+        if self.state in ("dealing", "dice_shaking"):
+            irr = DEVICE_FAILURE.get(cls, Irregularity.SHUFFLER_MALFUNCTION
+                                     if self.mode is Mode.SHUFFLER else
+                                     Irregularity.SHOE_MALFUNCTION)
+            ruling = self._rule(irr, what, device=e.device)
+            if ruling.remedy is not Remedy.ROUND_VOID and self.state != "malfunction":
+                self._held_round = False
+                self.fail()
+        elif self.state in ("bets_open", "bets_closed", "shuffling"):
+            self._held_round = self.round is not None
+            self.fail()
+        elif self.state in ("round_complete", "round_void", "out_of_service"):
+            pass   # blocks the next round (see next_round)
+
+    # --- cards ------------------------------------------------------------------------------
+    def _card_event_allowed(self, e: ev.DeviceEvent) -> bool:
+        if self.state == "dealing":
+            return True
+        if self.state in ("bets_open", "bets_closed") and self.flow.close_bets_at == "first_card":
+            if not self._start_dealing(e):
+                return False
+            return True
+        if self.state in DEALT_STATES:
+            # A card out of the device after the deal: more cards than the plan holds.
+            self._rule(Irregularity.WRONG_COUNT, f"{e.kind} from {e.device} after the deal")
+            return False
+        self._irregular_event(e, f"a card came out in state {self.state}")
+        return False
+
+    def _on_card_drawn(self, e: ev.CardDrawn) -> None:
+        if self.mode is not Mode.SHOE:
+            self._irregular_event(e, "a card from the shoe while the table deals by shuffler")
+            return
+        if not self._card_event_allowed(e):
+            return
+        self._take(self.tracker.card(e.card, e.face_up))
+
+    def _on_card_dispensed(self, e: ev.CardDispensed) -> None:
+        if self.mode is not Mode.SHUFFLER:
+            self._irregular_event(e, "a card from the shuffler while the table deals by shoe")
+            return
+        if not self._card_event_allowed(e):
+            return
+        self._take(self.tracker.card(e.card, False))
+
+    def _on_hand_dispensed(self, e: ev.HandDispensed) -> None:
+        if self.mode is not Mode.SHUFFLER:
+            self._irregular_event(e, "a hand from the shuffler while the table deals by shoe")
+            return
+        if not self._card_event_allowed(e):
+            return
+        self._take(self.tracker.hand(e.cards))
+
+    def _on_misread(self, e: ev.Misread) -> None:
+        if self.state == "dealing":
+            self._device_failure(e, "a card left the shoe unread")
+        else:
+            self._irregular_event(e, "a misread outside dealing")
+
+    def _on_card_placed(self, e: ev.CardPlaced) -> None:
+        if self.state != "dealing" or self.tracker is None:
+            if self.state in DEALT_STATES and e.box not in self.round.bet_boxes():
+                self._rule(Irregularity.CARD_TO_BOX_WITHOUT_BET, f"a card landed on box {e.box}",
+                           recipient=box_recipient(e.box))
+            else:
+                self._irregular_event(e, f"a card landed on box {e.box} in state {self.state}")
+            return
+        out = self.tracker.placed(e.box)
+        if not out.ok:
+            self._rule(out.irregularity, out.detail,
+                       recipient=box_recipient(e.box) if out.box else out.recipient)
+
+    def _on_card_removed(self, e: ev.CardRemoved) -> None:
+        pass
+
+    def _take(self, out: Outcome) -> None:
+        """Keep the card(s) of one dealing outcome and act on its irregularity, if any."""
+        if out.recipient is None:      # beyond the plan
+            self._rule(out.irregularity, out.detail)
+            return
+        slot = None
+        for card in out.cards:
+            slot = self.vault.deal(out.recipient, card, out.face_up and out.ok)
+        self._last_slot[out.recipient] = slot
+        public = self.vault.public_hand(out.recipient)
+        self._publish("card", recipient=str(out.recipient), count=len(out.cards),
+                      hand=public, street=out.step.deal.street if out.step else None)
+        if not out.ok:
+            self._rule(out.irregularity, out.detail, recipient=out.recipient, slot=slot)
+            if self.state != "dealing":
+                return
+        if self.tracker is not None and self.tracker.done:
+            self._dealt()
+        elif out.street_done and self.flow.betting_streets:
+            self._street_dealt(out.step.deal.street)
+
+    # --- dice ---------------------------------------------------------------------------------
+    def _on_shake_started(self, e: ev.ShakeStarted) -> None:
+        if not self.flow.dice:
+            self._irregular_event(e, "this game uses no dice")
+        elif self.state in ("bets_open", "bets_closed"):
+            self._start_shake()
+        elif self.state != "dice_shaking":
+            self._irregular_event(e, f"a shake in state {self.state}")
+
+    def _on_dice_result(self, e: ev.DiceResult) -> None:
+        if not self.flow.dice or self.state != "dice_shaking":
+            self._irregular_event(e, f"dice result in state {self.state}")
+            return
+        self.round.dice = tuple(e.dice)
+        self._publish("dice", dice=list(e.dice), total=sum(e.dice))
+        request = self._plan_request(dice=tuple(e.dice))
+        self.tracker = DealingTracker(self.game.dealing_plan(request), request.boxes)
+        self.dice_settled()
+
+    def _on_die_not_flat(self, e: ev.DieNotFlat) -> None:
+        self._die_fault(e, Irregularity.DIE_NOT_FLAT, f"die {e.die} not flat")
+
+    def _on_die_out_of_cup(self, e: ev.DieOutOfCup) -> None:
+        self._die_fault(e, Irregularity.DIE_OUT_OF_CUP, f"die {e.die} out of the cup")
+
+    def _die_fault(self, e: ev.DeviceEvent, irr: Irregularity, detail: str) -> None:
+        if self.state != "dice_shaking":
+            self._irregular_event(e, f"{detail} in state {self.state}")
+            return
+        self._rule(irr, detail, device=e.device)
+
+    # ======================================================================================
+    # round steps
+    # ======================================================================================
+    def _begin_round(self) -> None:
+        self.round_no += 1
+        self.round = RoundData(self.round_no, self.game.game_id, self.mode.value)
+        self.vault = CardVault()
+        self.tracker = None
+        self._last_slot = {}
+        self._holdem = None
+        self._publish("round_started", game=self.game.game_id, mode=self.mode.value,
+                      needs_shuffle=self.needs_shuffle())
+
+    def _plan_request(self, dice: tuple[int, ...] | None = None) -> PlanRequest:
+        r = self.round
+        boxes = r.bet_boxes()
+        if self.flow.dice and r.banker is not None and r.banker not in boxes:
+            boxes = tuple(sorted(set(boxes) | {r.banker}))
+        if self.flow.betting_streets:
+            boxes = r.seats
+        return PlanRequest(boxes=boxes, mode=self.mode, layout_boxes=self.layout_boxes,
+                           button=r.button, banker=r.banker, adjust=r.adjust, dice=dice,
+                           interpretations=self.interpretations)
+
+    def _start_dealing(self, e: ev.DeviceEvent) -> bool:
+        """The first card closes betting (Q Poker art. 6(2), Fortune art. 6) and starts the
+        plan."""
+        blocked = self.blocking_conditions()
+        if blocked:
+            self._irregular_event(e, f"a card came out while {blocked} is not cleared")
+            return False
+        if not self.round.bet_boxes() and not self.flow.betting_streets:
+            self._irregular_event(e, "a card came out with no bet on the layout")
+            return False
+        request = self._plan_request()
+        self.tracker = DealingTracker(self.game.dealing_plan(request), request.boxes)
+        self._needs_shuffle = self._needs_shuffle or self.flow.shuffle_every_round \
+            or self.mode is Mode.SHUFFLER
+        self._deck_ready = False
+        if self.state == "bets_open":
+            self._publish("bets_closed", by="first card", bets=self.round.bets_json())
+        self.first_card()
+        return True
+
+    def _start_shake(self) -> None:
+        r = self.round
+        if not r.bet_boxes():
+            raise TablectlError("no bet is on the layout; mark the bets before the shake")
+        if self.state == "bets_open":
+            self._publish("bets_closed", by="shake", bets=r.bets_json())
+        self._needs_shuffle = True
+        self._deck_ready = False
+        self.shake()
+
+    def _dealt(self) -> None:
+        """The plan is complete."""
+        self.tracker = self.tracker  # kept for late box-sensor events
+        if self.flow.hands_open_after_deal:
+            # 89/2004 and 78/2008 art. 9(1): the players open their hands, then decide.
+            for rec in self.vault.recipients():
+                if rec.kind == "box":
+                    self._publish("hand_opened", recipient=str(rec),
+                                  hand=self.vault.reveal(rec))
+        self.hands_dealt()
+        if self.state == "croupier_reveal":
+            self._reveal_and_settle()
+        elif self.state == "player_decisions":
+            self._publish("decisions_open", pending=self._pending_decisions())
+            if not self._pending_decisions() and not self.flow.betting_streets:
+                self.decisions_done()
+                self._reveal_and_settle()
+
+    def _street_dealt(self, street: str) -> None:
+        self.hands_dealt()
+        self._publish("betting_round", street=street)
+
+    def _pending_decisions(self) -> list[dict[str, Any]]:
+        r = self.round
+        wager = self.flow.decision_wager
+        if wager is None:
+            return []
+        out = []
+        for k, amount in r.bets.items():
+            if k.wager == wager and amount > 0 and k.box not in r.void_boxes \
+                    and (k.box, k.player) not in r.decisions:
+                out.append({"box": k.box, "player": k.player})
+        return sorted(out, key=lambda d: (d["box"], d["player"] or ""))
+
+    def _reveal_and_settle(self) -> None:
+        """The croupier's (banker's) hand opens, every hand still in is shown, and the game
+        settles the round from revealed cards only."""
+        for rec in self.vault.recipients():
+            if rec.kind in ("box", "croupier") and not self._folded(rec):
+                self._publish("hand_revealed", recipient=str(rec), hand=self.vault.reveal(rec))
+        doc = settle_doc.build(self.game.game_id, self)
+        settlement = self.game.settle(doc)
+        result = self.vault.vouch(settlement.to_json())
+        self.round.settlement = result if isinstance(result, dict) else None
+        self.settle()
+        self._publish("settlement", **_public_settlement(self.vault.vouch(settlement.to_json())))
+
+    def _folded(self, rec: Recipient) -> bool:
+        return False
+
+    # ======================================================================================
+    # commands
+    # ======================================================================================
+    def _require(self, *states: str, what: str) -> None:
+        if self.state not in states:
+            raise TablectlError(f"cannot {what} while the table is in {self.state}; "
+                                f"that is allowed in {', '.join(states)}")
+
+    def _cmd_open_table(self) -> None:
+        self._require("out_of_service", what="open the table")
+        blocked = self.blocking_conditions()
+        if blocked:
+            raise TablectlError(f"devices not ready: {blocked}; clear them first")
+        self._begin_round()
+        self.open_table()
+
+    def _cmd_close_table(self) -> None:
+        self._require("round_complete", "round_void", "malfunction", "shuffling", "bets_open",
+                      what="take the table out of service")
+        if self.state == "bets_open" and self.round and self.round.bets:
+            raise TablectlError("bets are on the layout; return them (remove_bet) first")
+        self.round = None if self.state in ("shuffling", "bets_open") else self.round
+        self.close_table()
+
+    def _cmd_deck_ready(self) -> None:
+        self._require("shuffling", what="report the deck ready")
+        if self.mode is Mode.SHUFFLER:
+            raise TablectlError("the shuffler reports its own deck ready (shuffle done); "
+                                "wait for it or switch the table to the shoe")
+        blocked = self.blocking_conditions()
+        if blocked:
+            raise TablectlError(f"devices not ready: {blocked}; clear them first")
+        self._deck_ready = True
+        self._publish("shuffle", device="croupier", status="done")
+        self.deck_ready()
+
+    def _check_box(self, box: Any) -> int:
+        if isinstance(box, bool) or not isinstance(box, int) or not 1 <= box <= self.layout_boxes:
+            raise TablectlError(f"box {box!r} does not exist; this table has boxes "
+                                f"1-{self.layout_boxes}")
+        return box
+
+    def _cmd_place_bet(self, box: int, wager: str, amount: int, player: str | None = None) -> None:
+        self._require("bets_open", what="place a bet")
+        box = self._check_box(box)
+        amount = check_amount(amount)
+        if self.wagers and wager not in self.wagers:
+            raise TablectlError(f"{self.game.title} has no wager {wager!r}; its wagers are: "
+                                f"{', '.join(self.wagers)}")
+        if self.flow.decision_wager == "ante" and player is not None:
+            # 78/2008 art. 6: a player bets only on his own box.
+            others = {k.player for k in self.round.bets if k.box == box} - {player}
+            if others:
+                raise TablectlError(f"box {box} belongs to {sorted(others)[0]}; under 78/2008 "
+                                    "art. 6 a player bets only on his own box")
+        if self.flow.dice and box == self.round.banker:
+            raise TablectlError(f"box {box} is the banker's seat; no bet is placed on it "
+                                "(261/96/M art. 5)")
+        key = BetKey(box, wager, player)
+        total = self.round.bets.get(key, 0) + amount
+        check_bet = getattr(self.game, "check_bet", None)
+        if check_bet is not None:
+            check_bet(wager, total, self.interpretations)
+        lo, hi = self.limits.get(wager, (0, 0))
+        if hi and total > hi:
+            raise TablectlError(f"{wager} on box {box} would be {total}, above the table limit "
+                                f"{hi}; take a smaller bet")
+        if lo and total < lo:
+            raise TablectlError(f"{wager} on box {box} would be {total}, below the table minimum "
+                                f"{lo}")
+        self.round.bets[key] = total
+        self._publish("bet", box=box, wager=wager, player=player, amount=total)
+
+    def _cmd_remove_bet(self, box: int, wager: str, player: str | None = None) -> None:
+        self._require("bets_open", what="remove a bet")
+        key = BetKey(self._check_box(box), wager, player)
+        if key not in self.round.bets:
+            raise TablectlError(f"there is no {wager} bet on box {box}"
+                                + (f" for {player}" if player else ""))
+        del self.round.bets[key]
+        self._publish("bet", box=box, wager=wager, player=player, amount=0)
+
+    def _cmd_close_bets(self) -> None:
+        self._require("bets_open", what="close betting")
+        if self.flow.betting_streets:
+            if len(self.round.seats) < 2:
+                raise TablectlError("at least two players are needed (11/2008 art. 2); "
+                                    "seat them first (seat_players)")
+        elif not self.round.bet_boxes():
+            raise TablectlError("no bet is on the layout; mark the bets first")
+        self._publish("bets_closed", by="croupier", bets=self.round.bets_json())
+        self.close_bets()
+
+    def _cmd_set_banker(self, seat: int, capital: int) -> None:
+        self._require("bets_open", what="set the banker")
+        if not self.flow.dice:
+            raise TablectlError(f"{self.game.title} has no banker seat")
+        seat = self._check_box(seat)
+        if any(k.box == seat for k in self.round.bets):
+            raise TablectlError(f"seat {seat} holds bets; the banker's seat takes none "
+                                "(261/96/M art. 5): remove them or choose another seat")
+        self.round.banker = seat
+        self.round.capital = check_amount(capital, "the banker's capital")
+        self._publish("banker", seat=seat, capital=capital)
+
+    def _cmd_declare_adjust(self, points: int) -> None:
+        self._require("bets_open", "bets_closed", what="declare points")
+        if not self.flow.dice:
+            raise TablectlError(f"{self.game.title} has no dice")
+        if isinstance(points, bool) or not isinstance(points, int):
+            raise TablectlError(f"points must be a whole number such as 2 or -1, got {points!r}")
+        self.round.adjust = points
+        self._publish("adjust", points=points)
+
+    def _cmd_shake(self) -> None:
+        self._require("bets_open", "bets_closed", what="shake the dice")
+        if not self.flow.dice:
+            raise TablectlError(f"{self.game.title} uses no dice")
+        if self.round.banker is None:
+            raise TablectlError("name the banker's seat and capital first (set_banker)")
+        blocked = self.blocking_conditions()
+        if blocked:
+            raise TablectlError(f"devices not ready: {blocked}; clear them first")
+        self._start_shake()
+        self.commands.append(Command("dice", "shake"))
+
+    def _cmd_seat_players(self, seats: list[int], button: int) -> None:
+        self._require("bets_open", what="seat the players")
+        if not self.flow.betting_streets:
+            raise TablectlError(f"{self.game.title} has no dealer button; mark bets instead")
+        seats_t = tuple(sorted({self._check_box(s) for s in seats}))
+        if button not in seats_t:
+            raise TablectlError(f"the button must be on an occupied seat; got {button}")
+        self.round.seats = seats_t
+        self.round.button = button
+        self._publish("seats", seats=list(seats_t), button=button)
+
+    def _cmd_decide(self, box: int, decision: str, player: str | None = None) -> None:
+        self._require("player_decisions", what="record a decision")
+        if self.flow.decision_wager is None:
+            raise TablectlError(f"{self.game.title} has no play/fold decision; "
+                                "use holdem_action in Texas Hold'em")
+        if decision not in ("play", "fold"):
+            raise TablectlError(f"decision must be 'play' or 'fold', got {decision!r}")
+        r = self.round
+        key = BetKey(self._check_box(box), self.flow.decision_wager, player)
+        if key not in r.bets or box in r.void_boxes:
+            raise TablectlError(f"box {box}{' ' + player if player else ''} has no "
+                                f"{self.flow.decision_wager} bet in play, so nothing to decide")
+        if (box, player) in r.decisions:
+            raise TablectlError(f"box {box} already decided {r.decisions[(box, player)]}; "
+                                "the decision is irrevocable (art. 9(3))")
+        r.decisions[(box, player)] = decision
+        if decision == "play" and self.flow.decision_wager == "ante":
+            # 78/2008 art. 9(4): the Play bet equals the Ante.
+            r.bets[BetKey(box, "play", player)] = r.bets[key]
+        self._publish("decision", box=box, player=player, decision=decision)
+        if not self._pending_decisions():
+            self.decisions_done()
+            self._reveal_and_settle()
+
+    def _cmd_holdem_action(self, seat: int, action: str, amount: int = 0) -> None:
+        self._require("player_decisions", what="record a betting action")
+        if not self.flow.betting_streets:
+            raise TablectlError(f"{self.game.title} has no betting rounds; use decide")
+        raise TablectlError("Texas Hold'em betting is not available yet on this controller")
+
+    def _cmd_confirm_result(self) -> None:
+        self._require("settlement", what="confirm the result")
+        self._publish("round_complete", settlement=self.round.settlement is not None)
+        self.confirm_result()
+
+    def _cmd_next_round(self) -> None:
+        self._require("round_complete", "round_void", what="start the next round")
+        blocked = self.blocking_conditions()
+        if blocked:
+            raise TablectlError(f"devices not ready: {blocked}; a supervisor must clear them")
+        self._begin_round()
+        self.next_round()
+
+    def _cmd_misdeal(self) -> None:
+        self._require("dealing", "player_decisions", "croupier_reveal", what="declare a misdeal")
+        self._rule(Irregularity.MISDEAL, "the croupier declared a misdeal")
+
+    def _cmd_exposed_card(self, recipient: str) -> None:
+        self._require("dealing", "player_decisions", what="report an exposed card")
+        rec = _parse_recipient(recipient, self.layout_boxes)
+        slot = self._last_slot.get(rec)
+        if slot is None:
+            raise TablectlError(f"{rec} has no card yet; name the recipient whose card "
+                                "was exposed")
+        if self.vault.is_face_up(slot):
+            raise TablectlError(f"the last card of {rec} is already face up")
+        irr = {"box": Irregularity.PLAYER_CARD_EXPOSED,
+               "croupier": Irregularity.CROUPIER_CARD_EXPOSED,
+               "board": Irregularity.BOARD_CARD_EXPOSED}.get(rec.kind, Irregularity.DEALING_ERROR)
+        self._rule(irr, f"the croupier reported a card of {rec} exposed", recipient=rec, slot=slot)
+
+    def _cmd_void_round(self, reason: str = "") -> None:
+        self._require(*ROUND_STATES, "shuffling", what="void the round")
+        if not reason:
+            raise TablectlError("give the reason the round is voided; it goes into the journal")
+        ruling = Ruling(Remedy.ROUND_VOID, "supervisor", str(reason))
+        self._void(ruling, "supervisor")
+        self.void_round()
+
+    def _cmd_clear_malfunction(self) -> None:
+        self._require("malfunction", what="clear a malfunction")
+        for dev, cond in self.conditions.items():
+            cond.difference_update(SUPERVISOR_CONDITIONS)
+        blocked = self.blocking_conditions()
+        if blocked:
+            raise TablectlError(f"still not ready: {blocked}; close the door or reconnect the "
+                                "device, or switch the table to the other mode")
+        self._publish("malfunction_cleared")
+        if not self.round_held():
+            self._begin_round()
+        self.clear()
+
+    def _cmd_switch_mode(self, mode: str) -> None:
+        self._require("malfunction", "round_complete", "round_void", "out_of_service",
+                      what="switch the dealing mode")
+        new = Mode.parse(mode)
+        if new is self.mode:
+            raise TablectlError(f"the table already deals by {new.value}")
+        if self.round_held():
+            raise TablectlError("bets of an unfinished round are on the layout; void the round "
+                                "or clear the malfunction first")
+        self.mode = new
+        self._needs_shuffle = True
+        self._deck_ready = False
+        self._publish("mode", mode=new.value)
+
+    # ======================================================================================
+    # recovery
+    # ======================================================================================
+    def recover_after_restart(self) -> None:
+        """The controller restarted with a round in progress: a restart while dealing or
+        shaking is a machine failure (the game's ruling, normally a void round); before dealing
+        the bets stand; after the deal the round goes on from the journal."""
+        self._publish("controller_restarted")
+        if self.state in ("dealing", "dice_shaking"):
+            cls = "dice" if self.state == "dice_shaking" else (
+                "shoe" if self.mode is Mode.SHOE else "shuffler")
+            self._rule(DEVICE_FAILURE[cls], "the controller restarted during the "
+                       + ("shake" if cls == "dice" else "deal"))
+            if self.state == "dealing":   # the game did not void: still a failure
+                self.fail()
+        elif self.state == "shuffling" and self.mode is Mode.SHUFFLER:
+            self._deck_ready = False
+
+
+def _parse_recipient(text: str, layout: int) -> Recipient:
+    t = str(text).strip().lower()
+    if t == "croupier" or t == "banker":
+        return CROUPIER
+    if t == "board":
+        return BOARD
+    if t.startswith("box"):
+        try:
+            n = int(t[3:].strip())
+        except ValueError:
+            n = 0
+        if 1 <= n <= layout:
+            return box_recipient(n)
+    raise TablectlError(f"recipient {text!r} is not 'croupier', 'board' or 'box N' "
+                        f"with N in 1-{layout}")
+
+
+def _public_settlement(doc: Any) -> dict[str, Any]:
+    if not isinstance(doc, dict):
+        return {"settlement": doc}
+    return {k: v for k, v in doc.items()}

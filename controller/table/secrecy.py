@@ -1,0 +1,216 @@
+"""Card secrecy: what may leave the controller, and how a card becomes public.
+
+No card still face down at the table may appear in any published event, state or log line
+until it is revealed (the croupier's hand before the reveal, a player's hand, the deck order).
+This module makes leaking structurally hard rather than a matter of care:
+
+* :class:`CardVault` is the only holder of the identities of the cards dealt in a round. It
+  hands out identities only as :class:`Revealed` tokens, and only for cards that are face up
+  at the table (dealt face up, exposed, or revealed at the regulation's moment).
+* :class:`PublicEvent` is the only thing the table publishes (display, event stream, logs). Its
+  constructor refuses any raw :class:`~controller.rules.cards.Card` and any text that spells a
+  card (``"As"``, ``"10h"``) anywhere in its payload; revealed cards travel as ``Revealed``.
+* :func:`redact_device_event` turns a device event into a log-safe dict (card fields removed).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from controller.rules.base import Recipient
+from controller.rules.cards import Card
+
+# Text that spells a card in any notation cards.Card.parse accepts.
+_CARD_TEXT = re.compile(r"^\s*(10|[2-9TJQKAtjqka])[shcdSHCD♠♥♣♦]\s*$")
+_CARD_FIELDS = ("card", "cards", "missing", "extra", "duplicate")
+
+
+class SecrecyError(AssertionError):
+    """A face-down card was about to leave the controller (a programming error, never data)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Revealed:
+    """A card that is face up at the table, and so may be published. Made only by the vault."""
+
+    card: Card
+    _token: object = field(repr=False, compare=False, default=None)
+
+    def __post_init__(self) -> None:
+        if self._token is not _VAULT_TOKEN:
+            raise SecrecyError("a Revealed card is made only by CardVault when the card is face up")
+
+    def to_json(self) -> str:
+        return str(self.card)
+
+
+_VAULT_TOKEN = object()
+
+
+def _check_public(value: Any, path: str) -> Any:
+    """Copy ``value`` into plain JSON, refusing raw cards and card text."""
+    if isinstance(value, Revealed):
+        return value.to_json()
+    if isinstance(value, Card):
+        raise SecrecyError(f"raw card at {path}: publish cards only through CardVault.reveal")
+    if isinstance(value, str):
+        if _CARD_TEXT.match(value):
+            raise SecrecyError(f"card text {value!r} at {path}: publish cards only as Revealed")
+        return value
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, Mapping):
+        return {_check_public(k, f"{path}.<key>"): _check_public(v, f"{path}.{k}")
+                for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_check_public(v, f"{path}[{i}]") for i, v in enumerate(value)]
+    raise SecrecyError(f"{type(value).__name__} at {path} is not publishable data")
+
+
+@dataclass(frozen=True, slots=True)
+class PublicEvent:
+    """One published table event: safe for the display, the event stream and the logs."""
+
+    kind: str
+    table: str
+    round: int | None
+    state: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "data", _check_public(dict(self.data), self.kind))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "table": self.table, "round": self.round,
+                "state": self.state, **self.data}
+
+
+@dataclass(slots=True)
+class _Slot:
+    recipient: Recipient
+    card: Card | None
+    face_up: bool
+    set_aside: bool = False
+
+
+class CardVault:
+    """The identities of one round's cards, released only when face up at the table.
+
+    Slots are in dealing order; ``hidden`` counts let the display show "box 3: 2 cards" without
+    knowing which.
+    """
+
+    def __init__(self) -> None:
+        self._slots: list[_Slot] = []
+
+    def deal(self, recipient: Recipient, card: Card | None, face_up: bool = False) -> int:
+        """Keep a dealt card; return its slot number."""
+        self._slots.append(_Slot(recipient, card, face_up))
+        return len(self._slots) - 1
+
+    def expose(self, slot: int) -> Revealed | None:
+        """The card of ``slot`` was turned face up by accident: it is public from now on."""
+        s = self._slots[slot]
+        s.face_up = True
+        return self._revealed(s)
+
+    def set_aside(self, slot: int) -> None:
+        """Fortune 3 Card Poker art. 11(2): the exposed croupier card is set aside face up;
+        it no longer belongs to the croupier's hand."""
+        s = self._slots[slot]
+        s.set_aside = True
+        s.face_up = True
+
+    def reveal(self, recipient: Recipient) -> list[Revealed | None]:
+        """Turn the hand of ``recipient`` face up (the regulation's moment) and return it."""
+        out = []
+        for s in self._slots:
+            if s.recipient == recipient and not s.set_aside:
+                s.face_up = True
+                out.append(self._revealed(s))
+        return out
+
+    def public_hand(self, recipient: Recipient) -> list[Revealed | None]:
+        """The hand as the table shows it: face-up cards as Revealed, face-down as None."""
+        return [self._revealed(s) if s.face_up else None
+                for s in self._slots if s.recipient == recipient and not s.set_aside]
+
+    def set_aside_cards(self) -> list[Revealed | None]:
+        return [self._revealed(s) for s in self._slots if s.set_aside]
+
+    def revealed_hand(self, recipient: Recipient) -> list[Card] | None:
+        """The cards of ``recipient`` for settlement, only once the whole hand is face up."""
+        hand = [s for s in self._slots if s.recipient == recipient and not s.set_aside]
+        if not hand or not all(s.face_up for s in hand):
+            return None
+        return [s.card for s in hand]  # type: ignore[misc]
+
+    def count(self, recipient: Recipient) -> int:
+        return sum(1 for s in self._slots if s.recipient == recipient and not s.set_aside)
+
+    def recipients(self) -> list[Recipient]:
+        seen: list[Recipient] = []
+        for s in self._slots:
+            if s.recipient not in seen:
+                seen.append(s.recipient)
+        return seen
+
+    def slot_recipient(self, slot: int) -> Recipient:
+        return self._slots[slot].recipient
+
+    def slots(self) -> int:
+        return len(self._slots)
+
+    def is_set_aside(self, slot: int) -> bool:
+        return self._slots[slot].set_aside
+
+    def is_face_up(self, slot: int) -> bool:
+        return self._slots[slot].face_up
+
+    def vouch(self, value: Any) -> Any:
+        """Copy ``value`` with every card (or card text) that is face up at the table turned into
+        a Revealed token. A card still face down stays as it is, so PublicEvent refuses it."""
+        face_up = {s.card: s for s in self._slots if s.face_up and s.card is not None}
+        if isinstance(value, (Card, str)) and not isinstance(value, bool):
+            try:
+                card = value if isinstance(value, Card) else Card.parse(value)
+            except Exception:
+                return value
+            if isinstance(value, str) and not _CARD_TEXT.match(value):
+                return value
+            return self._revealed(face_up[card]) if card in face_up else value
+        if isinstance(value, Mapping):
+            return {k: self.vouch(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.vouch(v) for v in value]
+        return value
+
+    def all_cards_unpublishable(self) -> list[Card | None]:
+        """Every identity in dealing order, for the journal and deck-integrity checks only:
+        the caller must never publish the result."""
+        return [s.card for s in self._slots]
+
+    @staticmethod
+    def _revealed(s: _Slot) -> Revealed | None:
+        if s.card is None:
+            return None
+        return Revealed(s.card, _VAULT_TOKEN)
+
+
+def redact_device_event(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """A device event's JSON with every card identity removed (counts kept), for the logs."""
+    out: dict[str, Any] = {}
+    for k, v in doc.items():
+        if k in _CARD_FIELDS:
+            if isinstance(v, (list, tuple)):
+                out[f"{k}_count"] = len(v)
+            elif v is not None:
+                out[k] = "hidden"
+            continue
+        out[k] = v
+    return out
+
+
+def hidden_counts(vault: CardVault, recipients: Iterable[Recipient]) -> dict[str, int]:
+    return {str(r): vault.count(r) for r in recipients}

@@ -1,0 +1,129 @@
+"""Build the round document a game settles (docs/settle.md) from what the table recorded.
+
+Only revealed cards go in: the vault gives a hand for settlement only once it is face up, so a
+settlement can never carry a face-down card. One builder per game, because each regulation's
+document names its wagers in its own words.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
+from controller.errors import TablectlError
+from controller.rules.base import CROUPIER, box as box_recipient
+
+if TYPE_CHECKING:
+    from .machine import Table
+
+# The wagers of each game as their settle documents name them; a bet is placed under these.
+WAGERS: dict[str, tuple[str, ...]] = {
+    "q-poker": ("pair_bonus", "versus_croupier"),
+    "fortune-3-card-poker": ("pair_plus", "ante"),
+    "super-pan-9": ("seat",),
+    "texas-holdem": (),
+}
+
+
+def wagers_of(game_id: str) -> tuple[str, ...]:
+    """The wager names a bet may use (empty: any name, e.g. a test game)."""
+    return WAGERS.get(game_id, ())
+
+
+def _cards(table: "Table", recipient) -> list[str]:
+    hand = table.vault.revealed_hand(recipient)
+    if hand is None or any(c is None for c in hand):
+        raise TablectlError(f"the cards of {recipient} are not all known and revealed; "
+                            "enter them at the console before settling")
+    return [str(c) for c in hand]
+
+
+def _base(table: "Table") -> dict[str, Any]:
+    r = table.round
+    return {"game": r.game, "mode": r.mode, "interpretations": dict(table.interpretations),
+            "layout_boxes": table.layout_boxes}
+
+
+def q_poker(table: "Table") -> dict[str, Any]:
+    r = table.round
+    boxes = []
+    for b in r.bet_boxes():
+        if b in r.void_boxes:
+            continue
+        players = []
+        for p in r.players_on(b):
+            entry: dict[str, Any] = {"player": p}
+            for w in ("pair_bonus", "versus_croupier"):
+                amount = sum(v for k, v in r.bets.items() if (k.box, k.wager, k.player) == (b, w, p))
+                if amount:
+                    entry[w] = amount
+            if "versus_croupier" in entry:
+                entry["decision"] = r.decisions[(b, p)]
+            players.append(entry)
+        box: dict[str, Any] = {"box": b, "cards": _cards(table, box_recipient(b))}
+        if len(players) == 1 and players[0]["player"] is None:
+            box.update({k: v for k, v in players[0].items() if k != "player"})
+        else:
+            if any(p["player"] is None for p in players):
+                players = [dict(p, player=p["player"] or f"box {b}") for p in players]
+            box["players"] = players
+        boxes.append(box)
+    return {**_base(table), "boxes": boxes, "croupier": {"cards": _cards(table, CROUPIER)}}
+
+
+def fortune(table: "Table") -> dict[str, Any]:
+    r = table.round
+    boxes = []
+    for b in r.bet_boxes():
+        if b in r.void_boxes:
+            continue
+        bets = r.box_bets(b)
+        players = [p for p in r.players_on(b) if p is not None]
+        box: dict[str, Any] = {"box": b, "cards": _cards(table, box_recipient(b))}
+        if players:
+            box["player"] = players[0]
+        for w in ("pair_plus", "ante", "play"):
+            if bets.get(w):
+                box[w] = bets[w]
+        if bets.get("ante"):
+            box["decision"] = next(d for (bb, _), d in r.decisions.items() if bb == b)
+        boxes.append(box)
+    return {**_base(table), "boxes": boxes, "croupier": {"cards": _cards(table, CROUPIER)}}
+
+
+def super_pan_9(table: "Table") -> dict[str, Any]:
+    r = table.round
+    seats = []
+    for b in r.bet_boxes():
+        if b == r.banker or b in r.void_boxes:
+            continue
+        seats.append({"seat": b, "cards": _cards(table, box_recipient(b)),
+                      "bets": [{"player": k.player, "amount": v}
+                               for k, v in r.bets.items() if k.box == b]})
+    return {**_base(table), "banker": {"seat": r.banker, "capital": r.capital,
+                                       "cards": _cards(table, box_recipient(r.banker))},
+            "seats": seats, "dice": list(r.dice or ()), "adjust": r.adjust}
+
+
+def generic(table: "Table") -> dict[str, Any]:
+    """For a game without its own builder: boxes with bets, decisions and cards."""
+    r = table.round
+    boxes = []
+    for b in r.bet_boxes():
+        boxes.append({
+            "box": b, "void": b in r.void_boxes,
+            "cards": _cards(table, box_recipient(b)),
+            "bets": [{"wager": k.wager, "player": k.player, "amount": v}
+                     for k, v in r.bets.items() if k.box == b],
+            "decisions": {str(p) if p else "": d for (bb, p), d in r.decisions.items() if bb == b},
+        })
+    croupier = _cards(table, CROUPIER) if table.vault.count(CROUPIER) else None
+    return {**_base(table), "boxes": boxes, "croupier": croupier}
+
+
+BUILDERS: dict[str, Callable[["Table"], dict[str, Any]]] = {
+    "q-poker": q_poker, "fortune-3-card-poker": fortune, "super-pan-9": super_pan_9,
+}
+
+
+def build(game_id: str, table: "Table") -> dict[str, Any]:
+    """The settle document for the round in ``table``."""
+    return BUILDERS.get(game_id, generic)(table)

@@ -1,0 +1,60 @@
+"""Helpers for the table-machine tests: build tables and feed them device events."""
+from __future__ import annotations
+
+from controller.rules import get_game
+from controller.rules.cards import Card
+from controller.table import Table
+from drivers import events as ev
+
+DEVICES = {"shoe": "shoe", "shuffler": "shuffler", "dice": "dice", "sensors": "box-sensors"}
+LAYOUT = {"q-poker": 7, "fortune-3-card-poker": 7, "super-pan-9": 8, "texas-holdem": 10}
+
+
+def table(game: str, mode: str = "shoe", **kw) -> Table:
+    t = Table("T1", get_game(game), mode, layout_boxes=kw.pop("layout", LAYOUT[game]),
+              devices=DEVICES, **kw)
+    t.command("open_table", role="supervisor")
+    ready(t)
+    return t
+
+
+def ready(t: Table) -> None:
+    """Get the deck ready the way the mode does it."""
+    if t.state != "shuffling":
+        return
+    if t.mode.value == "shoe":
+        t.command("deck_ready")
+    else:
+        t.handle_device(ev.ShuffleDone(device="shuffler", ts=0.0, count=52))
+
+
+def draw(t: Table, *cards: str, face_up: bool = False) -> None:
+    for c in cards:
+        t.handle_device(ev.CardDrawn(device="shoe", ts=0.0, card=Card.parse(c), face_up=face_up))
+
+
+def hand(t: Table, *cards: str) -> None:
+    t.handle_device(ev.HandDispensed(device="shuffler", ts=0.0,
+                                     cards=tuple(Card.parse(c) for c in cards)))
+
+
+def placed(t: Table, box: int) -> None:
+    t.handle_device(ev.CardPlaced(device="sensors", ts=0.0, box=box))
+
+
+def kinds(t: Table) -> list[str]:
+    return [e.kind for e in t.outbox]
+
+
+def rulings(t: Table) -> list[dict]:
+    return [e.to_json() for e in t.outbox if e.kind == "ruling"]
+
+
+def settlement(t: Table) -> dict:
+    docs = [e.to_json() for e in t.outbox if e.kind == "settlement"]
+    assert docs, f"no settlement; state {t.state}, events {kinds(t)}"
+    return docs[-1]
+
+
+def nets(t: Table) -> dict[tuple[int, str], int]:
+    return {(w["box"], w["wager"]): w["net"] for w in settlement(t)["wagers"]}

@@ -1,0 +1,337 @@
+"""The table machine against the real regulation modules, in process.
+
+Expected amounts are worked out by hand from the articles cited beside them, not copied from
+the code's output.
+"""
+import pytest
+
+from controller.errors import TablectlError
+from controller.table import STATES, Table
+from controller.rules import get_game
+from drivers import events as ev
+
+from table_helpers import draw, hand, kinds, nets, placed, ready, rulings, settlement, table
+
+
+# --- Q Poker (89/2004) ----------------------------------------------------------------------
+
+def q_round(mode="shoe", **kw):
+    t = table("q-poker", mode, **kw)
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    t.command("place_bet", box=3, wager="pair_bonus", amount=5)
+    t.command("place_bet", box=3, wager="versus_croupier", amount=20)
+    return t
+
+
+def test_q_poker_shoe_round_settles_by_articles_9_and_10():
+    t = q_round()
+    # art. 7(1): one card at a time, box 1, box 3, croupier, three times.
+    draw(t, "As", "Kd", "2c", "Ah", "Ks", "3c", "Ad", "Kc", "4h")
+    assert t.state == "player_decisions"
+    opened = {e.data["recipient"]: e.data["hand"] for e in t.outbox if e.kind == "hand_opened"}
+    assert opened == {"box 1": ["As", "Ah", "Ad"], "box 3": ["Kd", "Ks", "Kc"]}  # art. 9(1)
+    t.command("decide", box=1, decision="play")
+    t.command("decide", box=3, decision="fold")
+    assert t.state == "settlement"
+    n = nets(t)
+    assert n[(1, "versus_croupier")] == 20     # art. 9(7)(2): three of a kind pays 2 to 1
+    assert n[(3, "pair_bonus")] == 150         # art. 10(2): three of a kind 30 to 1
+    assert n[(3, "versus_croupier")] == -10    # art. 9(3): not playing loses half
+    t.command("confirm_result")
+    assert t.state == "round_complete"
+    t.command("next_round")
+    assert t.state == "bets_open"              # the shoe goes on without a new shuffle
+    assert t.round.round_id == 2 and not t.round.bets
+
+
+def test_q_poker_shuffler_deals_hand_by_hand():
+    t = q_round("shuffler")
+    hand(t, "As", "Ah", "Ad")   # art. 7(2): three cards at a time, box 1, box 3, croupier
+    hand(t, "Kd", "Ks", "Kc")
+    hand(t, "2c", "5d", "9h")   # croupier: nine high, below Q-high: does not qualify
+    t.command("decide", box=1, decision="play")
+    t.command("decide", box=3, decision="play")
+    n = nets(t)
+    assert n[(1, "versus_croupier")] == 5      # art. 9(5): half the bet
+    assert n[(3, "versus_croupier")] == 10
+    t.command("confirm_result")
+    t.command("next_round")
+    assert t.state == "shuffling"              # the shuffler shuffles for every round
+
+
+def test_q_poker_wrong_hand_size_voids_round_art_11_1():
+    t = q_round("shuffler")
+    hand(t, "As", "Ah")
+    assert t.state == "round_void"
+    r = rulings(t)[-1]
+    assert r["irregularity"] == "wrong_count" and r["article"] == "89/2004 art. 11(1)"
+    void = [e.to_json() for e in t.outbox if e.kind == "round_void"][-1]
+    assert {b["box"] for b in void["returned"]} == {1, 3}   # every bet returned
+
+
+def test_q_poker_card_beyond_plan_after_deal_voids_round():
+    t = q_round()
+    draw(t, "As", "Kd", "2c", "Ah", "Ks", "3c", "Ad", "Kc", "4h")
+    draw(t, "5s")
+    assert t.state == "round_void"
+    assert rulings(t)[-1]["article"] == "89/2004 art. 11(1)"
+
+
+def test_q_poker_player_card_face_up_goes_on_and_is_shown_art_11_2():
+    t = q_round()
+    draw(t, "As")
+    draw(t, "Kd", face_up=True)
+    assert t.state == "dealing"
+    assert rulings(t)[-1]["article"] == "89/2004 art. 11(2)"
+    exposed = [e.to_json() for e in t.outbox if e.kind == "card_exposed"]
+    assert exposed == [{**exposed[0], "recipient": "box 3", "card": "Kd"}]
+
+
+def test_q_poker_croupier_card_face_up_voids_round_art_11_3():
+    t = q_round()
+    draw(t, "As", "Kd")
+    draw(t, "2c", face_up=True)
+    assert t.state == "round_void"
+    assert rulings(t)[-1]["irregularity"] == "croupier_card_exposed"
+    assert rulings(t)[-1]["article"] == "89/2004 art. 11(3)"
+
+
+def test_q_poker_card_on_box_without_bet_voids_that_box_art_11_4():
+    t = q_round(box_sensors=True)
+    draw(t, "As")
+    placed(t, 2)                       # box 2 holds no bet
+    assert t.state == "dealing"
+    assert rulings(t)[-1]["article"] == "89/2004 art. 11(4)"
+    assert 2 in t.round.void_boxes
+    # box 1 is still owed its first card: the plan goes on from there.
+    assert t.tracker.expected.deal.recipient.box == 1
+    draw(t, "Ah")
+    placed(t, 1)
+    assert t.state == "dealing" and len(rulings(t)) == 1
+
+
+def test_q_poker_card_on_wrong_bet_box_is_wrong_order_art_11_1():
+    t = q_round(box_sensors=True)
+    draw(t, "As")
+    placed(t, 3)                       # the card for box 1 landed on box 3
+    assert t.state == "round_void"
+    assert rulings(t)[-1]["irregularity"] == "wrong_order"
+
+
+def test_q_poker_shuffler_jam_while_dealing_voids_and_waits_for_supervisor_art_11_5():
+    t = q_round("shuffler")
+    hand(t, "As", "Ah", "Ad")
+    t.handle_device(ev.Jam(device="shuffler", ts=1.0, where="exit"))
+    assert t.state == "malfunction"
+    assert t.round.void["article"] == "89/2004 art. 11(5)"
+    with pytest.raises(TablectlError):
+        t.command("next_round")
+    with pytest.raises(TablectlError):
+        t.command("clear_malfunction", role="dealer")      # supervisor only
+    # art. 11(5): switch the table to the shoe.
+    t.command("switch_mode", role="supervisor", mode="shoe")
+    t.command("clear_malfunction", role="supervisor")
+    assert t.state == "shuffling" and t.mode.value == "shoe"
+    ready(t)
+    assert t.state == "bets_open" and t.round.round_id == 2
+
+
+def test_link_lost_while_dealing_is_a_machine_failure():
+    t = q_round("shuffler")
+    t.handle_device(ev.LinkLost(device="shuffler", ts=1.0, reason="heartbeats stopped"))
+    # before the first card: the round is held, nothing is void
+    assert t.state == "malfunction" and t.round.void is None
+    t.handle_device(ev.LinkRestored(device="shuffler", ts=2.0, identity=_identity()))
+    t.command("clear_malfunction", role="supervisor")
+    assert t.state == "bets_open" and t.round.round_id == 1 and len(t.round.bets) == 3
+    hand(t, "As", "Ah", "Ad")
+    t.handle_device(ev.LinkLost(device="shuffler", ts=3.0, reason="port vanished"))
+    assert t.state == "malfunction"
+    assert t.round.void["cause"] == "shuffler_malfunction"
+
+
+def test_misdeal_declared_by_croupier_voids_round():
+    t = q_round()
+    draw(t, "As", "Kd")
+    t.command("misdeal")
+    assert t.state == "round_void"
+    assert rulings(t)[-1]["irregularity"] == "misdeal"
+
+
+def test_door_left_open_blocks_next_round_until_closed():
+    t = q_round("shuffler")
+    hand(t, "As", "Ah", "Ad")
+    hand(t, "Kd", "Ks", "Kc")
+    hand(t, "Qc", "5d", "9h")
+    t.command("decide", box=1, decision="fold")
+    t.command("decide", box=3, decision="fold")
+    t.command("confirm_result")
+    t.handle_device(ev.DoorOpened(device="shuffler", ts=5.0))
+    assert t.state == "round_complete"
+    with pytest.raises(TablectlError, match="door_open"):
+        t.command("next_round")
+    t.handle_device(ev.DoorClosed(device="shuffler", ts=6.0))
+    t.command("next_round")
+    assert t.state == "shuffling"
+
+
+# --- Fortune 3 Card Poker (78/2008) -----------------------------------------------------------
+
+def fortune_round(mode="shoe"):
+    t = table("fortune-3-card-poker", mode)
+    t.command("place_bet", box=2, wager="ante", amount=10, player="ana")
+    t.command("place_bet", box=2, wager="pair_plus", amount=5, player="ana")
+    t.command("place_bet", box=4, wager="ante", amount=20, player="bo")
+    return t
+
+
+def test_fortune_play_equals_ante_and_settles_art_9():
+    t = fortune_round()
+    draw(t, "Ah", "2c", "Qs", "Kh", "7d", "Jd", "Qh", "4s", "3h")
+    # box 2: A K Q of hearts (F1: straight flush by default or not, either wins); box 4: 2 7 4
+    t.command("decide", box=2, decision="play", player="ana")
+    assert t.round.bets[next(k for k in t.round.bets if k.wager == "play")] == 10  # art. 9(4)
+    t.command("decide", box=4, decision="fold", player="bo")
+    n = nets(t)
+    assert n[(4, "ante")] == -20               # art. 9(3): folding loses the Ante
+    assert n[(2, "pair_plus")] > 0             # art. 10: a flush at least
+    assert n[(2, "ante")] > 0 and n[(2, "play")] > 0  # croupier Q J 3 qualifies and loses
+
+
+def test_fortune_player_bets_only_on_own_box_art_6():
+    t = fortune_round()
+    with pytest.raises(TablectlError, match="own box"):
+        t.command("place_bet", box=2, wager="ante", amount=10, player="cy")
+
+
+def test_fortune_exposed_croupier_card_is_set_aside_and_replaced_art_11_2():
+    t = fortune_round()
+    draw(t, "2h", "3h")
+    draw(t, "Ks", face_up=True)           # the croupier's first card, face up
+    assert t.state == "dealing"
+    r = rulings(t)[-1]
+    assert r["remedy"] == "set_aside" and r["article"] == "78/2008 art. 11(2)"
+    aside = [e.to_json() for e in t.outbox if e.kind == "card_set_aside"][-1]
+    assert aside["cards"] == ["Ks"]
+    draw(t, "Qd")                          # the croupier receives the next card instead
+    draw(t, "4h", "5c", "9d", "6h", "7c", "Jc")
+    assert t.state == "player_decisions"
+    t.command("decide", box=2, decision="play", player="ana")
+    t.command("decide", box=4, decision="play", player="bo")
+    croupier = settlement(t)["hands"]["croupier"]["cards"]
+    assert sorted(croupier) == sorted(["Qd", "9d", "Jc"])    # the set-aside K is not in it
+
+
+def test_fortune_shuffler_malfunction_voids_round_art_11_4():
+    t = fortune_round("shuffler")
+    hand(t, "2h", "3h", "4h")
+    t.handle_device(ev.Malfunction(device="shuffler", ts=1.0, code=7, text="motor"))
+    assert t.state == "malfunction"
+    assert t.round.void["article"] == "78/2008 art. 11(4)"
+
+
+# --- Super Pan 9 (261/96/M) -----------------------------------------------------------------
+
+def pan9_round(mode="shoe"):
+    t = table("super-pan-9", mode)
+    t.command("set_banker", seat=1, capital=1000)
+    t.command("place_bet", box=2, wager="seat", amount=100, player="ana")
+    t.command("place_bet", box=3, wager="seat", amount=50, player="bo")
+    return t
+
+
+def test_pan9_bets_close_at_the_shake_and_die_not_flat_reshakes_art_2():
+    t = pan9_round()
+    t.command("shake")
+    assert t.state == "dice_shaking"
+    assert t.commands[-1].action == "shake"
+    with pytest.raises(TablectlError):                       # art. 2(5)
+        t.command("place_bet", box=4, wager="seat", amount=10)
+    t.handle_device(ev.DieNotFlat(device="dice", ts=1.0, die=2))
+    assert t.state == "dice_shaking"
+    assert rulings(t)[-1]["remedy"] == "reshake"
+    assert rulings(t)[-1]["article"] == "261/96/M art. 2(4)"
+    assert [c.action for c in t.commands] == ["shake", "shake"]
+    # Seats in play 1 (banker), 2, 3. Counter-clockwise from the banker: 1, 3, 2. Total 5, the
+    # banker counted as one (P1 default): 1, 3, 2, 1, 3 -> seat 3 first; order 3, 2, 1.
+    t.handle_device(ev.DiceResult(device="dice", ts=2.0, dice=(1, 1, 1, 2)))
+    assert t.state == "dealing"
+    assert t.tracker.expected.deal.recipient.box == 3
+    draw(t, "9s", "Kd", "2c", "3c", "4h", "2h")   # seat 3: 9; seat 2: 5; banker: 6
+    assert t.state == "settlement"
+    n = nets(t)
+    assert n[(2, "seat")] == -100               # art. 7: 5 loses to 6
+    assert 0 < n[(3, "seat")] <= 50              # art. 7 and 9: 9 wins, less commission
+
+
+def test_pan9_shoe_failure_while_dealing_voids_round_p3():
+    t = pan9_round()
+    t.command("shake")
+    t.handle_device(ev.DiceResult(device="dice", ts=2.0, dice=(1, 1, 1, 2)))
+    draw(t, "9s")
+    t.handle_device(ev.Jam(device="shoe", ts=3.0))
+    assert t.state == "malfunction"
+    assert "machine_failure" in t.round.void["article"]
+
+
+def test_pan9_shuffler_two_card_hands():
+    t = pan9_round("shuffler")
+    t.handle_device(ev.ShakeStarted(device="dice", ts=0.5))    # the agitator's own button
+    assert t.state == "dice_shaking"
+    t.handle_device(ev.DiceResult(device="dice", ts=2.0, dice=(1, 1, 1, 2)))
+    hand(t, "9s", "Kd")
+    hand(t, "2c", "3c")
+    hand(t, "4h", "2h")
+    assert t.state == "settlement"
+    assert nets(t)[(2, "seat")] == -100
+
+
+# --- what is not legal never crashes ----------------------------------------------------------
+
+def test_illegal_commands_change_nothing():
+    t = q_round()
+    before = (t.state, len(t.outbox), dict(t.round.bets))
+    for name, role, args in [
+        ("decide", "dealer", {"box": 1, "decision": "play"}),     # not in decisions yet
+        ("place_bet", "dealer", {"box": 9, "wager": "pair_bonus", "amount": 5}),
+        ("place_bet", "dealer", {"box": 1, "wager": "ante", "amount": 5}),
+        ("place_bet", "dealer", {"box": 1, "wager": "pair_bonus", "amount": 2.5}),
+        ("place_bet", "dealer", {"box": 1, "wager": "pair_bonus"}),
+        ("void_round", "dealer", {"reason": "x"}),                # supervisor only
+        ("shake", "dealer", {}),
+        ("fly", "dealer", {}),
+    ]:
+        with pytest.raises(TablectlError):
+            t.command(name, role=role, **args)
+    assert (t.state, len(t.outbox), dict(t.round.bets)) == before
+
+
+def test_device_events_out_of_place_are_irregular_events():
+    t = q_round()
+    t.handle_device(ev.DiceResult(device="dice", ts=0.0, dice=(1, 2, 3, 4)))
+    t.handle_device(ev.HandDispensed(device="shuffler", ts=0.0, cards=()))
+    t.handle_device(ev.CardPlaced(device="sensors", ts=0.0, box=2))
+    assert t.state == "bets_open"
+    assert kinds(t).count("irregular_event") == 3
+
+
+def test_unexpected_error_lands_in_malfunction_with_round_void(monkeypatch):
+    t = q_round()
+    draw(t, "As", "Kd", "2c", "Ah", "Ks", "3c", "Ad", "Kc", "4h")
+    t.command("decide", box=1, decision="play")
+
+    def broken(doc):
+        raise RuntimeError("settlement bug")
+    monkeypatch.setattr(t.game, "settle", broken)
+    t.command("decide", box=3, decision="play")
+    assert t.state == "malfunction"
+    assert "controller_fault" in kinds(t) and t.round.void is not None
+
+
+def test_no_automatic_shortcuts():
+    t = q_round()
+    assert not any(hasattr(t, f"to_{s}") for s in STATES)
+
+
+def _identity():
+    return ev.DeviceIdentity("shuffler", "sim", "S1", "0001", "1.0", "ab" * 16, True)
