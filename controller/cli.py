@@ -16,6 +16,7 @@ from controller.errors import TablectlError
 # name -> module; a module registers one top-level subcommand (with its own sub-subcommands).
 SUBCOMMANDS = {
     "rules": "controller.rules.cli",
+    "odds": "controller.rules.odds_cli",
     "journal": "controller.journal_cli",
     "config": "controller.config_cli",
 }
