@@ -821,3 +821,55 @@ def test_cli_plan(monkeypatch, capsys):
     code, out, err = run_cli(["rules", "plan", "super-pan-9", "--boxes", "1,3,5", "--banker", "4",
                               "--dice", "1,1,2,9"], "", monkeypatch, capsys)
     assert code == 2 and "cannot show 9" in err
+
+
+# === the Portaria, art. 2(1), 3(2), and the documents =======================================
+
+def test_portaria_261_96_M_approves_the_regulation_and_nothing_older():
+    # art. 1 of the Portaria: the regulation in its annex is the game; art. 2: 188/91/M and
+    # 73/92/M are revoked, so every answer cites 261/96/M alone
+    assert GAME.game_id == "super-pan-9" and GAME.regulation == "261/96/M"
+    assert all(i.article.startswith("261/96/M") for i in GAME.interpretations)
+
+
+def test_art_2_1_every_round_has_a_whole_deck_of_its_own():
+    doc = round_doc(BASIC, first_seat=3)
+    first, second = GAME.settle(doc), GAME.settle(doc)   # the same cards again: a new deck
+    assert nets(first) == nets(second)
+    doc["seats"][1]["cards"] = ["9h", "2d"]              # but within one round, once each
+    bad(doc, "duplicate card 9h")
+
+
+def test_art_3_2_only_seats_hold_cards():
+    steps = plan([1, 3, 5], banker=4, dice=(3, 5, 1, 6))
+    assert {d.recipient.kind for d in steps} == {"box"}   # never the croupier, board or burn
+
+
+def test_every_interpretation_is_registered_and_documented():
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    register = root.joinpath("docs", "interpretations.md").read_text()
+    section = register.split("## Super Pan 9", 1)[1].split("\n## ", 1)[0]
+    assert set(pan9.IDS) == {i.key for i in GAME.interpretations}
+    for i in GAME.interpretations:
+        assert i.key.isidentifier() and i.key == i.key.lower()
+        assert i.default == i.readings[0] and len(i.readings) >= 2
+        assert f"`{i.key}`" in section and f"{pan9.IDS[i.key]} " in section
+        for reading in i.readings:
+            assert f"`{reading}`" in section, (i.key, reading)
+
+
+def test_traceability_cites_only_tests_that_exist():
+    import re
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    trace = root.joinpath("docs", "regulations", "super-pan-9.md").read_text()
+    cited = set(re.findall(r"(?<![/\w])test_\w+(?![\w.])", trace))
+    here = {name for name in globals() if name.startswith("test_")}
+    bank_tests = set(re.findall(r"^def (test_\w+)", root.joinpath(
+        "tests", "test_pan9_bank.py").read_text(), re.M))
+    assert cited and cited <= here | bank_tests, cited - here - bank_tests
+    # every row of the table cites at least one test
+    rows = [line for line in trace.splitlines() if line.startswith("| ") and "---" not in line
+            and not line.startswith(("| art", "| point"))]
+    assert rows and all("test_" in row for row in rows), [r for r in rows if "test_" not in r]
