@@ -166,14 +166,18 @@ def first_seat(*, banker: int, in_play: Iterable[int], dice: Sequence[int], adju
     counter-clockwise after the banker is "one". P12 ``adjusted_total``: a total below 1 is
     counted on around the same circle (``wrap``) or refused (``refuse``).
     """
+    chosen = GAME.resolve_interpretations(interpretations)
     in_play = set(in_play)
-    total = sum(check_dice(dice)) + check_adjust(adjust, interpretations)
-    if total < 1 and interpretations.get("adjusted_total", "wrap") == "refuse":
+    if banker not in in_play:
+        raise RuleError(f"the banker's seat {banker} must be among the seats in play "
+                        f"{sorted(in_play)}: the banker holds a hand ({art('2(3)')})")
+    total = sum(check_dice(dice)) + check_adjust(adjust, chosen)
+    if total < 1 and chosen["adjusted_total"] == "refuse":
         raise RuleError(f"dice {sum(dice)} with declared {adjust:+d} give {total}: with "
                         "adjusted_total=refuse the count must be at least 1")
-    counted = range(1, layout + 1) if interpretations["count_empty_seats"] == "yes" else in_play
+    counted = range(1, layout + 1) if chosen["count_empty_seats"] == "yes" else in_play
     ring = counter_clockwise(counted, banker)
-    steps = total - 1 if interpretations["banker_is_one"] == "yes" else total
+    steps = total - 1 if chosen["banker_is_one"] == "yes" else total
     landed = ring[steps % len(ring)]
     return counter_clockwise(in_play, landed)[0]
 
@@ -301,7 +305,9 @@ class SuperPan9(Game):
     def dealing_plan(self, request: PlanRequest) -> list[Deal]:
         """Art. 2(2)-(3): from the first seat (dice counted from the banker), right to left,
         two consecutive cards to every seat in play, the banker's seat included (it is
-        ``box <banker>``). Shoe: two one-card steps per seat; shuffler: one two-card step."""
+        ``box <banker>``, in play whether or not ``request.boxes`` lists it). Shoe: two
+        one-card steps per seat; shuffler: one two-card step. ``layout_boxes`` defaults to
+        8 seats."""
         chosen = self.resolve_interpretations(request.interpretations)
         layout = self._layout(request.layout_boxes)
         if request.banker is None:
