@@ -153,26 +153,32 @@ class VersusSpec:
     extra_stake: Fraction = Fraction(0)
 
 
-def versus_odds(table: HandTable, spec: VersusSpec, outcomes: Outcomes) -> dict[str, Any]:
-    """House edge of the versus-croupier wager with the best decision for every hand."""
+def decision_values(table: HandTable, spec: VersusSpec,
+                    outcomes: Outcomes) -> tuple[np.ndarray, np.ndarray, int]:
+    """Per player hand, the exact return of playing and of folding, as integer numerators
+    over ``N_CROUPIER * scale`` (the third value), so no rounding enters the comparison."""
     cats = list(Category)
     values = [spec.unqualified, spec.lose, spec.fold,
               *(spec.win[c] for c in cats), *(spec.tie[c] for c in cats),
               *(spec.bonus.get(c, Fraction(0)) for c in cats)]
     scale = lcm(*(Fraction(v).denominator for v in values))
 
-    def per_hand(mapping, default=Fraction(0)) -> np.ndarray:
-        lut = np.array([int(Fraction(mapping.get(c, default)) * scale) for c in cats],
-                       dtype=np.int64)
+    def per_hand(mapping) -> np.ndarray:
+        lut = np.array([int(Fraction(mapping.get(c, 0)) * scale) for c in cats], dtype=np.int64)
         return lut[table.category]
 
-    # numerators over N_CROUPIER * scale
     play = (outcomes.unqualified * int(spec.unqualified * scale)
             + outcomes.lower * per_hand(spec.win)
             + outcomes.tie * per_hand(spec.tie)
             + outcomes.higher * int(spec.lose * scale)
             + N_CROUPIER * per_hand(spec.bonus))
     fold = np.full_like(play, N_CROUPIER * int(spec.fold * scale))
+    return play, fold, scale
+
+
+def versus_odds(table: HandTable, spec: VersusSpec, outcomes: Outcomes) -> dict[str, Any]:
+    """House edge of the versus-croupier wager with the best decision for every hand."""
+    play, fold, scale = decision_values(table, spec, outcomes)
     plays = play > fold
     best = np.where(plays, play, fold)
     total = Fraction(int(best.sum()), N_HANDS * N_CROUPIER * scale)
