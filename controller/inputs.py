@@ -1,0 +1,49 @@
+"""Events of the dealer panel: buttons and the supervisor's key switch.
+
+They are :class:`drivers.events.DeviceEvent` subclasses (``device="panel"``), so the table
+machine takes them from the same queue as every device event, and they serialise the same way
+(``to_json()``; :func:`drivers.events.event_from_json` reads them back once this module is
+imported). Box sensors on GPIO produce the drivers' own ``CardPlaced``/``CardRemoved`` with
+``device="box-sensors"``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from drivers.events import EVENT_TYPES, DeviceEvent, event_from_json
+
+PANEL = "panel"
+BUTTONS = ("close_bets", "misdeal", "exposed_card", "confirm")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ButtonPressed(DeviceEvent):
+    """The croupier pressed one of the panel's buttons: ``close_bets`` (no more bets),
+    ``misdeal`` (declares a misdeal), ``exposed_card`` (reports a card exposed by mistake) or
+    ``confirm`` (confirms a result or a prompted action)."""
+
+    kind: ClassVar[str] = "button_pressed"
+    button: str
+
+    def __post_init__(self) -> None:
+        if self.button not in BUTTONS:
+            raise ValueError(f"unknown button {self.button!r}; buttons: {', '.join(BUTTONS)}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class KeySwitched(DeviceEvent):
+    """The supervisor's key switch turned on (supervisor present: may clear a malfunction,
+    switch the table to the shoe, void a round) or off."""
+
+    kind: ClassVar[str] = "key_switched"
+    on: bool
+
+
+for _cls in (ButtonPressed, KeySwitched):
+    EVENT_TYPES.setdefault(_cls.kind, _cls)
+
+
+def input_from_json(doc: dict[str, Any]) -> DeviceEvent:
+    """Rebuild a panel (or any device) event written by ``to_json()``."""
+    return event_from_json(doc)

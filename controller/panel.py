@@ -1,0 +1,229 @@
+"""The dealer panel on GPIO (gpiozero): buttons, key switch, box sensors, tower light, buzzer.
+
+Inputs become typed events handed to ``sink`` — for the daemon, the controller's asyncio queue
+through :meth:`Panel.for_queue`, which is thread-safe (gpiozero calls back from its own
+threads; the event is put on the queue with ``loop.call_soon_threadsafe``):
+
+- a button press: :class:`controller.inputs.ButtonPressed` (``device="panel"``)
+- the key switch: :class:`controller.inputs.KeySwitched` (``on`` True/False)
+- box sensor N: :class:`drivers.events.CardPlaced` / ``CardRemoved`` (``device="box-sensors"``,
+  ``box=N``, box 1 being the first pin of ``gpio.box_sensors``)
+
+The tower light shows one :class:`Light` at a time (:meth:`Panel.show`): green steady when the
+table is ready, amber when it waits (steady) or needs the croupier (blinking, one beep), red when
+a round is void (steady, one beep), the table is out of service (steady) or a device failed
+(blinking, buzzer until the signal changes or :meth:`Panel.silence`).
+
+Pins come from gpiozero's pin factory: lgpio on a Raspberry Pi (the Pi 5 included), the mock
+factory in tests (``GPIOZERO_PIN_FACTORY=mock`` or ``pin_factory=MockFactory()``).
+"""
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from enum import StrEnum
+from typing import Any, Callable
+
+from controller.config import GpioConfig
+from controller.errors import TablectlError
+from controller.inputs import PANEL, ButtonPressed, KeySwitched
+from drivers.events import CardPlaced, CardRemoved, DeviceEvent
+
+BOX_SENSORS = "box-sensors"
+
+
+class Light(StrEnum):
+    """What the tower light says."""
+
+    OFF = "off"
+    READY = "ready"                    # green steady: bets open / round running normally
+    WAITING = "waiting"                # amber steady: waiting for a device, a shuffle, a result
+    ACTION = "action"                  # amber blinking, one beep: the croupier must act/confirm
+    VOID = "void"                      # red steady, one beep: the round is void
+    MALFUNCTION = "malfunction"        # red blinking, buzzer: a device failed, call the supervisor
+    OUT_OF_SERVICE = "out_of_service"  # red steady: the table is closed until a supervisor acts
+
+
+# lamp -> "on" | "blink"; buzzer: None, "once" or "repeat"
+_SIGNALS: dict[Light, tuple[dict[str, str], str | None]] = {
+    Light.OFF: ({}, None),
+    Light.READY: ({"green": "on"}, None),
+    Light.WAITING: ({"amber": "on"}, None),
+    Light.ACTION: ({"amber": "blink"}, "once"),
+    Light.VOID: ({"red": "on"}, "once"),
+    Light.MALFUNCTION: ({"red": "blink"}, "repeat"),
+    Light.OUT_OF_SERVICE: ({"red": "on"}, None),
+}
+COLOURS = {Light.OFF: "off", Light.READY: "green", Light.WAITING: "amber", Light.ACTION: "amber",
+           Light.VOID: "red", Light.MALFUNCTION: "red", Light.OUT_OF_SERVICE: "red"}
+
+
+class Panel:
+    """The panel's inputs and outputs. Create, then :meth:`open`; :meth:`close` at the end.
+
+    ``sink`` receives every input event (from gpiozero's threads: it must be thread-safe);
+    ``clock`` stamps the events (monotonic seconds, like the drivers' ``ts``).
+    """
+
+    def __init__(self, gpio: GpioConfig, sink: Callable[[DeviceEvent], Any], *,
+                 pin_factory: Any = None, clock: Callable[[], float] = time.monotonic,
+                 blink_s: float = 0.5) -> None:
+        self.gpio = gpio
+        self._sink = sink
+        self._factory = pin_factory
+        self._clock = clock
+        self._blink_s = blink_s
+        self._devices: list[Any] = []
+        self._buttons: dict[str, Any] = {}
+        self._key: Any = None
+        self._sensors: list[Any] = []
+        self._lamps: dict[str, Any] = {}
+        self._buzzer: Any = None
+        self._light = Light.OFF
+        self._lock = threading.Lock()
+
+    @classmethod
+    def for_queue(cls, gpio: GpioConfig, queue: asyncio.Queue,
+                  loop: asyncio.AbstractEventLoop | None = None, **kwargs: Any) -> "Panel":
+        """A panel that puts its events on ``queue`` of ``loop`` (the running loop by
+        default), safely from any thread."""
+        loop = loop or asyncio.get_running_loop()
+
+        def put(event: DeviceEvent) -> None:
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(queue.put_nowait, event)
+
+        return cls(gpio, put, **kwargs)
+
+    # --- life cycle -------------------------------------------------------------------------
+
+    def open(self) -> "Panel":
+        """Claim the pins and start reporting inputs. TablectlError (nothing claimed) when
+        a pin cannot be had."""
+        from gpiozero import Buzzer, Button, DigitalInputDevice, LED
+        from gpiozero.exc import GPIOZeroError
+
+        bounce = self.gpio.bounce_ms / 1000 or None
+        kw = {"pin_factory": self._factory}
+        try:
+            for name, pin in self.gpio.buttons.items():
+                b = self._claim(Button(pin, pull_up=self.gpio.pull_up, bounce_time=bounce, **kw))
+                b.when_pressed = self._pressed(name)
+                self._buttons[name] = b
+            if self.gpio.key_switch is not None:
+                self._key = self._claim(Button(self.gpio.key_switch, pull_up=self.gpio.pull_up,
+                                               bounce_time=bounce, **kw))
+                self._key.when_pressed = self._keyed(True)
+                self._key.when_released = self._keyed(False)
+            for n, pin in enumerate(self.gpio.box_sensors, start=1):
+                s = self._claim(DigitalInputDevice(pin, pull_up=self.gpio.sensors_active_low,
+                                                   bounce_time=bounce, **kw))
+                s.when_activated = self._sensed(n, True)
+                s.when_deactivated = self._sensed(n, False)
+                self._sensors.append(s)
+            for colour, pin in self.gpio.light.items():
+                self._lamps[colour] = self._claim(LED(pin, **kw))
+            if self.gpio.buzzer is not None:
+                self._buzzer = self._claim(Buzzer(self.gpio.buzzer, **kw))
+        except GPIOZeroError as exc:
+            self.close()
+            raise TablectlError(
+                f"the panel's GPIO pins cannot be used ({type(exc).__name__}: {exc}); on a "
+                "Raspberry Pi check [gpio] in table.toml and that the service user is in the "
+                "gpio group; elsewhere remove [gpio] or set GPIOZERO_PIN_FACTORY=mock") from None
+        return self
+
+    def _claim(self, device: Any) -> Any:
+        self._devices.append(device)
+        return device
+
+    def close(self) -> None:
+        """Turn the outputs off and release every pin."""
+        for device in reversed(self._devices):
+            try:
+                device.close()
+            except Exception:  # closing must never stop the shutdown
+                pass
+        self._devices.clear()
+        self._buttons.clear()
+        self._sensors.clear()
+        self._lamps.clear()
+        self._key = self._buzzer = None
+
+    def __enter__(self) -> "Panel":
+        return self.open()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # --- inputs -----------------------------------------------------------------------------
+
+    def _emit(self, event: DeviceEvent) -> None:
+        self._sink(event)
+
+    def _pressed(self, name: str) -> Callable[[], None]:
+        def handler() -> None:
+            self._emit(ButtonPressed(device=PANEL, ts=self._clock(), button=name))
+        return handler
+
+    def _keyed(self, on: bool) -> Callable[[], None]:
+        def handler() -> None:
+            self._emit(KeySwitched(device=PANEL, ts=self._clock(), on=on))
+        return handler
+
+    def _sensed(self, box: int, placed: bool) -> Callable[[], None]:
+        cls = CardPlaced if placed else CardRemoved
+
+        def handler() -> None:
+            self._emit(cls(device=BOX_SENSORS, ts=self._clock(), box=box))
+        return handler
+
+    @property
+    def key_on(self) -> bool | None:
+        """Whether the supervisor's key is turned on now (None: no key switch fitted). Read it
+        at start-up; changes arrive as KeySwitched events."""
+        return None if self._key is None else bool(self._key.is_pressed)
+
+    def occupied_boxes(self) -> tuple[int, ...]:
+        """Boxes whose sensor senses a card now (box 1 first)."""
+        return tuple(n for n, s in enumerate(self._sensors, start=1) if s.is_active)
+
+    # --- outputs ----------------------------------------------------------------------------
+
+    @property
+    def light(self) -> Light:
+        """The signal shown now."""
+        return self._light
+
+    def show(self, light: Light | str) -> None:
+        """Show one signal on the tower light (and sound the buzzer where it says so)."""
+        light = Light(light)
+        lamps, buzz = _SIGNALS[light]
+        with self._lock:
+            self._light = light
+            for colour, led in self._lamps.items():
+                how = lamps.get(colour)
+                if how == "blink":
+                    led.blink(on_time=self._blink_s, off_time=self._blink_s, background=True)
+                elif how == "on":
+                    led.on()
+                else:
+                    led.off()
+            if self._buzzer is not None:
+                if buzz == "once":
+                    self._buzzer.beep(on_time=0.3, off_time=0.1, n=1, background=True)
+                elif buzz == "repeat":
+                    self._buzzer.beep(on_time=0.2, off_time=0.8, n=None, background=True)
+                else:
+                    self._buzzer.off()
+
+    def silence(self) -> None:
+        """Stop the buzzer, keeping the light (the supervisor acknowledged the alarm)."""
+        if self._buzzer is not None:
+            self._buzzer.off()
+
+    def beep(self, times: int = 1) -> None:
+        """Short beeps, e.g. to acknowledge a button."""
+        if self._buzzer is not None:
+            self._buzzer.beep(on_time=0.1, off_time=0.1, n=times, background=True)

@@ -1,0 +1,198 @@
+"""The GPIO panel on gpiozero's mock pin factory: inputs become events on the asyncio queue,
+signals drive the lamps and the buzzer."""
+import asyncio
+import json
+import threading
+import time
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from controller.config import GpioConfig
+from controller.errors import TablectlError
+from controller.inputs import ButtonPressed, KeySwitched
+from controller.panel import COLOURS, Light, Panel
+from drivers.events import CardPlaced, CardRemoved, event_from_json
+
+GPIO = GpioConfig(
+    buttons={"close_bets": 17, "misdeal": 27, "exposed_card": 22, "confirm": 23},
+    key_switch=24, box_sensors=(5, 6, 12), light={"green": 13, "amber": 26, "red": 18},
+    buzzer=19, bounce_ms=0)
+
+
+@pytest.fixture
+def factory():
+    f = MockFactory()
+    yield f
+    f.reset()
+
+
+def wait_for(predicate, what, timeout=5.0):
+    """Poll for a state a background thread produces (a deadline, not a timing assertion)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            pytest.fail(f"never saw {what}")
+        time.sleep(0.01)
+
+
+def run_with_queue(factory, actions):
+    """Open a panel on a real asyncio loop; run ``actions(factory)`` in another thread (as
+    gpiozero's callbacks do); return the events that arrived on the queue."""
+    async def main():
+        queue = asyncio.Queue()
+        with Panel.for_queue(GPIO, queue, pin_factory=factory) as panel:
+            count = await asyncio.to_thread(actions, factory)
+            events = [await asyncio.wait_for(queue.get(), 5) for _ in range(count)]
+            await asyncio.sleep(0)
+            assert queue.empty()
+            return events, panel
+    return asyncio.run(main())
+
+
+def test_buttons_become_events(factory):
+    def press(f):
+        assert threading.current_thread() is not threading.main_thread()
+        for pin in (17, 27, 22, 23):
+            f.pin(pin).drive_low()
+            f.pin(pin).drive_high()
+        return 4
+    events, _ = run_with_queue(factory, press)
+    assert [e.button for e in events] == ["close_bets", "misdeal", "exposed_card", "confirm"]
+    assert all(isinstance(e, ButtonPressed) and e.device == "panel" for e in events)
+
+
+def test_key_switch_and_state(factory):
+    def turn(f):
+        f.pin(24).drive_low()
+        f.pin(24).drive_high()
+        return 2
+    events, _ = run_with_queue(factory, turn)
+    assert events == [KeySwitched(device="panel", ts=events[0].ts, on=True),
+                      KeySwitched(device="panel", ts=events[1].ts, on=False)]
+    with Panel(GPIO, lambda e: None, pin_factory=factory) as panel:
+        assert panel.key_on is False
+        factory.pin(24).drive_low()
+        assert panel.key_on is True
+
+
+def test_box_sensors(factory):
+    def cards(f):
+        f.pin(6).drive_low()    # a card lands on box 2
+        f.pin(12).drive_low()   # and on box 3
+        f.pin(6).drive_high()   # box 2's card is taken away
+        return 3
+    events, panel = run_with_queue(factory, cards)
+    assert [(type(e), e.box, e.device) for e in events] == [
+        (CardPlaced, 2, "box-sensors"), (CardPlaced, 3, "box-sensors"),
+        (CardRemoved, 2, "box-sensors")]
+
+
+def test_occupied_boxes(factory):
+    with Panel(GPIO, lambda e: None, pin_factory=factory) as panel:
+        assert panel.occupied_boxes() == ()
+        factory.pin(5).drive_low()
+        factory.pin(12).drive_low()
+        assert panel.occupied_boxes() == (1, 3)
+
+
+def test_active_high_sensors(factory):
+    gpio = GpioConfig(box_sensors=(5,), sensors_active_low=False, bounce_ms=0)
+    got = []
+    with Panel(gpio, got.append, pin_factory=factory):
+        factory.pin(5).drive_high()
+    assert got and isinstance(got[0], CardPlaced) and got[0].box == 1
+
+
+def test_panel_events_round_trip_json(factory):
+    for event in (ButtonPressed(device="panel", ts=1.0, button="misdeal"),
+                  KeySwitched(device="panel", ts=2.0, on=True)):
+        assert event_from_json(json.loads(json.dumps(event.to_json()))) == event
+    with pytest.raises(ValueError, match="unknown button"):
+        ButtonPressed(device="panel", ts=1.0, button="deal")
+
+
+def lamps(factory):
+    return {c: factory.pin(p).state for c, p in GPIO.light.items()}
+
+
+def toggled(pin, since):
+    states = {s.state for s in pin.states[since:]}
+    return states == {True, False}
+
+
+def test_steady_signals(factory):
+    with Panel(GPIO, lambda e: None, pin_factory=factory) as panel:
+        assert lamps(factory) == {"green": False, "amber": False, "red": False}
+        panel.show(Light.READY)
+        assert lamps(factory) == {"green": True, "amber": False, "red": False}
+        panel.show(Light.WAITING)
+        assert lamps(factory) == {"green": False, "amber": True, "red": False}
+        panel.show("out_of_service")
+        assert lamps(factory) == {"green": False, "amber": False, "red": True}
+        assert panel.light is Light.OUT_OF_SERVICE and COLOURS[panel.light] == "red"
+        panel.show(Light.OFF)
+        assert lamps(factory) == {"green": False, "amber": False, "red": False}
+
+
+def test_malfunction_blinks_red_and_sounds_until_changed(factory):
+    with Panel(GPIO, lambda e: None, pin_factory=factory, blink_s=0.02) as panel:
+        red, green, buzzer = factory.pin(18), factory.pin(13), factory.pin(19)
+        mark_red, mark_buzz = len(red.states), len(buzzer.states)
+        panel.show(Light.MALFUNCTION)
+        wait_for(lambda: toggled(red, mark_red) and len(red.states) - mark_red >= 4,
+                 "the red lamp blinking")
+        wait_for(lambda: toggled(buzzer, mark_buzz), "the buzzer sounding")
+        assert green.state is False
+        panel.show(Light.READY)
+        assert (red.state, green.state, buzzer.state) == (False, True, False)
+        settled = len(red.states)
+        time.sleep(0.1)  # blinking stopped: no further changes of the red lamp
+        assert len(red.states) == settled
+
+
+def test_void_is_red_with_one_beep(factory):
+    with Panel(GPIO, lambda e: None, pin_factory=factory) as panel:
+        buzzer = factory.pin(19)
+        mark = len(buzzer.states)
+        panel.show(Light.VOID)
+        assert lamps(factory)["red"] is True
+        wait_for(lambda: toggled(buzzer, mark) and buzzer.state is False, "one beep")
+        assert [s.state for s in buzzer.states[mark:]] == [True, False]
+
+
+def test_action_blinks_amber_and_silence(factory):
+    with Panel(GPIO, lambda e: None, pin_factory=factory, blink_s=0.02) as panel:
+        amber = factory.pin(26)
+        mark = len(amber.states)
+        panel.show(Light.ACTION)
+        wait_for(lambda: toggled(amber, mark), "the amber lamp blinking")
+        panel.show(Light.MALFUNCTION)
+        panel.silence()
+        assert factory.pin(19).state is False and panel.light is Light.MALFUNCTION
+
+
+def test_partial_panel_and_close_releases_pins(factory):
+    gpio = GpioConfig(buttons={"misdeal": 27}, light={"red": 18})
+    got = []
+    panel = Panel(gpio, got.append, pin_factory=factory).open()
+    panel.show(Light.READY)   # no green lamp fitted: nothing lit, no error
+    assert factory.pin(18).state is False
+    assert panel.key_on is None and panel.occupied_boxes() == ()
+    panel.close()
+    # The pins are free again: a new panel can claim them.
+    Panel(gpio, got.append, pin_factory=factory).open().close()
+
+
+def test_pin_in_use_is_a_clear_error(factory):
+    first = Panel(GpioConfig(buttons={"misdeal": 27}), lambda e: None,
+                  pin_factory=factory).open()
+    try:
+        with pytest.raises(TablectlError, match="GPIO pins cannot be used"):
+            Panel(GpioConfig(buttons={"confirm": 23}, light={"red": 27}), lambda e: None,
+                  pin_factory=factory).open()
+        # Nothing was left claimed by the failed panel: pin 23 is free.
+        Panel(GpioConfig(buttons={"confirm": 23}), lambda e: None,
+              pin_factory=factory).open().close()
+    finally:
+        first.close()
