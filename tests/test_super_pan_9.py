@@ -259,13 +259,24 @@ def test_no_board_in_pan_9():
 
 
 def test_every_ruling_cites_the_regulation():
-    for irr in Irregularity:
-        for phase in Phase:
-            try:
-                r = GAME.ruling(irr, phase)
-            except RuleError:
-                continue
-            assert r.article.startswith("261/96/M ") and r.reason
+    keys = ("machine_failure", "dice_malfunction", "dealing_error", "banker_card_exposed")
+    choices = [dict(zip(keys, combo)) for combo in itertools.product(
+        *[READINGS[k] for k in keys])]
+    for irr, phase, chosen in itertools.product(Irregularity, Phase, choices):
+        try:
+            r = GAME.ruling(irr, phase, chosen)
+        except RuleError:
+            assert irr in (Irregularity.BOARD_CARD_EXPOSED, Irregularity.DIE_NOT_FLAT,
+                           Irregularity.DIE_OUT_OF_CUP)
+            continue
+        assert r.article.startswith("261/96/M ") and r.reason
+        # a reading only ever changes what the text leaves open: art. 2(4) and art. 4 stand
+        if irr in (Irregularity.DIE_NOT_FLAT, Irregularity.DIE_OUT_OF_CUP):
+            assert r.remedy == Remedy.RESHAKE
+        if irr == Irregularity.PLAYER_CARD_EXPOSED:
+            assert r.remedy == Remedy.CONTINUE
+    with pytest.raises(RuleError, match="unknown irregularity"):
+        GAME.ruling("dropped_chip", Phase.DEALING)
 
 
 # === art. 5(6): the banker opens last =======================================================

@@ -334,7 +334,12 @@ class SuperPan9(Game):
         """The remedy for an irregularity, citing the article or, where the text is silent,
         the interpretation."""
         chosen = self.resolve_interpretations(interpretations)
-        irr, phase = Irregularity(irregularity), Phase(phase)
+        try:
+            irr, phase = Irregularity(irregularity), Phase(phase)
+        except ValueError:
+            raise RuleError(f"unknown irregularity {irregularity!r} or phase {phase!r}; the "
+                            f"irregularities are {', '.join(i.value for i in Irregularity)} and "
+                            f"the phases {', '.join(p.value for p in Phase)}") from None
         before_cards = phase in (Phase.BETTING, Phase.SHAKING)
         after_cards = phase in (Phase.DECISIONS, Phase.REVEAL, Phase.SETTLEMENT)
 
