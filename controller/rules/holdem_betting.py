@@ -292,16 +292,19 @@ class HandState:
         """None if ``seat`` may bet or raise now, else the reason it may not."""
         if self.stacks[seat] <= self._to_call(seat):
             return "the player's chips do not cover more than a call"
-        others = [s for s in self.contenders if s != seat and self.stacks[s] > 0]
+        others = [s for s in self.contenders
+                  if s != seat and self.round_bets[s] + self.stacks[s] > self.current_bet]
         if not others:
-            return "every other player is all-in, so nobody could call it"
+            return ("no other player has chips beyond the present bet, so nobody could call "
+                    "a raise; call instead")
         if self.structure is Structure.LIMIT and self.current_bet > 0:
             cap_lifted = self.is_heads_up() and self.rules.heads_up_raises == "cap_lifted"
             if self.raises >= 3 and not cap_lifted:
                 return ("the bet has already been raised three times in this round "
                         "(11/2008 art. 12(2))")
         level = self.acted_level[seat]
-        if level is not None and self.rules.short_all_in_reopens == "no":
+        # a player who checked faced no wager yet: any bet reopens the betting for him
+        if level and self.rules.short_all_in_reopens == "no":
             if self.current_bet - level < self.min_raise:
                 return ("only an all-in below a full raise has come since this player acted, "
                         "which does not reopen the betting (interpretation "
@@ -353,6 +356,19 @@ class HandState:
         (art. 11(2)), a fourth raise in a limit round (art. 12(2)), or more chips than the seat
         has.
         """
+        kind, to = self._plan(seat, action, amount)
+        return self._apply(seat, kind, to, folds=kind == "fold")
+
+    def is_legal(self, seat: int, action: str, amount: int | None = None) -> bool:
+        """Whether ``act`` would accept this action now (it changes nothing)."""
+        try:
+            self._plan(seat, action, amount)
+        except RuleError:
+            return False
+        return True
+
+    def _plan(self, seat: int, action: str, amount: int | None) -> tuple[str, int]:
+        """Validate an action without changing anything: (recorded kind, round total)."""
         kind = _ACTION_ALIASES.get(str(action).strip().lower(), str(action).strip().lower())
         if kind not in ACTIONS:
             raise RuleError(f"unknown action {action!r}; the actions are "
@@ -369,25 +385,25 @@ class HandState:
         all_in_to = self.round_bets[seat] + self.stacks[seat]
 
         if kind == "fold":       # art. 13(1): at any betting round; chips stay (13(3))
-            return self._apply(seat, "fold", self.round_bets[seat], folds=True)
+            return "fold", self.round_bets[seat]
         if kind == "check":
             if to_call:
                 raise RuleError(f"seat {seat} cannot check: there is a bet of "
                                 f"{self.current_bet} to call ({to_call} more)")
-            return self._apply(seat, "check", self.round_bets[seat])
+            return "check", self.round_bets[seat]
         if kind == "call":
             if not to_call:
                 raise RuleError(f"seat {seat} has nothing to call; check or bet instead")
             if amount is not None and amount != min(self.current_bet, all_in_to):
                 raise RuleError(f"a call by seat {seat} makes its bet "
                                 f"{min(self.current_bet, all_in_to)}, not {amount}")
-            return self._apply(seat, "call", min(self.current_bet, all_in_to))
+            return "call", min(self.current_bet, all_in_to)
         if kind == "allin":
             if amount is not None and amount != all_in_to:
                 raise RuleError(f"all-in for seat {seat} is {all_in_to} in this round "
                                 f"(its whole stack), not {amount}")
             if all_in_to <= self.current_bet:
-                return self._apply(seat, "call", all_in_to)
+                return "call", all_in_to
             target = all_in_to
         else:                                      # bet or raise
             if kind == "bet" and self.current_bet > 0:
@@ -431,7 +447,7 @@ class HandState:
             # all-in above the fixed size: the player bets the fixed size, not everything
             raise RuleError(f"in this limit game seat {seat} may {kind} only to {hi} "
                             f"(11/2008 art. 11(2)); its all-in of {target} is too much")
-        return self._apply(seat, "bet" if self.current_bet == 0 else "raise", target)
+        return ("bet" if self.current_bet == 0 else "raise"), target
 
     def _apply(self, seat: int, kind: str, to: int, folds: bool = False) -> Action:
         added = to - self.round_bets[seat]
