@@ -1,0 +1,169 @@
+"""The base of every device driver: one link, one translation from wire messages to events.
+
+A driver owns a :class:`~drivers.link.Link` and puts the vendor-neutral, timestamped events of
+:mod:`drivers.events` on the controller's one asyncio queue. Commands are async methods that
+return once the device accepted them (its results arrive as events on the queue) and raise
+:class:`~drivers.link.LinkDown` or :class:`DeviceRefused` otherwise.
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any, Callable, ClassVar
+
+import structlog
+
+from controller.errors import TablectlError
+from controller.rules.cards import Card
+
+from . import events as ev
+from .link import Link, LinkDown, LinkStats
+from .protocol import messages as m
+from .protocol.codec import Codec
+from .spec import DeviceSpec
+from .transport import Transport
+
+__all__ = ["Driver", "DeviceRefused", "LinkDown", "card_or_none", "deck_or_none"]
+
+
+class DeviceRefused(TablectlError):
+    """The device refused a command (busy, door open, jammed…); nothing was done."""
+
+    def __init__(self, device: str, command: str, code: int) -> None:
+        self.device, self.command, self.code = device, command, code
+        self.reason = m.REFUSAL_CODES.get(code, f"code {code}")
+        advice = {
+            "busy": "wait for the current action to finish",
+            "not-ready": "shuffle first",
+            "empty": "load cards",
+            "door-open": "close the door (or lid)",
+            "jammed": "clear the jam and close the device",
+            "fault": "the device reported a malfunction; call a technician",
+            "bad-argument": "check the number asked for",
+            "unknown-command": "this device does not do that",
+        }.get(self.reason, "see the device's manual")
+        super().__init__(f"{device} refused {command}: {self.reason}; {advice}")
+
+
+def card_or_none(code: int) -> Card | None:
+    """The card of a wire code, None for UNKNOWN_CARD."""
+    return None if code == m.UNKNOWN_CARD else Card.from_code(code)
+
+
+def deck_or_none(deck: int) -> int | None:
+    return None if deck == m.NO_DECK else deck
+
+
+class Driver:
+    """One device. Subclasses set ``device_class`` and add their commands and events.
+
+    ``spec`` says how the device is reached, ``queue`` is the controller's event queue and
+    ``clock`` stamps the events. ``transport`` and ``codec`` default to what the spec names.
+    """
+
+    device_class: ClassVar[str] = ""
+
+    def __init__(self, spec: DeviceSpec, queue: asyncio.Queue,
+                 clock: Callable[[], float] = time.monotonic, *,
+                 transport: Transport | None = None, codec: Codec | None = None) -> None:
+        if spec.device_class != self.device_class:
+            raise TablectlError(f"device {spec.id!r} is a {spec.device_class}, not a "
+                                f"{self.device_class}; use drivers.factory.open_driver")
+        self.spec, self.queue, self.clock = spec, queue, clock
+        self.log = structlog.get_logger("tablectl.drivers").bind(device=spec.id)
+        self.link = Link(spec, emit=self._emit, on_message=self._on_message, clock=clock,
+                         transport=transport, codec=codec, log=self.log)
+        self._status_waiters: list[asyncio.Future] = []
+
+    # -- lifecycle and state --------------------------------------------------------------
+    def start(self) -> None:
+        """Begin connecting; events follow on the queue (LinkUp first)."""
+        self.link.start()
+
+    async def close(self) -> None:
+        """Stop and release the port."""
+        await self.link.close()
+
+    @property
+    def identity(self) -> ev.DeviceIdentity | None:
+        """What the device said of itself at the last hello exchange."""
+        return self.link.identity
+
+    @property
+    def is_up(self) -> bool:
+        return self.link.state == "up"
+
+    @property
+    def stats(self) -> LinkStats:
+        return self.link.stats
+
+    async def wait_up(self, timeout: float | None = None) -> ev.DeviceIdentity:
+        """Wait until the link is up; raises TimeoutError."""
+        await asyncio.wait_for(self.link.up.wait(), timeout)
+        assert self.link.identity is not None
+        return self.link.identity
+
+    # -- commands ------------------------------------------------------------------------
+    async def _command(self, msg: m.Message, what: str) -> None:
+        code = await self.link.request(msg)
+        if code != m.ACK_OK:
+            self.log.warning("command refused", command=what,
+                             reason=m.REFUSAL_CODES.get(code, code))
+            raise DeviceRefused(self.spec.id, what, code)
+        self.log.info("command accepted", command=what)
+
+    async def status(self, timeout: float | None = None) -> ev.Status:
+        """Ask the device's state; returns the Status event (also put on the queue)."""
+        fut = asyncio.get_running_loop().create_future()
+        self._status_waiters.append(fut)
+        try:
+            await self._command(m.StatusRequest(), "status")
+            return await asyncio.wait_for(
+                fut, timeout if timeout is not None else self.link.timing.link_timeout_s * 2)
+        finally:
+            if fut in self._status_waiters:
+                self._status_waiters.remove(fut)
+
+    # -- events --------------------------------------------------------------------------
+    def _emit(self, event: ev.DeviceEvent) -> None:
+        try:
+            self.queue.put_nowait(event)
+        except asyncio.QueueFull:
+            # The controller's queue is meant to be unbounded; never block the link on it.
+            self.log.error("event queue full, event dropped", kind=event.kind)
+
+    def _event(self, cls: type[ev.DeviceEvent], **fields: Any) -> ev.DeviceEvent:
+        return cls(device=self.spec.id, ts=self.clock(), **fields)
+
+    def _on_message(self, msg: m.Message) -> None:
+        if not msg.for_class(self.device_class):
+            self.log.warning("message of another device class dropped",
+                             message=type(msg).__name__)
+            self.link.stats.rejected += 1
+            return
+        event = self._translate(msg)
+        if event is None:
+            self.log.warning("message without an event dropped", message=type(msg).__name__)
+            return
+        self.log.info("event", kind=event.kind)
+        self._emit(event)
+        if isinstance(event, ev.Status):
+            for fut in self._status_waiters:
+                if not fut.done():
+                    fut.set_result(event)
+            self._status_waiters.clear()
+
+    def _translate(self, msg: m.Message) -> ev.DeviceEvent | None:
+        """The event of a message every class may send; subclasses handle their own first."""
+        if isinstance(msg, m.Malfunction):
+            text = msg.text or m.MALFUNCTION_CODES.get(msg.code, "")
+            return self._event(ev.Malfunction, code=msg.code, text=text)
+        if isinstance(msg, m.Jam):
+            return self._event(ev.Jam, where=msg.where)
+        if isinstance(msg, m.Door):
+            return self._event(ev.DoorOpened if msg.open else ev.DoorClosed)
+        if isinstance(msg, m.Empty):
+            return self._event(ev.Empty)
+        if isinstance(msg, m.StatusReport):
+            return self._event(ev.Status, state=msg.state, detail=dict(msg.detail))
+        return None

@@ -1,0 +1,433 @@
+"""The link layer: the rules of docs/protocol.md section 3 over one transport and one codec.
+
+Sequence numbers, acknowledgement and retransmission (stop-and-wait), duplicate suppression,
+heartbeats, link-loss detection, and reconnection with back-off by the same stable name. A
+:class:`Link` hands every good device message to its driver and reports the link's own
+events (LinkUp, LinkLost, LinkRestored) through ``emit``; garbage and malformed frames are
+counted, logged and dropped, never raised.
+
+Timing uses the event loop's clock; ``clock`` (injectable) only stamps events.
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import structlog
+
+from controller.errors import TablectlError
+
+from . import events as ev
+from .protocol import messages as m
+from .protocol.codec import Codec, CodecError, Received, Rejected, get_codec
+from .transport import Transport, TransportClosed, TransportError, make_transport
+
+RECENT_SEQS = 32
+
+
+class LinkDown(TablectlError):
+    """A command could not reach the device: the link is down or went down meanwhile."""
+
+
+@dataclass(frozen=True, slots=True)
+class LinkTiming:
+    """The timing limits of docs/protocol.md, section 3.5."""
+
+    heartbeat_s: float = 0.25
+    link_timeout_s: float = 1.0
+    ack_timeout_s: float = 0.2
+    retries: int = 3
+    hello_timeout_s: float = 0.5
+    hello_attempts: int = 4
+    backoff_min_s: float = 0.1
+    backoff_max_s: float = 5.0
+
+    @classmethod
+    def from_spec(cls, spec: Any) -> "LinkTiming":
+        return cls(heartbeat_s=spec.heartbeat_s, link_timeout_s=spec.link_timeout_s,
+                   ack_timeout_s=spec.link_timeout_s / 5, hello_timeout_s=spec.link_timeout_s / 2)
+
+
+@dataclass(slots=True)
+class LinkStats:
+    """Counters a supervisor can read (``driver.stats``)."""
+
+    frames_in: int = 0
+    frames_out: int = 0
+    rejected: int = 0            # malformed, damaged or unexpected frames dropped
+    duplicates: int = 0          # reliable frames received again and suppressed
+    retransmissions: int = 0     # commands sent again (timeout or NAK)
+    naks_sent: int = 0
+    links_lost: int = 0
+    garbage_bytes: int = 0       # bytes that were no part of any frame
+
+    def as_dict(self) -> dict[str, int]:
+        return {f: getattr(self, f) for f in self.__slots__}
+
+
+@dataclass(slots=True)
+class _Pending:
+    seq: int
+    data: bytes
+    future: asyncio.Future
+    sent: int = 0
+
+
+@dataclass(slots=True)
+class _Recent:
+    """The sequence numbers of the last reliable frames accepted (duplicate suppression)."""
+
+    order: deque = field(default_factory=lambda: deque(maxlen=RECENT_SEQS))
+
+    def seen(self, seq: int) -> bool:
+        return seq in self.order
+
+    def add(self, seq: int) -> None:
+        self.order.append(seq)
+
+    def clear(self) -> None:
+        self.order.clear()
+
+
+class Link:
+    """One device's link. ``emit(event)`` receives LinkUp / LinkLost / LinkRestored;
+    ``on_message(msg)`` every other device message, once, in order."""
+
+    def __init__(self, spec: Any, *, emit: Callable[[ev.DeviceEvent], None],
+                 on_message: Callable[[m.Message], None], clock: Callable[[], float] = time.monotonic,
+                 transport: Transport | None = None, codec: Codec | None = None,
+                 log: Any = None, timing: LinkTiming | None = None) -> None:
+        self.spec = spec
+        self.timing = timing or LinkTiming.from_spec(spec)
+        self.transport = transport or make_transport(spec)
+        self.codec = codec or get_codec(spec.codec, receive_from="device")
+        self.clock = clock
+        self.log = log or structlog.get_logger("tablectl.drivers").bind(device=spec.id)
+        self.stats = LinkStats()
+        self.identity: ev.DeviceIdentity | None = None
+        self.state = "closed"        # closed | connecting | hello | up | down
+        self._emit, self._on_message = emit, on_message
+        self._ever_up = False
+        self._task: asyncio.Task | None = None
+        self._out: asyncio.Queue[bytes] | None = None
+        self._lost: asyncio.Future | None = None
+        self._hello_wait: asyncio.Future | None = None
+        self._pending: _Pending | None = None
+        self._cmd_lock = asyncio.Lock()
+        self._recent = _Recent()
+        self._tx_seq = 0
+        self._last_rx = 0.0
+        self._last_uptime = -1
+        self._t0 = 0.0
+        self.up = asyncio.Event()
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def start(self) -> None:
+        """Begin connecting (in the running event loop); returns at once."""
+        if self._task is None:
+            self._t0 = asyncio.get_running_loop().time()
+            self._task = asyncio.get_running_loop().create_task(
+                self._supervise(), name=f"link {self.spec.id}")
+
+    async def close(self) -> None:
+        """Stop the link and release the port. Emits nothing."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            try:
+                await task
+            except asyncio.CancelledError:
+                pass
+        await self.transport.close()
+        self.state = "closed"
+        self.up.clear()
+
+    async def _supervise(self) -> None:
+        loop = asyncio.get_running_loop()
+        backoff = self.timing.backoff_min_s
+        while True:
+            self.state = "connecting"
+            try:
+                await self.transport.open()
+            except TransportError as exc:
+                self.log.info("device not reachable", error=str(exc), retry_in_s=backoff)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, self.timing.backoff_max_s)
+                continue
+            self.codec.reset()
+            self._lost = loop.create_future()
+            self._out = asyncio.Queue()
+            tasks = [loop.create_task(self._read_loop()), loop.create_task(self._write_loop())]
+            try:
+                if await self._hello():
+                    backoff = self.timing.backoff_min_s
+                    tasks.append(loop.create_task(self._heartbeat_loop()))
+                    reason = await self._lost
+                    self._go_down(reason)
+                else:
+                    self.state = "down"
+            finally:
+                for t in tasks:
+                    t.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                self._fail_pending("the link closed")
+                await self.transport.close()
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, self.timing.backoff_max_s)
+
+    async def _hello(self) -> bool:
+        self.state = "hello"
+        loop = asyncio.get_running_loop()
+        self._hello_wait = loop.create_future()
+        hello = m.Hello(heartbeat_ms=max(1, min(0xFFFF, round(self.timing.heartbeat_s * 1000))))
+        assert self._lost is not None
+        for _ in range(self.timing.hello_attempts):
+            self._send(hello)
+            await asyncio.wait({self._hello_wait, self._lost},
+                               timeout=self.timing.hello_timeout_s,
+                               return_when=asyncio.FIRST_COMPLETED)
+            if self._lost.done():
+                self.log.info("port closed during hello", reason=self._lost.result())
+                return False
+            if self._hello_wait.done():
+                problem = self._hello_wait.result()
+                if problem:
+                    self.log.error("device refused", problem=problem)
+                    return False
+                return True
+        self.log.info("no answer to hello", attempts=self.timing.hello_attempts)
+        return False
+
+    def _go_down(self, reason: str) -> None:
+        was_up = self.state == "up"
+        self.state = "down"
+        self.up.clear()
+        self._fail_pending(reason)
+        if was_up:
+            self.stats.links_lost += 1
+            self.log.warning("link lost", reason=reason)
+            self._emit(ev.LinkLost(device=self.spec.id, ts=self.clock(), reason=reason))
+
+    def _set_lost(self, reason: str) -> None:
+        if self._lost is not None and not self._lost.done():
+            self._lost.set_result(reason)
+
+    def _fail_pending(self, reason: str) -> None:
+        p = self._pending
+        if p is not None and not p.future.done():
+            p.future.set_exception(LinkDown(
+                f"device {self.spec.id!r} is not connected ({reason}); the command was not "
+                "confirmed. The driver reconnects by itself; check the device's cable and power"))
+
+    # -- I/O tasks -----------------------------------------------------------------------
+    def _send(self, msg: m.Message, seq: int = 0) -> None:
+        try:
+            data = self.codec.encode(msg, seq)
+        except CodecError as exc:
+            self.log.debug("not sent", message=type(msg).__name__, why=str(exc))
+            return
+        self._queue_bytes(data)
+
+    def _queue_bytes(self, data: bytes) -> None:
+        if self._out is not None:
+            self._out.put_nowait(data)
+
+    async def _write_loop(self) -> None:
+        assert self._out is not None
+        while True:
+            data = await self._out.get()
+            try:
+                await self.transport.write(data)
+            except TransportClosed as exc:
+                self._set_lost(f"port closed: {exc}")
+                return
+            self.stats.frames_out += 1
+
+    async def _read_loop(self) -> None:
+        while True:
+            try:
+                data = await self.transport.read()
+            except TransportClosed as exc:
+                self._set_lost(f"port closed: {exc}")
+                return
+            before = self.codec.garbage_bytes
+            items = self.codec.feed(data)
+            garbage = self.codec.garbage_bytes - before
+            if garbage:
+                self.stats.garbage_bytes += garbage
+                self.log.warning("garbage dropped", bytes=garbage,
+                                 total=self.stats.garbage_bytes)
+            for item in items:
+                self._handle(item)
+
+    async def _heartbeat_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        t = self.timing
+        tick = min(t.heartbeat_s, t.link_timeout_s / 4)
+        next_beat = 0.0
+        while True:
+            now = loop.time()
+            if now - self._last_rx > t.link_timeout_s:
+                self._set_lost(f"no heartbeat for {now - self._last_rx:.2f} s "
+                               f"(limit {t.link_timeout_s} s)")
+                return
+            if now >= next_beat:
+                uptime = int((now - self._t0) * 1000) & 0xFFFFFFFF
+                self._send(m.Heartbeat(uptime))
+                next_beat = now + t.heartbeat_s
+            await asyncio.sleep(tick)
+
+    # -- receiving -----------------------------------------------------------------------
+    def _handle(self, item: Received | Rejected) -> None:
+        if isinstance(item, Rejected):
+            self.stats.rejected += 1
+            self.log.warning("frame dropped", reason=item.reason, seq=item.seq,
+                             type=item.type, detail=item.detail)
+            if item.nak is not None and self.codec.sequenced and self.state == "up":
+                self.stats.naks_sent += 1
+                self._send(m.Nak(item.seq, item.nak))
+            return
+        msg = item.message
+        self.stats.frames_in += 1
+        self._last_rx = asyncio.get_running_loop().time()
+        if isinstance(msg, m.Ack):
+            self._on_ack(msg)
+        elif isinstance(msg, m.Nak):
+            self._on_nak(msg)
+        elif isinstance(msg, m.HelloInfo):
+            self._on_hello_info(msg)
+        elif isinstance(msg, m.Heartbeat):
+            self._on_heartbeat(msg)
+        elif self.state != "up":
+            # Before the hello exchange nothing is acknowledged: the device sends it again.
+            self.log.info("message before hello ignored", message=type(msg).__name__)
+        else:
+            if self.codec.sequenced:
+                if self._recent.seen(item.seq):
+                    self.stats.duplicates += 1
+                    self.log.info("duplicate suppressed", seq=item.seq,
+                                  message=type(msg).__name__)
+                    self._send(m.Ack(item.seq))
+                    return
+                self._recent.add(item.seq)
+                self._send(m.Ack(item.seq))
+            try:
+                self._on_message(msg)
+            except Exception:  # noqa: BLE001 - one bad message must not stop the link
+                self.stats.rejected += 1
+                self.log.exception("message not understood", message=repr(msg))
+
+    def _on_ack(self, ack: m.Ack) -> None:
+        p = self._pending
+        if p is not None and not p.future.done() and (not self.codec.sequenced
+                                                      or ack.seq == p.seq):
+            p.future.set_result(ack.code)
+
+    def _on_nak(self, nak: m.Nak) -> None:
+        p = self._pending
+        if p is None or p.future.done() or nak.seq != p.seq:
+            return
+        if nak.reason == m.NAK_CRC and p.sent <= self.timing.retries:
+            self.stats.retransmissions += 1
+            p.sent += 1
+            self.log.info("resent after NAK", seq=p.seq)
+            self._queue_bytes(p.data)
+        elif nak.reason != m.NAK_CRC:
+            p.future.set_exception(TablectlError(
+                f"device {self.spec.id!r} did not understand the command "
+                f"({m.NAK_REASONS.get(nak.reason, nak.reason)}); its firmware may be too old "
+                "for this controller"))
+
+    def _on_heartbeat(self, hb: m.Heartbeat) -> None:
+        if self.state != "up":
+            return
+        if 0 <= hb.uptime_ms + 1000 < self._last_uptime and self._last_uptime < 0xFFFF0000:
+            self._set_lost(f"device rebooted (uptime went back to {hb.uptime_ms} ms)")
+        self._last_uptime = hb.uptime_ms
+
+    def _on_hello_info(self, info: m.HelloInfo) -> None:
+        if self.state == "up":
+            if info.boot:
+                self._set_lost("device rebooted")
+            return
+        if self.state != "hello" or self._hello_wait is None or self._hello_wait.done():
+            return
+        if info.boot:
+            # The device just started and waits for our Hello: ask at once.
+            self._send(m.Hello(heartbeat_ms=max(1, round(self.timing.heartbeat_s * 1000))))
+            return
+        problem = self._check(info)
+        if problem:
+            self._hello_wait.set_result(problem)
+            return
+        self._recent.clear()
+        self._tx_seq = 0
+        self._last_uptime = -1
+        self._last_rx = asyncio.get_running_loop().time()
+        self.identity = ev.DeviceIdentity(
+            device_class=info.class_name, vendor=info.vendor, model=info.model,
+            serial=info.serial, firmware_version=info.firmware_version,
+            firmware_hash=info.firmware_hash.hex(), recognises_cards=info.recognises_cards)
+        self.state = "up"
+        self.up.set()
+        cls = ev.LinkRestored if self._ever_up else ev.LinkUp
+        self._ever_up = True
+        self.log.info("link up" if cls is ev.LinkUp else "link restored",
+                      vendor=info.vendor, model=info.model, serial=info.serial,
+                      firmware=info.firmware_version)
+        self._emit(cls(device=self.spec.id, ts=self.clock(), identity=self.identity))
+        self._hello_wait.set_result(None)
+
+    def _check(self, info: m.HelloInfo) -> str | None:
+        if info.protocol != m.PROTOCOL_VERSION:
+            return (f"device speaks protocol version {info.protocol}, this controller "
+                    f"{m.PROTOCOL_VERSION}; update the device firmware or the controller")
+        if info.class_name != self.spec.device_class:
+            return (f"device says it is a {info.class_name}, configured as a "
+                    f"{self.spec.device_class}; check the port in the table configuration")
+        return None
+
+    # -- commands ------------------------------------------------------------------------
+    async def request(self, msg: m.Message) -> int:
+        """Send a command and wait for its acknowledgement; return the device's verdict
+        (0 accepted, else a refusal code). Raises LinkDown when the link is down or the device
+        does not acknowledge after the retries (which also declares the link lost)."""
+        async with self._cmd_lock:
+            if self.state != "up":
+                raise LinkDown(f"device {self.spec.id!r} is not connected ({self.state}); the "
+                               f"{type(msg).__name__} command was not sent. The driver "
+                               "reconnects by itself; check the device's cable and power")
+            seq = 0
+            if self.codec.sequenced:
+                self._tx_seq = self._tx_seq % 255 + 1
+                seq = self._tx_seq
+            data = self.codec.encode(msg, seq)
+            p = _Pending(seq, data, asyncio.get_running_loop().create_future())
+            self._pending = p
+            # Without sequence numbers a resent command could act twice: send it once and
+            # wait as long as all the retries would have taken.
+            tries = 1 + self.timing.retries if self.codec.sequenced else 1
+            timeout = self.timing.ack_timeout_s * (1 if self.codec.sequenced
+                                                   else 1 + self.timing.retries)
+            try:
+                while True:
+                    if p.sent >= tries:
+                        reason = (f"no acknowledgement of {type(msg).__name__} after "
+                                  f"{p.sent} attempts")
+                        self._set_lost(reason)
+                        raise LinkDown(f"device {self.spec.id!r}: {reason}; the link is "
+                                       "declared lost and will be reopened")
+                    if p.sent:
+                        self.stats.retransmissions += 1
+                        self.log.info("resent", seq=seq, message=type(msg).__name__)
+                    p.sent += 1
+                    self._queue_bytes(data)
+                    try:
+                        return await asyncio.wait_for(asyncio.shield(p.future), timeout)
+                    except TimeoutError:
+                        continue
+            finally:
+                self._pending = None

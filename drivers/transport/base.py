@@ -1,0 +1,105 @@
+"""The transport interface and the reader-thread plumbing shared by serial and USB."""
+from __future__ import annotations
+
+import asyncio
+import threading
+from abc import ABC, abstractmethod
+
+from controller.errors import TablectlError
+
+
+class TransportError(TablectlError):
+    """The device cannot be opened (absent, unplugged, no permission, bad address)."""
+
+
+class TransportClosed(ConnectionError):
+    """The open port went away (unplugged, the peer closed it)."""
+
+
+class Transport(ABC):
+    """Bytes to and from one device. ``name`` is the stable name it is found by again."""
+
+    name: str = ""
+
+    def __init__(self) -> None:
+        self._inbox: asyncio.Queue[bytes | BaseException] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    # -- to implement: blocking calls, run in threads -----------------------------------
+    @abstractmethod
+    def _open_blocking(self) -> None:
+        """Open the device; raise TransportError naming the problem."""
+
+    @abstractmethod
+    def _read_blocking(self) -> bytes:
+        """Return the bytes available (b"" after a short timeout); raise TransportClosed."""
+
+    @abstractmethod
+    def _write_blocking(self, data: bytes) -> None:
+        """Write all of ``data``; raise TransportClosed if the device went away."""
+
+    @abstractmethod
+    def _close_blocking(self) -> None:
+        """Release the device; never raises."""
+
+    # -- asyncio side --------------------------------------------------------------------
+    @property
+    def is_open(self) -> bool:
+        return self._thread is not None
+
+    async def open(self) -> None:
+        """Open the device and start reading. Raises TransportError."""
+        if self._thread is not None:
+            return
+        await asyncio.to_thread(self._open_blocking)
+        self._loop = asyncio.get_running_loop()
+        self._inbox = asyncio.Queue()
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._reader, name=f"reader {self.name}",
+                                        daemon=True)
+        self._thread.start()
+
+    def _reader(self) -> None:
+        loop, inbox = self._loop, self._inbox
+        assert loop is not None and inbox is not None
+        while not self._stop.is_set():
+            try:
+                data = self._read_blocking()
+            except BaseException as exc:  # noqa: BLE001 - handed to the event loop
+                if not self._stop.is_set():
+                    loop.call_soon_threadsafe(inbox.put_nowait, TransportClosed(str(exc)))
+                return
+            if data:
+                loop.call_soon_threadsafe(inbox.put_nowait, data)
+
+    async def read(self) -> bytes:
+        """Wait for the next bytes. Raises TransportClosed when the device went away."""
+        if self._inbox is None:
+            raise TransportClosed(f"{self.name} is not open")
+        item = await self._inbox.get()
+        if isinstance(item, BaseException):
+            raise item
+        return item
+
+    async def write(self, data: bytes) -> None:
+        """Write bytes. Raises TransportClosed when the device went away."""
+        if self._thread is None:
+            raise TransportClosed(f"{self.name} is not open")
+        try:
+            await asyncio.to_thread(self._write_blocking, data)
+        except TransportClosed:
+            raise
+        except Exception as exc:  # noqa: BLE001 - any library error means the port is gone
+            raise TransportClosed(f"write to {self.name} failed: {exc}") from exc
+
+    async def close(self) -> None:
+        """Stop reading and release the device; safe to call twice."""
+        thread, self._thread = self._thread, None
+        if thread is None:
+            return
+        self._stop.set()
+        await asyncio.to_thread(thread.join, 2.0)
+        await asyncio.to_thread(self._close_blocking)
+        self._inbox = None

@@ -1,0 +1,122 @@
+"""USB transport through pyusb: a vendor-specific interface carrying the framed byte stream.
+
+The device is found by vendor and product id (and serial number, the stable name, when one is
+configured); the backend is libusb unless ``backend`` names another as ``"module:function"``
+(the firmware simulator's pyusb backend in tests). Layout (docs/protocol.md, section 1):
+interface 0, bulk OUT 0x01, bulk IN 0x81, or interrupt IN 0x82 when there is no bulk IN.
+"""
+from __future__ import annotations
+
+import errno
+import importlib
+
+import usb.core
+import usb.util
+
+from .base import Transport, TransportClosed, TransportError
+
+EP_OUT, EP_IN, EP_INTR_IN = 0x01, 0x81, 0x82
+READ_SIZE = 512
+READ_TIMEOUT_MS = 50
+WRITE_TIMEOUT_MS = 1000
+
+
+def load_backend(name: str):
+    """The pyusb backend named ``module:function`` (called with no argument), or None for
+    pyusb's default (libusb)."""
+    if not name:
+        return None
+    module, _, func = name.partition(":")
+    if not module or not func:
+        raise TransportError(f"usb_backend {name!r} must be written as module:function, e.g. "
+                             "usb.backend.libusb1:get_backend")
+    try:
+        backend = getattr(importlib.import_module(module), func)()
+    except (ImportError, AttributeError) as exc:
+        raise TransportError(f"usb_backend {name!r} cannot be loaded: {exc}") from None
+    if backend is None:
+        raise TransportError(f"usb_backend {name!r} found no USB library on this system")
+    return backend
+
+
+class UsbTransport(Transport):
+    def __init__(self, vendor: int, product: int, serial: str = "", backend: str = "") -> None:
+        super().__init__()
+        self.vendor, self.product, self.serial, self.backend_name = vendor, product, serial, backend
+        self.name = f"usb:{vendor:04x}:{product:04x}" + (f":{serial}" if serial else "")
+        self._dev = None
+        self._ep_in = self._ep_out = None
+
+    def _find(self):
+        backend = load_backend(self.backend_name)
+        try:
+            devices = list(usb.core.find(find_all=True, idVendor=self.vendor,
+                                         idProduct=self.product, backend=backend) or [])
+        except usb.core.NoBackendError:
+            raise TransportError("no USB library (libusb) found; install libusb-1.0 or set "
+                                 "usb_backend") from None
+        for dev in devices:
+            if not self.serial:
+                return dev
+            try:
+                if usb.util.get_string(dev, dev.iSerialNumber) == self.serial:
+                    return dev
+            except (usb.core.USBError, ValueError):
+                continue
+        return None
+
+    def _open_blocking(self) -> None:
+        dev = self._find()
+        if dev is None:
+            raise TransportError(f"no USB device {self.name} found; check that it is plugged "
+                                 "in and usb_vendor / usb_product / usb_serial in the table "
+                                 "configuration")
+        try:
+            try:
+                dev.set_configuration()
+            except usb.core.USBError as exc:
+                if exc.errno != errno.EBUSY:   # already configured by the kernel: fine
+                    raise
+            usb.util.claim_interface(dev, 0)
+            intf = dev.get_active_configuration()[(0, 0)]
+            eps = {ep.bEndpointAddress: ep for ep in intf}
+        except (usb.core.USBError, KeyError, NotImplementedError) as exc:
+            raise TransportError(f"cannot claim interface 0 of {self.name}: {exc}; check the "
+                                 "udev rule grants access to this device") from None
+        self._ep_out = eps.get(EP_OUT)
+        self._ep_in = eps.get(EP_IN) or eps.get(EP_INTR_IN)
+        if self._ep_out is None or self._ep_in is None:
+            raise TransportError(f"{self.name} has no OUT 0x01 and IN 0x81/0x82 endpoints on "
+                                 "interface 0; it does not speak docs/protocol.md over USB")
+        self._dev = dev
+
+    def _read_blocking(self) -> bytes:
+        ep = self._ep_in
+        if ep is None:
+            raise TransportClosed("closed")
+        try:
+            return bytes(ep.read(READ_SIZE, timeout=READ_TIMEOUT_MS))
+        except usb.core.USBTimeoutError:
+            return b""
+        except usb.core.USBError as exc:
+            if exc.errno == errno.ETIMEDOUT:
+                return b""
+            raise TransportClosed(f"{self.name}: {exc}") from None
+
+    def _write_blocking(self, data: bytes) -> None:
+        ep = self._ep_out
+        if ep is None:
+            raise TransportClosed("closed")
+        try:
+            ep.write(data, timeout=WRITE_TIMEOUT_MS)
+        except usb.core.USBError as exc:
+            raise TransportClosed(f"{self.name}: {exc}") from None
+
+    def _close_blocking(self) -> None:
+        dev, self._dev = self._dev, None
+        self._ep_in = self._ep_out = None
+        if dev is not None:
+            try:
+                usb.util.dispose_resources(dev)
+            except Exception:  # noqa: BLE001 - the device may be gone already
+                pass

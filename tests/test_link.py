@@ -1,0 +1,482 @@
+"""The link layer and the drivers against a small in-test device over a real pseudo-terminal.
+
+The peer below speaks the codec from the device's side of a pty (os.openpty); the driver opens
+the pty's slave by a stable symlink through the real pyserial path, as it opens
+/dev/serial/by-id/... at the table. Unplugging is closing the pty; plugging back in is a new
+pty behind the same symlink.
+"""
+import asyncio
+import os
+import tty
+
+import pytest
+
+from controller.rules.cards import Card
+from drivers import events as ev
+from drivers.driver import DeviceRefused
+from drivers.factory import open_driver
+from drivers.link import LinkDown
+from drivers.protocol import messages as m
+from drivers.protocol.codec import Received, Rejected, get_codec
+from drivers.spec import DeviceSpec
+
+FAST = dict(heartbeat_s=0.05, link_timeout_s=0.5)
+
+
+class Peer:
+    """A scriptable device on the master side of a pty, in the test's event loop."""
+
+    def __init__(self, link_path, device_class="shuffler", codec="tablectl", *,
+                 flags=m.FLAG_RECOGNISES_CARDS):
+        self.link_path = link_path
+        self.device_class = device_class
+        self.codec_name = codec
+        self.flags = flags
+        self.received = []          # (seq, message) of every good frame from the host
+        self.acted = []             # commands acted on (duplicates excluded)
+        self.rejected = []
+        self.verdicts = {}          # command type -> Ack code
+        self.reactions = {}         # command type -> list of messages to send after the ack
+        self.silent = False         # send nothing, answer nothing
+        self.ignore_commands = False
+        self.drop_acks = 0          # commands whose ack is not sent (host must resend)
+        self.serial_no = "00421"
+        self.master = None
+        self._hb_task = None
+        self._out = []              # queued reliable messages
+        self._inflight = None       # (seq, bytes, tries)
+        self._tx_seq = 0
+        self._recent = {}
+        self._timer = None
+
+    # -- plumbing -------------------------------------------------------------------------
+    def plug(self):
+        self.codec = get_codec(self.codec_name, receive_from="host")
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)
+        os.set_blocking(self.master, False)
+        tmp = self.link_path + ".new"
+        os.symlink(os.ttyname(self.slave), tmp)
+        os.replace(tmp, self.link_path)
+        loop = asyncio.get_running_loop()
+        loop.add_reader(self.master, self._readable)
+        self._hb_task = loop.create_task(self._heartbeats())
+
+    def unplug(self):
+        loop = asyncio.get_running_loop()
+        loop.remove_reader(self.master)
+        self._hb_task.cancel()
+        if self._timer:
+            self._timer.cancel()
+        os.close(self.master)
+        os.close(self.slave)
+        self.master = None
+        self._inflight, self._out = None, []
+
+    def write(self, data):
+        if self.master is not None:
+            os.write(self.master, data)
+
+    def send_now(self, msg, seq=0):
+        self.write(self.codec.encode(msg, seq))
+
+    async def _heartbeats(self):
+        uptime = 0
+        while True:
+            if not self.silent:
+                self.send_now(m.Heartbeat(uptime))
+            uptime += 50
+            await asyncio.sleep(0.05)
+
+    def _readable(self):
+        try:
+            data = os.read(self.master, 4096)
+        except OSError:
+            return
+        for item in self.codec.feed(data):
+            if self.silent:
+                continue
+            if isinstance(item, Rejected):
+                self.rejected.append(item)
+                continue
+            self._handle(item.seq, item.message)
+
+    # -- device behaviour -----------------------------------------------------------------
+    def hello_info(self, boot=False):
+        return m.HelloInfo(m.PROTOCOL_VERSION, m.DEVICE_CLASS_CODES[self.device_class],
+                           self.flags | (m.FLAG_BOOT if boot else 0), 4, "Acme", "T-1",
+                           self.serial_no, "2.1.0", bytes(range(32)))
+
+    def _handle(self, seq, msg):
+        self.received.append((seq, msg))
+        if isinstance(msg, m.Hello):
+            self._recent.clear()
+            self._tx_seq = 0
+            self.send_now(self.hello_info())
+            if self._inflight:                       # renumber what was not acknowledged
+                self._out.insert(0, self.codec_msg_of(self._inflight))
+                self._inflight = None
+            self._pump()
+        elif isinstance(msg, m.Ack):
+            if self._inflight and (msg.seq == self._inflight[0] or not self.codec.sequenced):
+                self._inflight = None
+                self._pump()
+        elif isinstance(msg, m.Nak):
+            if self._inflight and msg.seq == self._inflight[0] and msg.reason == m.NAK_CRC:
+                self.write(self._inflight[1])
+        elif isinstance(msg, m.Heartbeat):
+            pass
+        else:
+            if self.ignore_commands:
+                return
+            if seq and seq in self._recent:          # duplicate: same verdict, act once
+                self.send_now(m.Ack(seq, self._recent[seq]))
+                return
+            code = self.verdicts.get(type(msg), 0)
+            if self.drop_acks:
+                self.drop_acks -= 1
+                self._recent[seq] = code
+                self.acted.append(msg)
+                self._react(msg, code)
+                return
+            self._recent[seq] = code
+            self.acted.append(msg)
+            self.send_now(m.Ack(seq, code))
+            self._react(msg, code)
+
+    def codec_msg_of(self, inflight):
+        return inflight[2]
+
+    def _react(self, msg, code):
+        if code == 0:
+            for out in self.reactions.get(type(msg), []):
+                self.send(out)
+            if isinstance(msg, m.StatusRequest):
+                self.send(m.StatusReport("ready", (("cards", 52),)))
+
+    def send(self, msg):
+        """Send a device event reliably (stop-and-wait, resent every 0.1 s)."""
+        self._out.append(msg)
+        self._pump()
+
+    def _pump(self):
+        if self._inflight or not self._out or self.master is None:
+            return
+        msg = self._out.pop(0)
+        seq = 0
+        if self.codec.sequenced:
+            self._tx_seq = self._tx_seq % 255 + 1
+            seq = self._tx_seq
+        data = self.codec.encode(msg, seq)
+        self._inflight = (seq, data, msg) if self.codec.sequenced else None
+        self.write(data)
+        if self.codec.sequenced:
+            self._arm()
+
+    def _arm(self):
+        loop = asyncio.get_running_loop()
+        self._timer = loop.call_later(0.1, self._resend)
+
+    def _resend(self):
+        if self._inflight and not self.silent and self.master is not None:
+            self.write(self._inflight[1])
+            self._arm()
+
+
+@pytest.fixture
+def link_path(tmp_path):
+    return str(tmp_path / "ttyACME0")
+
+
+async def next_event(queue, kind, timeout=5.0):
+    """The next event of ``kind``; events of other kinds before it are returned too."""
+    seen = []
+    async with asyncio.timeout(timeout):
+        while True:
+            e = await queue.get()
+            seen.append(e)
+            if e.kind == kind:
+                return e, seen[:-1]
+
+
+async def until(cond, timeout=5.0):
+    """Wait for a condition the peer observes (bytes in flight need a moment)."""
+    async with asyncio.timeout(timeout):
+        while not cond():
+            await asyncio.sleep(0.01)
+
+
+def run(coro):
+    asyncio.run(asyncio.wait_for(coro, 30))
+
+
+async def started(link_path, device_class="shuffler", codec="tablectl", **peer_kw):
+    peer = Peer(link_path, device_class, codec, **peer_kw)
+    peer.plug()
+    q = asyncio.Queue()
+    spec = DeviceSpec(id=device_class, device_class=device_class, port=link_path, codec=codec,
+                      **FAST)
+    drv = open_driver(spec, q)
+    up, _ = await next_event(q, "link_up")
+    return peer, drv, q, up
+
+
+def test_hello_gives_link_up_with_identity(link_path):
+    async def main():
+        peer, drv, q, up = await started(link_path)
+        assert up.device == "shuffler"
+        assert up.identity == ev.DeviceIdentity("shuffler", "Acme", "T-1", "00421", "2.1.0",
+                                                bytes(range(32)).hex(), True)
+        assert drv.identity == up.identity and drv.is_up
+        st = await drv.status()
+        assert st.state == "ready" and st.detail == {"cards": 52}
+        assert (await next_event(q, "status"))[0] == st
+        await drv.close()
+        peer.unplug()
+    run(main())
+
+
+def test_commands_and_events_in_order(link_path):
+    async def main():
+        peer, drv, q, _ = await started(link_path)
+        hand = ((12, 7), (25, 7), (m.UNKNOWN_CARD, m.NO_DECK))
+        peer.reactions = {
+            m.Shuffle: [m.ShuffleStarted(), m.ShuffleDone(52)],
+            m.DispenseHand: [m.HandDispensed(hand)],
+            m.DispenseCard: [m.CardDispensed(51, 7)],
+        }
+        await drv.shuffle()
+        await drv.dispense_hand(3)
+        await drv.dispense_card()
+        done, before = await next_event(q, "shuffle_done")
+        assert [e.kind for e in before] == ["shuffle_started"] and done.count == 52
+        hd, _ = await next_event(q, "hand_dispensed")
+        assert hd.cards == (Card.parse("As"), Card.parse("Ah"), None)
+        assert hd.deck_ids == (7, 7, None)
+        cd, _ = await next_event(q, "card_dispensed")
+        assert cd.card == Card.parse("Ad") and cd.deck_id == 7
+        assert peer.acted == [m.Shuffle(), m.DispenseHand(3), m.DispenseCard()]
+        await drv.close()
+        peer.unplug()
+    run(main())
+
+
+def test_refused_command_raises_and_names_the_reason(link_path):
+    async def main():
+        peer, drv, q, _ = await started(link_path)
+        peer.verdicts[m.DispenseCard] = m.REFUSAL_NUMBERS["door-open"]
+        with pytest.raises(DeviceRefused, match="door-open; close the door") as info:
+            await drv.dispense_card()
+        assert info.value.code == 6
+        await drv.close()
+        peer.unplug()
+    run(main())
+
+
+def test_lost_ack_is_resent_with_the_same_seq_and_acted_on_once(link_path):
+    async def main():
+        peer, drv, q, _ = await started(link_path)
+        peer.drop_acks = 1
+        peer.reactions = {m.DispenseCard: [m.CardDispensed(3, 1)]}
+        await drv.dispense_card()
+        sent = [(s, msg) for s, msg in peer.received if isinstance(msg, m.DispenseCard)]
+        assert len(sent) >= 2 and len({s for s, _ in sent}) == 1
+        assert peer.acted == [m.DispenseCard()]
+        assert drv.stats.retransmissions >= 1
+        e, _ = await next_event(q, "card_dispensed")
+        assert e.card == Card.parse("5s")
+        await drv.close()
+        peer.unplug()
+    run(main())
+
+
+def test_duplicated_event_frame_is_delivered_once(link_path):
+    async def main():
+        peer, drv, q, _ = await started(link_path)
+        frame = peer.codec.encode(m.CardDispensed(7, 1), 200)
+        peer.write(frame + frame)
+        peer.send(m.Empty())
+        first, _ = await next_event(q, "card_dispensed")
+        _, between = await next_event(q, "empty")
+        assert first.card == Card.from_code(7) and between == []
+        assert drv.stats.duplicates == 1
+        await until(lambda: sum(isinstance(msg, m.Ack) and msg.seq == 200
+                                for _, msg in peer.received) == 2)
+        await drv.close()
+        peer.unplug()
+    run(main())
+
+
+def test_corrupted_frame_is_nakked_resent_and_arrives_once(link_path):
+    async def main():
+        peer, drv, q, _ = await started(link_path)
+        peer._tx_seq = 10
+        peer.send(m.CardDispensed(20, 1))        # in flight as seq 11
+        # Corrupt a copy of the same frame: its header is fine, its payload is not.
+        bad = bytearray(peer._inflight[1])
+        bad[6] ^= 0x40
+        peer.write(bytes(bad))
+        e, _ = await next_event(q, "card_dispensed")
+        assert e.card == Card.from_code(20)
+        peer.send(m.Empty())
+        _, between = await next_event(q, "empty")
+        assert between == []                         # arrived once
+        await until(lambda: m.Nak(11, m.NAK_CRC) in [msg for _, msg in peer.received])
+        assert drv.stats.rejected >= 1 and drv.is_up
+        await drv.close()
+        peer.unplug()
+    run(main())
+
+
+def test_garbage_and_malformed_frames_are_counted_and_dropped(link_path):
+    async def main():
+        peer, drv, q, _ = await started(link_path)
+        peer.write(b"\x00\xff\xa5\x13garbage\xa5\xa5" * 5)
+        peer.write(peer.codec.encode(m.CardDispensed(1, 1), 99)[:5])     # truncated
+        from drivers.protocol.framing import encode_frame
+        peer.write(encode_frame(98, m.CardDispensed.TYPE, b"\x60\xff\xff"))  # card code 96
+        peer.write(encode_frame(97, 0xEE, b"?"))                          # unknown type
+        peer.send(m.CardDispensed(2, 1))
+        e, before = await next_event(q, "card_dispensed")
+        assert e.card == Card.from_code(2) and before == []
+        assert drv.stats.garbage_bytes > 0 and drv.stats.rejected >= 2 and drv.is_up
+        naks = lambda: {msg.seq: msg.reason for _, msg in peer.received
+                        if isinstance(msg, m.Nak)}
+        await until(lambda: naks().get(98) == m.NAK_BAD_PAYLOAD
+                    and naks().get(97) == m.NAK_UNKNOWN_TYPE)
+        await drv.close()
+        peer.unplug()
+    run(main())
+
+
+def test_heartbeats_stopping_gives_link_lost_then_restored(link_path):
+    async def main():
+        peer, drv, q, up = await started(link_path)
+        peer.silent = True
+        lost, _ = await next_event(q, "link_lost")
+        assert "heartbeat" in lost.reason
+        with pytest.raises(LinkDown, match="not connected"):
+            await drv.shuffle()
+        peer.silent = False
+        restored, _ = await next_event(q, "link_restored")
+        assert restored.identity == up.identity
+        await drv.dispense_card()
+        await drv.close()
+        peer.unplug()
+    run(main())
+
+
+def test_unplug_and_plug_back_is_found_by_the_same_name(link_path):
+    async def main():
+        peer, drv, q, up = await started(link_path)
+        peer.unplug()
+        lost, _ = await next_event(q, "link_lost")
+        assert "port closed" in lost.reason or "heartbeat" in lost.reason
+        await asyncio.sleep(0.3)                 # unplugged a while: reopening fails meanwhile
+        peer.plug()
+        restored, _ = await next_event(q, "link_restored")
+        assert restored.identity == up.identity
+        await drv.deck_check()
+        assert peer.acted[-1] == m.DeckCheck()
+        await drv.close()
+        peer.unplug()
+    run(main())
+
+
+def test_events_queued_during_loss_arrive_after_reconnection(link_path):
+    async def main():
+        peer, drv, q, up = await started(link_path)
+        peer.silent = True
+        await next_event(q, "link_lost")
+        peer.send(m.Door(True))                  # happens while the host hears nothing
+        peer.silent = False
+        _, _ = await next_event(q, "link_restored")
+        opened, _ = await next_event(q, "door_opened")
+        assert opened.device == "shuffler"
+        await drv.close()
+        peer.unplug()
+    run(main())
+
+
+def test_boot_notice_is_a_reboot(link_path):
+    async def main():
+        peer, drv, q, up = await started(link_path)
+        peer.send_now(peer.hello_info(boot=True))
+        lost, _ = await next_event(q, "link_lost")
+        assert lost.reason == "device rebooted"
+        await next_event(q, "link_restored")
+        await drv.close()
+        peer.unplug()
+    run(main())
+
+
+def test_unacknowledged_command_declares_the_link_lost(link_path):
+    async def main():
+        peer, drv, q, up = await started(link_path)
+        peer.ignore_commands = True
+        with pytest.raises(LinkDown, match="no acknowledgement of Shake|no acknowledgement"):
+            await drv.deck_check()
+        lost, _ = await next_event(q, "link_lost")
+        assert "no acknowledgement" in lost.reason
+        sent = [s for s, msg in peer.received if isinstance(msg, m.DeckCheck)]
+        assert len(sent) == 4 and len(set(sent)) == 1
+        peer.ignore_commands = False
+        await next_event(q, "link_restored")
+        await drv.close()
+        peer.unplug()
+    run(main())
+
+
+def test_wrong_device_class_is_not_taken(link_path):
+    async def main():
+        peer = Peer(link_path, "shoe")
+        peer.plug()
+        q = asyncio.Queue()
+        drv = open_driver(DeviceSpec(id="shuffler", device_class="shuffler", port=link_path,
+                                     **FAST), q)
+        # Wait until the driver asked twice (it backs off and asks again): never up.
+        while sum(isinstance(msg, m.Hello) for _, msg in peer.received) < 2:
+            await asyncio.sleep(0.05)
+        assert q.empty() and not drv.is_up
+        await drv.close()
+        peer.unplug()
+    run(main())
+
+
+def test_absent_device_is_retried_until_it_appears(link_path):
+    async def main():
+        q = asyncio.Queue()
+        drv = open_driver(DeviceSpec(id="shoe", device_class="shoe", port=link_path, **FAST), q)
+        await asyncio.sleep(0.3)
+        assert q.empty()
+        peer = Peer(link_path, "shoe")
+        peer.plug()
+        up, _ = await next_event(q, "link_up")
+        peer.send(m.CardDrawn(0, True, 3))
+        drawn, _ = await next_event(q, "card_drawn")
+        assert drawn.card == Card.parse("2s") and drawn.face_up and drawn.deck_id == 3
+        await drv.close()
+        peer.unplug()
+    run(main())
+
+
+def test_dice_over_the_dice_binary_codec(link_path):
+    async def main():
+        peer, drv, q, up = await started(link_path, "dice", "dice-binary", flags=0)
+        assert up.identity.device_class == "dice" and up.identity.vendor == "vendor-0"
+        peer.reactions = {m.Shake: [m.ShakeStarted(), m.DiceResult((2, 6, 1, 4))]}
+        await drv.shake()
+        res, before = await next_event(q, "dice_result")
+        assert [e.kind for e in before] == ["shake_started"] and res.dice == (2, 6, 1, 4)
+        peer.send(m.DieNotFlat(3))
+        assert (await next_event(q, "die_not_flat"))[0].die == 3
+        peer.verdicts[m.Shake] = m.REFUSAL_NUMBERS["door-open"]
+        with pytest.raises(DeviceRefused, match="door-open"):
+            await drv.shake()
+        peer.silent = True
+        assert "heartbeat" in (await next_event(q, "link_lost"))[0].reason
+        peer.silent = False
+        await next_event(q, "link_restored")
+        await drv.close()
+        peer.unplug()
+    run(main())
