@@ -964,6 +964,38 @@ class Table:
         self._publish("mode", mode=new.value)
 
     # ======================================================================================
+    # snapshot (taken when a round opens; recovery replays the inputs after it)
+    # ======================================================================================
+    def snapshot(self) -> dict[str, Any] | None:
+        """The table between rounds, as JSON; None when a round already holds bets or cards
+        (recovery then starts from an earlier snapshot)."""
+        r = self.round
+        if r is not None and (r.bets or self.vault.slots() or r.banker is not None
+                              or r.seats or r.void):
+            return None
+        return {"state": self.state, "mode": self.mode.value, "round_no": self.round_no,
+                "round": r.round_id if r else None,
+                "conditions": {d: sorted(c) for d, c in self.conditions.items() if c},
+                "identities": self.identities, "needs_shuffle": self._needs_shuffle,
+                "deck_ready": self._deck_ready, "held_round": self._held_round}
+
+    def restore(self, snap: Mapping[str, Any]) -> None:
+        """Put the table back as :meth:`snapshot` described it (before replaying inputs)."""
+        self.mode = Mode.parse(snap["mode"])
+        self.round_no = int(snap["round_no"])
+        self.round = (RoundData(int(snap["round"]), self.game.game_id, self.mode.value)
+                      if snap.get("round") is not None else None)
+        self.vault = CardVault()
+        self.tracker = None
+        self._last_slot = {}
+        self.conditions = {d: set(c) for d, c in snap.get("conditions", {}).items()}
+        self.identities = dict(snap.get("identities", {}))
+        self._needs_shuffle = bool(snap["needs_shuffle"])
+        self._deck_ready = bool(snap["deck_ready"])
+        self._held_round = bool(snap["held_round"])
+        self.machine.set_state(snap["state"])
+
+    # ======================================================================================
     # recovery
     # ======================================================================================
     def recover_after_restart(self) -> None:

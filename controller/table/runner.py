@@ -1,0 +1,154 @@
+"""The table machine bound to its journal: write first, then act; replay to recover.
+
+Every input (device event, console or panel command, restart) is appended to the journal and
+is on disk before the machine sees it; what the machine decides (state changes, rulings with
+their article, round open and close, alarms, every published event) is appended in one group
+commit before anything is published or sent to a device. Recovery replays the journaled
+inputs from the last round's snapshot through a fresh machine, which is deterministic, so the
+table is rebuilt exactly as it was; then a ``restart`` input lets the machine end the round in
+progress as the regulation says.
+
+Journal record kinds written here (see controller.journal.Kind): ``device``, ``command``,
+``restart`` (inputs, payload the input record); ``recovery`` (what start-up did); ``state``, ``decision`` (article set),
+``round_open`` (with the table's snapshot), ``round_close``, ``alarm``, ``table`` (every other
+published event), ``device_command``, ``refused`` (a command that was not allowed).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+from controller.errors import TablectlError
+from controller.journal import Entry, Journal, Kind
+from drivers import events as ev
+
+from .machine import Command, Table
+from .secrecy import PublicEvent
+
+RESTART = "restart"
+INPUT_KINDS = (Kind.DEVICE.value, Kind.COMMAND.value, RESTART)
+
+Publisher = Callable[[PublicEvent], None]
+Sender = Callable[[Command], None]
+
+
+class TableRunner:
+    """Feeds one :class:`Table` and journals everything before it takes effect.
+
+    ``publish`` receives every public event (display, event stream, logs) and ``send`` every
+    device command, both only after the journal holds them. ``monitor`` (optional) is the deck
+    integrity monitor: it sees every device event and its records are journaled as
+    ``integrity``.
+    """
+
+    def __init__(self, table: Table, journal: Journal, *, publish: Publisher | None = None,
+                 send: Sender | None = None, monitor: Any = None) -> None:
+        self.table = table
+        self.journal = journal
+        self.publish = publish or (lambda e: None)
+        self.send = send or (lambda c: None)
+        self.monitor = monitor
+
+    # --- inputs -------------------------------------------------------------------------
+    def device(self, event: ev.DeviceEvent) -> None:
+        """One device event: journaled, then applied."""
+        self._input(Kind.DEVICE, {"source": "device", "event": event.to_json()}, event.device)
+        if self.monitor is not None:
+            update = self.monitor.observe(event)
+            if update.records:
+                self.journal.append_many([Entry("integrity", r, self._round_id(), event.device)
+                                          for r in update.records])
+
+    def command(self, name: str, role: str = "dealer", **args: Any) -> None:
+        """A dealer or supervisor command: journaled with its role, then applied. A command the
+        machine refuses raises TablectlError (journaled as ``refused``); nothing changed."""
+        self._input(Kind.COMMAND, {"source": "command", "name": name, "role": role,
+                                   "args": args}, role)
+
+    def _input(self, kind: str, record: dict[str, Any], source: str | None) -> None:
+        self.journal.append(str(kind), record, self._round_id(), source)
+        try:
+            self.table.apply(record)
+        except TablectlError as exc:
+            self.journal.append("refused", {"input": record, "error": str(exc)},
+                                self._round_id(), source)
+            self._flush()
+            raise
+        self._flush()
+
+    # --- outputs ------------------------------------------------------------------------
+    def _round_id(self) -> str | None:
+        r = self.table.round
+        return str(r.round_id) if r is not None else None
+
+    def _flush(self) -> None:
+        out, cmds = self.table.outbox, self.table.commands
+        self.table.outbox, self.table.commands = [], []
+        entries = [self._entry(e) for e in out]
+        entries += [Entry("device_command", c.to_json(), self._round_id(), c.device_class)
+                    for c in cmds]
+        if entries:
+            self.journal.append_many(entries)
+        for e in out:
+            self.publish(e)
+        for c in cmds:
+            self.send(c)
+
+    def _entry(self, e: PublicEvent) -> Entry:
+        doc = e.to_json()
+        rid = str(e.round) if e.round is not None else None
+        if e.kind == "state":
+            return Entry(Kind.STATE.value, doc, rid, "table")
+        if e.kind == "ruling":
+            return Entry(Kind.DECISION.value, doc, rid, "table", e.data.get("article"))
+        if e.kind == "round_started":
+            return Entry(Kind.ROUND_OPEN.value, {**doc, "snapshot": self.table.snapshot()},
+                         rid, "table")
+        if e.kind in ("round_complete", "round_void"):
+            return Entry(Kind.ROUND_CLOSE.value,
+                         {**doc, "outcome": "void" if e.kind == "round_void" else "settled"},
+                         rid, "table", e.data.get("article"))
+        if e.kind in ("device_condition", "device_link"):
+            return Entry(Kind.ALARM.value, doc, rid, e.data.get("device"))
+        return Entry("table", doc, rid, "table")
+
+    # --- recovery -----------------------------------------------------------------------
+    def recover(self) -> dict[str, Any]:
+        """Rebuild the table from the journal and end an interrupted round by the regulation.
+
+        Returns what was done (also journaled as ``recovery``)."""
+        start, snapshot = 0, None
+        last_open = self.journal.last(kind=Kind.ROUND_OPEN.value)
+        if last_open is not None and isinstance(last_open.payload, dict) \
+                and last_open.payload.get("snapshot"):
+            start, snapshot = last_open.seq, last_open.payload["snapshot"]
+            self.table.restore(snapshot)
+        replayed = 0
+        last_input_seq = None
+        for rec in self.journal.records(since=start, kinds=INPUT_KINDS):
+            self.table.outbox, self.table.commands = [], []
+            try:
+                self.table.apply(rec.payload)
+            except TablectlError:
+                pass    # it was refused then too (the machine is deterministic)
+            replayed += 1
+            last_input_seq = rec.seq
+        pending = list(self.table.outbox)
+        self.table.outbox, self.table.commands = [], []
+        head_seq, _ = self.journal.head()
+        if last_input_seq is not None and head_seq == last_input_seq and pending:
+            # The crash fell between an input and its decisions: write them now.
+            self.journal.append_many([self._entry(e) for e in pending])
+        state_before = self.table.state
+        self._input(RESTART, {"source": "restart", "state": state_before}, "service")
+        report = {"replayed_inputs": replayed, "from_seq": start, "state_at_crash": state_before,
+                  "state_now": self.table.state,
+                  "round": self._round_id(),
+                  "void": bool(self.table.round and self.table.round.void)}
+        self.journal.append(Kind.RECOVERY.value, {"report": report}, self._round_id(), "service")
+        return report
+
+
+def journal_inputs(journal: Journal) -> Iterable[dict[str, Any]]:
+    """Every journaled input record, in order (for tests and inspection)."""
+    for rec in journal.records(kinds=INPUT_KINDS):
+        yield rec.payload

@@ -1,0 +1,122 @@
+"""No card still face down at the table leaves the controller before it is revealed."""
+import json
+import re
+
+import pytest
+
+from controller.rules.base import CROUPIER, box
+from controller.rules.cards import Card, full_deck
+from controller.table.secrecy import (CardVault, PublicEvent, Revealed, SecrecyError,
+                                      redact_device_event)
+from drivers import events as ev
+
+from table_helpers import draw, hand, table
+
+CARD_RE = re.compile(r"(?<![A-Za-z0-9])(10|[2-9TJQKA])[shcd](?![A-Za-z0-9])")
+
+
+def test_public_event_refuses_raw_cards_and_card_text_anywhere():
+    for data in ({"card": Card.parse("As")}, {"hand": ["Kd"]}, {"x": {"y": [("10h",)]}},
+                 {"Qs": 1}):
+        with pytest.raises(SecrecyError):
+            PublicEvent("card", "T1", 1, "dealing", data)
+    PublicEvent("card", "T1", 1, "dealing", {"recipient": "box 3", "count": 2, "hand": [None]})
+
+
+def test_revealed_is_made_only_by_the_vault_for_face_up_cards():
+    with pytest.raises(SecrecyError):
+        Revealed(Card.parse("As"))
+    v = CardVault()
+    s = v.deal(CROUPIER, Card.parse("As"))
+    v.deal(box(1), Card.parse("Kd"))
+    assert v.public_hand(CROUPIER) == [None]
+    assert v.revealed_hand(CROUPIER) is None         # not for settlement before the reveal
+    assert v.vouch({"cards": ["As", "Kd"]}) == {"cards": ["As", "Kd"]}   # still raw: refused
+    with pytest.raises(SecrecyError):
+        PublicEvent("x", "T1", 1, "s", v.vouch({"cards": ["As"]}))
+    v.expose(s)
+    assert PublicEvent("x", "T1", 1, "s", v.vouch({"cards": ["As"]})).to_json()["cards"] == ["As"]
+    with pytest.raises(SecrecyError):                 # box 1's card is still face down
+        PublicEvent("x", "T1", 1, "s", v.vouch({"cards": ["As", "Kd"]}))
+
+
+def test_redacted_device_events_carry_no_card():
+    for e in (ev.CardDrawn(device="shoe", ts=1.0, card=Card.parse("As")),
+              ev.HandDispensed(device="shuffler", ts=1.0, cards=tuple(full_deck()[:3])),
+              ev.DeckCheckResult(device="shuffler", ts=1.0, count=52, cards=tuple(full_deck()))):
+        text = json.dumps(redact_device_event(e.to_json()))
+        assert not CARD_RE.search(text), text
+
+
+def _watch(t):
+    """Every published event so far, and the public view, as JSON text, in order."""
+    return [json.dumps(e.to_json()) for e in t.outbox] + [json.dumps(t.public_view())]
+
+
+def _first_seen(texts, card):
+    for i, text in enumerate(texts):
+        if re.search(rf"(?<![A-Za-z0-9]){card}(?![A-Za-z0-9])", text):
+            return i
+    return None
+
+
+def _revealed_at(t, recipient):
+    for i, e in enumerate(t.outbox):
+        if e.kind in ("hand_opened", "hand_revealed") and e.data["recipient"] == recipient:
+            return i
+    return None
+
+
+@pytest.mark.parametrize("mode", ["shoe", "shuffler"])
+def test_q_poker_stream_shows_no_card_before_its_reveal(mode):
+    t = table("q-poker", mode)
+    t.command("place_bet", box=2, wager="versus_croupier", amount=10)
+    t.command("place_bet", box=5, wager="versus_croupier", amount=10)
+    deal = {"box 2": ["As", "Ks", "Qs"], "box 5": ["2d", "7c", "9h"],
+            "croupier": ["Jd", "Jc", "4s"]}
+    if mode == "shoe":
+        for i in range(3):
+            draw(t, deal["box 2"][i], deal["box 5"][i], deal["croupier"][i])
+    else:
+        for who in ("box 2", "box 5", "croupier"):
+            hand(t, *deal[who])
+    # After the deal: players' hands open (art. 9(1)); the croupier's stays hidden.
+    texts = _watch(t)
+    for c in deal["croupier"]:
+        assert _first_seen(texts, c) is None, f"croupier's {c} leaked before the reveal"
+    for who in ("box 2", "box 5"):
+        for c in deal[who]:
+            assert _first_seen(texts, c) >= _revealed_at(t, who)
+    t.command("decide", box=2, decision="play")
+    t.command("decide", box=5, decision="fold")
+    texts = [json.dumps(e.to_json()) for e in t.outbox]
+    for c in deal["croupier"]:
+        assert _first_seen(texts, c) >= _revealed_at(t, "croupier")
+
+
+def test_pan9_stream_shows_no_card_until_the_reveal():
+    from table_helpers import DEVICES  # noqa: F401
+    t = table("super-pan-9")
+    t.command("set_banker", seat=1, capital=1000)
+    t.command("place_bet", box=2, wager="seat", amount=100)
+    t.command("shake")
+    t.handle_device(ev.DiceResult(device="dice", ts=2.0, dice=(1, 1, 1, 1)))
+    cards = ["9s", "Kd", "2c", "3c"]
+    draw(t, *cards[:3])
+    texts = _watch(t)
+    assert all(_first_seen(texts, c) is None for c in cards[:3])
+    draw(t, cards[3])
+    texts = [json.dumps(e.to_json()) for e in t.outbox]
+    first_reveal = min(i for i, e in enumerate(t.outbox) if e.kind == "hand_revealed")
+    assert all(_first_seen(texts, c) >= first_reveal for c in cards)
+
+
+def test_exposed_card_is_public_but_its_neighbours_are_not():
+    t = table("q-poker")
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    draw(t, "As")
+    draw(t, "Kd", face_up=False)
+    t.command("exposed_card", recipient="box 1")      # 89/2004 art. 11(2): goes on
+    texts = _watch(t)
+    assert _first_seen(texts, "As") is not None
+    assert _first_seen(texts, "Kd") is None            # the croupier's card stays hidden
