@@ -130,3 +130,18 @@ def test_cards_not_returned_after_the_round():
 def test_bad_deck_count_is_refused(decks):
     with pytest.raises(TablectlError, match="decks per shoe"):
         DeckLedger(decks=decks)
+
+
+def test_driver_style_check_with_the_set_of_back_ids():
+    # The shuffler driver reports the set of back ids seen and the foreign faces as ``extra``.
+    cards = without("7h") + [C("Ks")]
+    alarms = DeckLedger(deck_ids={1}).deck_check(52, cards, deck_ids=(1, 2), extra=(C("Ks"),),
+                                                 missing=(C("7h"),))
+    assert kinds(alarms) == [("foreign_card", ("Ks",)), ("missing_card", ("7h",))]
+    assert next(a for a in alarms if a.kind is AlarmKind.FOREIGN_CARD).deck_ids == (2,)
+
+
+def test_a_whole_deck_of_another_back_is_foreign():
+    alarms = DeckLedger(deck_ids={1}).deck_check(52, DECK, deck_ids=(3,))
+    assert kinds(alarms) == [("foreign_card", ())]
+    assert alarms[0].deck_ids == (3,)

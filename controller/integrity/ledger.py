@@ -131,7 +131,8 @@ class DeckLedger:
         (``None`` for a card the device saw but could not read), ``deck_ids`` their back ids
         (parallel to ``cards``) where the device reports them; ``missing``, ``extra`` (cards
         of no deck of this table) and ``duplicate`` are the device's own findings, which are
-        added to the ledger's. The check describes the deck about to be dealt: it begins a new
+        added to the ledger's. ``deck_ids`` may instead be the set of back ids seen (as the
+        project's shuffler driver reports it). The check describes the deck about to be dealt: it begins a new
         deck if cards of the current one are already out."""
         deck = self.current()
         if deck.cards_out:
@@ -141,7 +142,8 @@ class DeckLedger:
         deck.checked_count = count
         foreign: list[tuple[Card, int | None]] = []
         if cards is not None:
-            ids = list(deck_ids) if len(deck_ids) == len(cards) else [None] * len(cards)
+            parallel = len(deck_ids) == len(cards)
+            ids = list(deck_ids) if parallel else [None] * len(cards)
             faces: Counter = Counter()
             unread = 0
             for card, did in zip(cards, ids):
@@ -151,13 +153,21 @@ class DeckLedger:
                     foreign.append((card, did))
                 else:
                     faces[card] += 1
-            # The device's own list of foreign cards (by a back it saw but did not report as
-            # an id): those faces are not the table's cards.
+            # The device's own list of foreign cards (cards with another back; their ids may
+            # come as the set of ids seen rather than card by card): not the table's cards.
             known = {c for c, _ in foreign}
+            strange = self._strange_ids(deck_ids) if not parallel else []
             for card in extra:
                 if card not in known:
-                    foreign.append((card, None))
+                    foreign.append((card, strange[0] if len(strange) == 1 else None))
                     faces[card] -= 1
+            if strange and not foreign:
+                # The device's majority back is not the table's: the whole deck is foreign.
+                alarms += self._raise(
+                    AlarmKind.FOREIGN_CARD,
+                    f"the deck check read back id(s) {', '.join(map(str, strange))}, which "
+                    f"are not this table's ({', '.join(map(str, sorted(self.deck_ids)))}): "
+                    "the deck is not the table's", [], device, deck_ids=tuple(strange))
             faces += Counter()      # drop zero counts
             deck.checked = faces
             deck.identity_checked = unread == 0
@@ -177,7 +187,8 @@ class DeckLedger:
             dups = sorted(set(faces - self.expected) | set(duplicate))
         else:
             faces = Counter()
-            foreign = [(c, None) for c in extra]
+            strange = self._strange_ids(deck_ids)
+            foreign = [(c, strange[0] if len(strange) == 1 else None) for c in extra]
             short = sorted(set(missing))
             dups = sorted(set(duplicate))
         for card in short:
@@ -266,6 +277,11 @@ class DeckLedger:
         return alarms
 
     # --- helpers ------------------------------------------------------------------------
+
+    def _strange_ids(self, deck_ids: Iterable[int | None]) -> list[int]:
+        if self.deck_ids is None:
+            return []
+        return sorted({i for i in deck_ids if i is not None and i not in self.deck_ids})
 
     def _decks_text(self) -> str:
         return "deck" if self.decks == 1 else f"{self.decks} decks"

@@ -6,9 +6,9 @@ raised (for :class:`~controller.integrity.alarms.IntegrityGate`) and the records
 under kind ``integrity`` (each alarm, and a summary of every deck whose life ended, which
 ``tablectl integrity report`` reads). Deck lives are delimited by the events themselves:
 
-* ``shuffle_started`` ends the deck in play and begins a new one; ``deck_check_result`` and
-  ``shuffle_done`` check the new deck (a check after cards of the current deck came out begins
-  a new deck);
+* ``shuffle_started`` ends the deck in play if cards of it came out (a check made just before
+  the shuffle stays with the deck being shuffled); ``deck_check_result`` and ``shuffle_done``
+  check the deck about to be dealt (a check after cards came out begins a new deck);
 * ``card_drawn``, ``card_dispensed``, ``hand_dispensed`` and ``misread`` are cards out;
 * ``empty``: the deck was dealt to its end (so every card that never came out is missing).
 
@@ -85,7 +85,9 @@ class IntegrityMonitor:
         up = Update()
         dev = event.device
         if isinstance(event, ev.ShuffleStarted):
-            self._end(up, complete=False)
+            # A new order begins; a check made just before describes the deck being shuffled.
+            if self._in_play and self.ledger.current().cards_out:
+                self._end(up, complete=False)
         elif isinstance(event, ev.DeckCheckResult):
             self._ensure_fresh(up)
             self._alarms(up, self.ledger.deck_check(

@@ -105,7 +105,8 @@ class TestState:
 
     def to_json(self) -> dict[str, Any]:
         return {"pairs": self.pairs, "hits": self.hits, "expected": round(self.expected, 4),
-                "log_m": round(self.log_m, 4), "max_log_m": round(self.max_log_m, 4),
+                "log_m": round(self.log_m, 4) if math.isfinite(self.log_m) else None,
+                "max_log_m": round(self.max_log_m, 4),
                 "p_value": self.p_value, "alarmed": self.alarmed}
 
 
@@ -179,6 +180,12 @@ class ShuffleSentinel:
         self._logs = {t: [0.0] * len(MIX[t]) for t in LOCAL_TESTS}
         # one row of log-bets per remembered deck still in play: [deck, [log per q]]
         self._recent_logs = [self._recent_entry(r) for r in self._recent]
+        self._reset_recent_level()
+
+    def _reset_recent_level(self) -> None:
+        # The mixture starts at (decks remembered) / memory: unfilled slots bet nothing.
+        n = len(self._recent_logs)
+        self.tests["recent"].log_m = math.log(n / self.memory) if n else -math.inf
 
     def _recent_entry(self, deck: _Remembered) -> tuple[_Remembered, list[float], list]:
         # (deck, log-bet per q, [pairs bet, hits, expected hits, sum of exp(log-bets)])
@@ -204,6 +211,7 @@ class ShuffleSentinel:
             self._add_print(tuple(order[:FINGERPRINT_CARDS]), number)
         if not self.order:
             self._recent_logs = [self._recent_entry(r) for r in self._recent]
+            self._reset_recent_level()
 
     def _add_print(self, key: tuple[int, ...], number: int) -> None:
         if key not in self._prints:

@@ -1,0 +1,143 @@
+"""The monitor the table machine feeds, the journal records it produces, and the gate that
+decides between warning the supervisor and stopping the table before the next round."""
+import json
+
+import pytest
+
+from controller.errors import TablectlError
+from controller.integrity import (Alarm, AlarmAction, AlarmKind, IntegrityGate,
+                                  IntegrityMonitor, parse_action)
+from controller.journal import canonical_json
+from controller.rules.cards import Card, full_deck
+from drivers import events as ev
+
+C = Card.parse
+DECK = full_deck()
+
+
+def check(cards, **kw):
+    return ev.DeckCheckResult(device="shuffler", ts=0.0, count=len(cards), cards=tuple(cards),
+                              **kw)
+
+
+def drawn(card, deck_id=None):
+    return ev.CardDrawn(device="shoe", ts=0.0, card=card, deck_id=deck_id)
+
+
+def test_super_pan_9_every_round_checked_and_closed():
+    mon = IntegrityMonitor(deck_per_round=True, deck_ids={1})
+    records = []
+    for rnd in range(3):
+        cards = [c for c in DECK if c != C("9d")] if rnd == 2 else DECK
+        up = mon.observe(check(cards))
+        records += up.records
+        up = mon.observe(ev.ShuffleStarted(device="shuffler", ts=0.0))
+        up = mon.observe(ev.ShuffleDone(device="shuffler", ts=0.0, count=len(cards)))
+        records += mon.observe(ev.HandDispensed(device="shuffler", ts=0.0,
+                                                cards=tuple(DECK[rnd * 4:rnd * 4 + 2]),
+                                                deck_ids=(1, 1))).records
+        records += mon.round_ended().records
+    decks = [r for r in records if r["record"] == "deck"]
+    assert [d["deck"] for d in decks] == [1, 2, 3]
+    assert all(d["identity_checked"] and d["cards_out"] == 2 for d in decks)
+    alarms = [r for r in records if r["record"] == "alarm"]
+    assert [(a["kind"], a["cards"], a["deck"]) for a in alarms] == [("missing_card", ["9d"], 3)]
+    for rec in records:                  # the journal's own JSON spelling accepts them
+        assert json.loads(canonical_json(rec)) == rec
+
+
+def test_hand_with_a_foreign_card():
+    mon = IntegrityMonitor(deck_ids={1})
+    up = mon.observe(ev.HandDispensed(device="shuffler", ts=0.0, cards=(C("As"), C("Kd")),
+                                      deck_ids=(1, 5)))
+    assert [(a.kind, a.cards, a.deck_ids) for a in up.alarms] == [
+        (AlarmKind.FOREIGN_CARD, (C("Kd"),), (5,))]
+
+
+def test_events_of_no_concern_change_nothing():
+    mon = IntegrityMonitor()
+    assert not mon.observe(ev.Jam(device="shoe", ts=0.0))
+    assert not mon.observe(ev.DiceResult(device="dice", ts=0.0, dice=(1, 2, 3, 4)))
+
+
+def test_empty_shoe_closes_the_deck_with_its_order_recorded():
+    mon = IntegrityMonitor()
+    order = DECK[::-1][:51]              # one card short; reversed order is sorted too
+    alarms, records = [], []
+    for card in order:
+        up = mon.observe(drawn(card))
+        alarms += up.alarms
+        records += up.records
+    up = mon.observe(ev.Empty(device="shoe", ts=0.0))
+    alarms += up.alarms
+    records += up.records
+    assert alarms[0].kind is AlarmKind.SORTED_DECK            # suit runs follow, rightly
+    assert {a.kind for a in alarms[1:-1]} == {AlarmKind.SUIT_RUNS}
+    assert alarms[-1].kind is AlarmKind.MISSING_CARD and alarms[-1].cards == (DECK[0],)
+    deck = [r for r in records if r["record"] == "deck"][0]
+    assert deck["complete"] and deck["order"][:2] == [str(DECK[51]), str(DECK[50])]
+    assert deck["sentinel"]["tests"]["sorted"]["alarmed"] is True
+
+
+def test_a_repeat_is_reported_once_per_deck():
+    mon = IntegrityMonitor()
+    import random
+    order = DECK[:]
+    random.Random(2).shuffle(order)
+    for card in order:
+        assert not mon.observe(drawn(card)).alarms
+    mon.new_deck()
+    got = []
+    for card in order:
+        got += mon.observe(drawn(card)).alarms
+    assert [a.kind for a in got] == [AlarmKind.REPEATED_DECK]
+
+
+def test_remembered_order_after_a_restart():
+    import random
+    order = DECK[:]
+    random.Random(3).shuffle(order)
+    mon = IntegrityMonitor()
+    mon.remember(7, order)
+    got = []
+    for card in order[10:] + order[:10]:
+        got += mon.observe(drawn(card)).alarms
+    assert got[0].kind is AlarmKind.CUT_DECK and got[0].related_deck == 7
+
+
+def _alarm():
+    return Alarm(kind=AlarmKind.MISSING_CARD, message="the deck check found no 7h", deck=3,
+                 cards=(C("7h"),))
+
+
+def test_warn_tells_the_supervisor_and_play_goes_on():
+    gate = IntegrityGate("warn")
+    (r,) = gate.raise_alarms([_alarm()])
+    assert r.tower_light == "amber" and not r.stop_before_next_round
+    assert "7h" in r.display
+    assert gate.may_open_round()
+
+
+def test_stop_holds_the_next_round_until_a_supervisor_clears_it():
+    gate = IntegrityGate(AlarmAction.STOP)
+    (r,) = gate.raise_alarms([_alarm()])
+    assert r.tower_light == "red" and r.stop_before_next_round
+    assert not gate.may_open_round()
+    with pytest.raises(TablectlError, match="supervisor"):
+        gate.clear("")
+    assert not gate.may_open_round()     # a refused clearing changes nothing
+    assert gate.clear("sup-17") == [_alarm()]
+    assert gate.may_open_round()
+
+
+def test_unknown_action_is_refused_with_the_choices():
+    with pytest.raises(TablectlError, match="'warn'.*'stop'"):
+        parse_action("halt")
+    assert parse_action(" STOP ") is AlarmAction.STOP
+
+
+def test_alarm_json_round_trip():
+    a = Alarm(kind=AlarmKind.CUT_DECK, message="m", cards=(C("As"), C("Td")), deck=4,
+              cards_seen=6, statistic="s", observed=5, expected=0.1, p_value=2e-7,
+              related_deck=3)
+    assert Alarm.from_json(json.loads(json.dumps(a.to_json()))) == a
