@@ -508,6 +508,7 @@ class _Round:
         self.seats: dict[int, list[Card]] = {}
         self.bets: dict[int, list[tuple[str | None, int]]] = {}
         self.first = 0
+        self._share_nets: list[int] = []   # each bank share's result, set by the settling
 
     @classmethod
     def parse(cls, game: SuperPan9, doc: Mapping[str, Any]) -> "_Round":
