@@ -65,7 +65,7 @@ def test_art_10_5_h2_odd_chip_to_the_tied_winner_nearest_the_croupiers_left():
 def test_h2_literal_reading_odd_chip_to_the_player_in_the_hand_nearest_the_croupier():
     committed = {1: 25, 3: 25, 6: 25, 8: 26}
     r = settle_pots(committed, {8}, {1: 1, 3: 9, 6: 9}.get, big_blind=10,
-                    interpretations={"holdem.odd_chip": "nearest_in_hand"})
+                    interpretations={"odd_chip": "nearest_in_hand"})
     assert r.pots[0].odd_chip_to == 1                  # seat 1 is still in, though it lost
     assert r.payouts == {1: 1, 3: 50, 6: 50}
 
@@ -160,10 +160,10 @@ def hands(draw):
     strength = {s: draw(st.integers(0, 3)) for s in seats}   # few values: many ties
     rate = draw(st.sampled_from([Fraction(0), Fraction(3), Fraction(7, 2), Fraction(5)]))
     readings = {
-        "holdem.odd_chip": draw(st.sampled_from(["tied_winner", "nearest_in_hand"])),
-        "holdem.rake_side_pots": draw(st.sampled_from(["every_pot", "main_pot_only"])),
-        "holdem.rake_rounding": draw(st.sampled_from(["down", "up"])),
-        "holdem.rake_without_flop": draw(st.sampled_from(["rake", "no_flop_no_drop"])),
+        "odd_chip": draw(st.sampled_from(["tied_winner", "nearest_in_hand"])),
+        "rake_side_pots": draw(st.sampled_from(["every_pot", "main_pot_only"])),
+        "rake_rounding": draw(st.sampled_from(["down", "up"])),
+        "rake_without_flop": draw(st.sampled_from(["rake", "no_flop_no_drop"])),
     }
     return committed, folded, strength, rate, readings, draw(st.booleans()), \
         draw(st.integers(1, 200))
@@ -192,7 +192,7 @@ def test_chips_are_conserved_and_nobody_wins_what_he_did_not_match(case):
         assert all(strength[w] == best for w in p.winners)
         if p.odd_chips:
             assert p.odd_chips < len(p.winners)
-    if readings["holdem.odd_chip"] == "tied_winner":
+    if readings["odd_chip"] == "tied_winner":
         # H3: a player wins from each opponent at most what he himself put in
         for s in contenders:
             cap = sum(min(committed[t], committed[s]) for t in committed)

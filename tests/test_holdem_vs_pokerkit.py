@@ -7,7 +7,7 @@ difference is tested on its own elsewhere:
 
 - PokerKit numbers players by position: index 0 is the seat left of the button, the button
   last. Heads-up it puts the small blind on the button, the reading
-  ``holdem.heads_up_blinds=button_small_blind`` (the literal default is tested separately).
+  ``heads_up_blinds=button_small_blind`` (the literal default is tested separately).
 - Limit games: PokerKit's preflop cap is set to three raises and a later round to a bet and
   three raises, as art. 12(2) has it. PokerKit keeps the cap heads-up and counts an all-in for
   less as a raise; tablectl lifts the cap heads-up (art. 12(4)) and does not count it

@@ -59,10 +59,10 @@ class BettingRules:
     @classmethod
     def from_interpretations(cls, chosen: Mapping[str, str]) -> "BettingRules":
         return cls(
-            limit_bet_sizes=chosen.get("holdem.limit_bet_sizes", "literal"),
-            heads_up_blinds=chosen.get("holdem.heads_up_blinds", "literal"),
-            heads_up_raises=chosen.get("holdem.heads_up_raises", "cap_lifted"),
-            short_all_in_reopens=chosen.get("holdem.short_all_in_reopens", "no"))
+            limit_bet_sizes=chosen.get("limit_bet_sizes", "literal"),
+            heads_up_blinds=chosen.get("heads_up_blinds", "literal"),
+            heads_up_raises=chosen.get("heads_up_raises", "cap_lifted"),
+            short_all_in_reopens=chosen.get("short_all_in_reopens", "no"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +175,7 @@ class HandState:
     def blind_seats(self) -> tuple[int, int]:
         """(small blind seat, big blind seat). Art. 5: the first and second players left of
         the button. Heads-up the reading ``button_small_blind`` puts the small blind on the
-        button (interpretation holdem.heads_up_blinds)."""
+        button (interpretation heads_up_blinds)."""
         order = clockwise_after(self.seats, self.button)
         if len(self.seats) == 2 and self.rules.heads_up_blinds == "button_small_blind":
             return self.button, order[0]
@@ -308,7 +308,7 @@ class HandState:
             if self.current_bet - level < self.min_raise:
                 return ("only an all-in below a full raise has come since this player acted, "
                         "which does not reopen the betting (interpretation "
-                        "holdem.short_all_in_reopens)")
+                        "short_all_in_reopens)")
         return None
 
     def _raise_bounds(self, seat: int) -> tuple[int, int]:

@@ -8,7 +8,7 @@ art. 15, highest first, carry the regulation's own names (:data:`CATEGORY_NAMES`
 A :class:`HandValue` orders like the regulation: compare ``(category, tiebreak)``; equal values
 are the ties art. 15 declares ("verifica-se um empate"). The one departure from the usual poker
 evaluator is art. 15(3): the fifth card beside four of a kind "does not count for any purpose",
-so by default it breaks no tie (interpretation ``holdem.four_of_a_kind_kicker``).
+so by default it breaks no tie (interpretation ``four_of_a_kind_kicker``).
 """
 from __future__ import annotations
 

@@ -191,12 +191,12 @@ def settle_pots(committed: Mapping[int, int], folded: set[int] | frozenset[int],
     chosen = interpretations or {}
     pots, returned = build_pots(committed, folded)
     rake = rake_pots(pots, percent=rake_percent, big_blind=big_blind, flop_seen=flop_seen,
-                     without_flop=chosen.get("holdem.rake_without_flop", "rake"),
-                     side_pots=chosen.get("holdem.rake_side_pots", "every_pot"),
-                     rounding=chosen.get("holdem.rake_rounding", "down"))
+                     without_flop=chosen.get("rake_without_flop", "rake"),
+                     side_pots=chosen.get("rake_side_pots", "every_pot"),
+                     rounding=chosen.get("rake_rounding", "down"))
     contenders = [s for s in sorted(committed) if s not in folded]
     payouts = award_pots(pots, contenders, strength,
-                         odd_chip=chosen.get("holdem.odd_chip", "tied_winner"))
+                         odd_chip=chosen.get("odd_chip", "tied_winner"))
     nets = {s: payouts.get(s, 0) + returned[s] - committed[s] for s in committed}
     assert sum(nets.values()) + rake == 0, "chips must be conserved"
     return PotResult(pots, returned, payouts, nets, rake)

@@ -37,59 +37,59 @@ def art(ref: str) -> str:
 
 INTERPRETATIONS = (
     Interpretation(
-        "holdem.limit_bet_sizes", art("11(2)"),
+        "limit_bet_sizes", art("11(2)"),
         "H1. In a limit game, what is the fixed bet? The text says the small blind in the first "
         "two rounds and the big blind in the last two; most rooms use the big blind, then two "
         "big blinds.",
         ("literal", "big_blind_doubled"), "literal"),
     Interpretation(
-        "holdem.odd_chip", art("10(5)"),
+        "odd_chip", art("10(5)"),
         "H2. The remainder of a split pot goes to 'the participant still in the hand "
         "immediately left of the croupier': among the tied winners of that pot, or among every "
         "player still in the hand?",
         ("tied_winner", "nearest_in_hand"), "tied_winner"),
     Interpretation(
-        "holdem.side_pots", art("10(2), 11(3)"),
+        "side_pots", art("10(2), 11(3)"),
         "H3. The text knows one pot, yet allows all-in (11(3)). A player all-in can win from "
         "each opponent only what he matched: chips above are side pots.",
         ("layered",), "layered"),
     Interpretation(
-        "holdem.heads_up_blinds", art("5, 6(3)-(5)"),
+        "heads_up_blinds", art("5, 6(3)-(5)"),
         "H4. With two players, who posts the small blind? Literally the first player left of "
         "the button (the button posts the big blind); the usual convention puts the small "
         "blind on the button.",
         ("literal", "button_small_blind"), "literal"),
     Interpretation(
-        "holdem.heads_up_raises", art("12(4)"),
+        "heads_up_raises", art("12(4)"),
         "H5. 'With only two players there is no limit on the amount of the raise': in a limit "
         "game, is the three-raise cap lifted, or may a raise be of any amount?",
         ("cap_lifted", "amount_unlimited"), "cap_lifted"),
     Interpretation(
-        "holdem.short_all_in_reopens", art("12(1)"),
+        "short_all_in_reopens", art("12(1)"),
         "H6. An all-in that raises by less than the previous bet or raise is no raise "
         "(12(1)). Does it let players who already acted raise again?",
         ("no", "yes"), "no"),
     Interpretation(
-        "holdem.rake_without_flop", art("16"),
+        "rake_without_flop", art("16"),
         "H7. Is the commission taken from a pot that ends before the flop?",
         ("rake", "no_flop_no_drop"), "rake"),
     Interpretation(
-        "holdem.rake_side_pots", art("16"),
+        "rake_side_pots", art("16"),
         "H8. 'The pot of each hand': are side pots raked too (the cap of five big blinds "
         "covering the whole hand)?",
         ("every_pot", "main_pot_only"), "every_pot"),
     Interpretation(
-        "holdem.rake_rounding", art("16"),
+        "rake_rounding", art("16"),
         "H9. A rate of 3-5 % rarely gives whole chips: round each pot's commission down or up "
         "to the chip unit?",
         ("down", "up"), "down"),
     Interpretation(
-        "holdem.four_of_a_kind_kicker", art("15(3)"),
+        "four_of_a_kind_kicker", art("15(3)"),
         "H10. 'The other card does not count for any purpose': with four of a kind on the "
         "board, do the players tie whatever their fifth card?",
         ("ignored", "counts"), "ignored"),
     Interpretation(
-        "holdem.machine_failure", art("9"),
+        "machine_failure", art("9"),
         "H11. A shuffler or card-reading shoe fails while dealing: an error that can be "
         "rectified (9(1)), or one that cannot (9(2): hand void, bets returned)?",
         ("void", "rectify"), "void"),
@@ -209,10 +209,10 @@ class TexasHoldem(Game):
                 return Ruling(Remedy.CONTINUE, art("9"), f"the {device} failed after every card "
                               "was out; the hand stands. Replace the device before the next "
                               "hand", needs_supervisor=True)
-            if chosen["holdem.machine_failure"] == "rectify":
+            if chosen["machine_failure"] == "rectify":
                 return Ruling(Remedy.RECTIFY, rectify, f"the {device} failed; the croupier "
                               "finishes the deal by hand from the cards already shuffled "
-                              "(interpretation holdem.machine_failure=rectify)",
+                              "(interpretation machine_failure=rectify)",
                               needs_supervisor=True)
             return Ruling(Remedy.ROUND_VOID, void, f"the {device} failed while dealing; the "
                           "order of the cards can no longer be vouched for, so the hand is "
@@ -313,7 +313,7 @@ def settle_hand(game: TexasHoldem, doc: Mapping[str, Any]) -> Settlement:
         if missing:
             raise RuleError(f"box(es) {missing} reached the showdown ({art('8(5)')}) without "
                             "hole cards; give their two cards")
-        kicker = chosen["holdem.four_of_a_kind_kicker"] == "counts"
+        kicker = chosen["four_of_a_kind_kicker"] == "counts"
         values = {s: holdem_hand(holes[s], board, four_of_a_kind_kicker=kicker)
                   for s in state.contenders}
 
