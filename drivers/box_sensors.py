@@ -10,13 +10,16 @@ from .protocol import messages as m
 
 
 class BoxSensorsDriver(Driver):
-    """Events: CardPlaced(box), CardRemoved(box), Malfunction."""
+    """Events: CardPlaced(box), CardRemoved(box), Malfunction.
+
+    The wire numbers boxes from 0; the events carry the box's number as the regulations and
+    the GPIO panel do, from 1 (wire 0 is box 1)."""
 
     device_class = "box-sensors"
 
     def _translate(self, msg: m.Message) -> ev.DeviceEvent | None:
         if isinstance(msg, m.CardPlaced):
-            return self._event(ev.CardPlaced, box=msg.box)
+            return self._event(ev.CardPlaced, box=msg.box + 1)
         if isinstance(msg, m.CardRemoved):
-            return self._event(ev.CardRemoved, box=msg.box)
+            return self._event(ev.CardRemoved, box=msg.box + 1)
         return super()._translate(msg)

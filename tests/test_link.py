@@ -480,3 +480,54 @@ def test_dice_over_the_dice_binary_codec(link_path):
         await drv.close()
         peer.unplug()
     run(main())
+
+
+class TcpPeer(Peer):
+    """The same device behind a TCP port, for pyserial's socket:// URLs."""
+
+    async def listen(self):
+        self.codec = get_codec(self.codec_name, receive_from="host")
+        self.writer = None
+        self.server = await asyncio.start_server(self._client, "127.0.0.1", 0)
+        return self.server.sockets[0].getsockname()[1]
+
+    async def _client(self, reader, writer):
+        self.writer, self.master = writer, "tcp"
+        self._hb_task = asyncio.get_running_loop().create_task(self._heartbeats())
+        try:
+            while data := await reader.read(4096):
+                for item in self.codec.feed(data):
+                    if isinstance(item, Received) and not self.silent:
+                        self._handle(item.seq, item.message)
+        finally:
+            self._hb_task.cancel()
+
+    def write(self, data):
+        if self.writer is not None:
+            self.writer.write(data)
+
+    async def stop(self):
+        if self.writer is not None:
+            self.writer.close()
+        self.server.close()
+        await self.server.wait_closed()
+
+
+def test_socket_url_reaches_a_device_over_tcp(link_path):
+    async def main():
+        peer = TcpPeer(link_path, "box-sensors")
+        port = await peer.listen()
+        q = asyncio.Queue()
+        drv = open_driver(DeviceSpec(id="boxes", device_class="box-sensors",
+                                     port=f"socket://127.0.0.1:{port}", **FAST), q)
+        up, _ = await next_event(q, "link_up")
+        assert up.identity.device_class == "box-sensors"
+        peer.send(m.CardPlaced(2))
+        peer.send(m.CardRemoved(2))
+        placed, _ = await next_event(q, "card_placed")
+        removed, between = await next_event(q, "card_removed")
+        assert placed.box == removed.box == 3 and between == []   # wire box 2 is box 3
+        assert (await drv.status()).state == "ready"
+        await drv.close()
+        await peer.stop()
+    run(main())
