@@ -362,3 +362,45 @@ def test_chips_are_conserved_and_no_wager_loses_more_than_its_stake(doc):
         mine = {w.wager: w.net for w in s.wagers if w.box == b["box"]}
         if b.get("decision") == "play":   # Ante and Play share one fate but the payout table
             assert (mine["ante"] > 0) == (mine["play"] > 0) or mine["play"] == 0
+
+
+# ---------------------------------------------------------------- documented examples
+def documented_rounds(section: str) -> list[str]:
+    """The JSON examples of one section of docs/settle.md, in order."""
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).parent.parent / "docs" / "settle.md").read_text()
+    body = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```json\n(.*?)```", body, re.S)
+
+
+def settle_cli(doc: str) -> dict:
+    import json
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-m", "controller.cli", "rules", "settle", "--json"],
+                         input=doc, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+# Worked by hand from art. 9 and 10 (see the tables beside the examples).
+EXPECTED = [
+    ([(1, "pair_plus", 10), (1, "ante", 20), (1, "play", 20), (2, "pair_plus", 200),
+      (2, "ante", 50), (2, "play", 50), (4, "ante", -10), (6, "ante", 0), (6, "play", 0),
+      (7, "ante", -10), (7, "play", -10)], -320),
+    ([(3, "pair_plus", 125), (3, "ante", 100), (3, "play", 25), (5, "ante", 10),
+      (5, "play", 10)], -270),
+    ([(1, "ante", 10), (1, "play", 0), (2, "pair_plus", -10), (2, "ante", -10)], 10),
+]
+
+
+def test_documented_examples_settle_as_worked_by_hand():
+    docs = documented_rounds("Fortune 3 Card Poker")
+    assert len(docs) == len(EXPECTED)
+    for doc, (rows, house) in zip(docs, EXPECTED):
+        out = settle_cli(doc)
+        assert [(w["box"], w["wager"], w["net"]) for w in out["wagers"]] == rows
+        assert out["house_net"] == house

@@ -372,3 +372,48 @@ def test_chips_are_conserved_and_no_wager_loses_more_than_its_stake(doc):
     staked = {(b["box"], p["player"]) for b in doc["boxes"] for p in b["players"]
               if p["pair_bonus"] or p["versus_croupier"]}
     assert {(w.box, w.player) for w in s.wagers} == staked
+
+
+# ---------------------------------------------------------------- documented examples
+def documented_rounds(section: str) -> list[str]:
+    """The JSON examples of one section of docs/settle.md, in order."""
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).parent.parent / "docs" / "settle.md").read_text()
+    body = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```json\n(.*?)```", body, re.S)
+
+
+def settle_cli(doc: str) -> dict:
+    import json
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-m", "controller.cli", "rules", "settle", "--json"],
+                         input=doc, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+# Worked by hand from art. 9 and 10 (see the tables beside the examples).
+EXPECTED = [
+    ([(1, "Ana", "pair_bonus", 10), (1, "Ana", "versus_croupier", 20),
+      (1, "Bo", "versus_croupier", -5), (3, "Chen", "pair_bonus", 30),
+      (3, "Chen", "versus_croupier", 60), (5, None, "pair_bonus", -10),
+      (5, None, "versus_croupier", 30)], -135),
+    ([(2, None, "versus_croupier", 7), (4, None, "versus_croupier", -8),
+      (6, None, "pair_bonus", 200)], -199),
+]
+
+
+def test_documented_examples_settle_as_worked_by_hand():
+    docs = documented_rounds("Q Poker")
+    assert len(docs) == len(EXPECTED)
+    for doc, (rows, house) in zip(docs, EXPECTED):
+        out = settle_cli(doc)
+        assert [(w["box"], w["player"], w["wager"], w["net"]) for w in out["wagers"]] == rows
+        assert out["house_net"] == house
+    out = settle_cli(docs[1])
+    assert out["hands"]["croupier"]["qualifies"] is False
+    assert out["hands"]["box 7"]["void"] is True
