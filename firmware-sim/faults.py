@@ -81,13 +81,13 @@ FAULTS: dict[str, FaultSpec] = {s.name: s for s in [
           "the firmware back in its power-on state"),
     _spec("garbage", "link", ALL, "random bytes on the wire", nbytes=(int, 16)),
     _spec("corrupt_crc", "link", ALL, "the next `count` frames the device sends carry a wrong "
-          "CRC", count=(int, 1)),
+          "CRC", count=(int, 1), frames=(str, "events")),
     _spec("drop", "link", ALL, "the next `count` frames the device sends are lost",
-          count=(int, 1)),
+          count=(int, 1), frames=(str, "events")),
     _spec("duplicate", "link", ALL, "the next `count` frames the device sends arrive twice",
-          count=(int, 1)),
+          count=(int, 1), frames=(str, "events")),
     _spec("delay", "link", ALL, "the next `count` frames the device sends are held back "
-          "`seconds`", seconds=(_NUM, 0.5), count=(int, 1)),
+          "`seconds`", seconds=(_NUM, 0.5), count=(int, 1), frames=(str, "events")),
     _spec("heartbeat_stop", "link", ALL, "heartbeats stop (for duration_s seconds, or until "
           "heartbeat_resume); everything else still works", duration_s=(_OPT_NUM, None)),
     _spec("heartbeat_resume", "link", ALL, "heartbeats start again"),
@@ -98,6 +98,11 @@ FAULTS: dict[str, FaultSpec] = {s.name: s for s in [
 ]}
 
 FAULT_NAMES = tuple(FAULTS)
+
+# Which frames the output faults (drop, corrupt_crc, duplicate, delay) hit: the device's
+# reliable events (the default: they are retransmitted), its acks of commands (the host then
+# retransmits the command), its heartbeats, or any frame.
+FRAME_KINDS = ("events", "acks", "heartbeats", "any")
 
 
 @dataclass(frozen=True)
@@ -152,6 +157,9 @@ def make_fault(name: str, device_class: str | None = None, context: str = "",
     for key in ("duration_s", "seconds"):
         if out.get(key) is not None and out[key] < 0:
             raise TablectlError(f"{pre}fault {name!r}: {key} must not be negative")
+    if "frames" in out and out["frames"] not in FRAME_KINDS:
+        raise TablectlError(f"{pre}fault {name!r}: frames = {out['frames']!r} is unknown; use "
+                            f"{', '.join(FRAME_KINDS)}")
     if "die" in out and not 0 <= out["die"] < 16:
         raise TablectlError(f"{pre}fault {name!r}: die is the die's index from 0 (0-3 for four "
                             "dice)")

@@ -71,6 +71,8 @@ class FirmwareModel:
     COMMANDS: dict[str, str] = {}
     #: the states in which a door/lid open is possible (all but a malfunction by default)
     has_door = True
+    #: the state name while the door is open (the protocol's ``door-open``; the agitator's lid)
+    door_state = "door-open"
 
     def __init__(self, *, seed: int = 0, speed: float = 1.0,
                  schedule: FaultSchedule | None = None, recognises_cards: bool = True) -> None:
@@ -163,7 +165,7 @@ class FirmwareModel:
     # --- for subclasses ----------------------------------------------------------------
 
     def _power_on(self) -> None:
-        self.state = "door_open" if self.door_open else "idle"
+        self.state = self.door_state if self.door_open else "idle"
 
     def _status_detail(self) -> dict[str, Any]:
         return {}
@@ -192,7 +194,7 @@ class FirmwareModel:
 
     def _check_operational(self) -> None:
         """Refuse a command in a state where the firmware cannot act."""
-        if self.state == "malfunction":
+        if self.state == "fault":
             raise Refused("fault", f"fault code {self.fault_code}; reboot the device")
         if self.state == "jammed":
             raise Refused("jammed", "clear the jam first")
@@ -207,12 +209,12 @@ class FirmwareModel:
         self.door_open = is_open
         if is_open:
             self._emit("door_opened")
-            if self.state not in ("malfunction", "jammed"):
+            if self.state not in ("fault", "jammed"):
                 self._cancel_timers()     # whatever was under way stops with the door open
-                self.state = "door_open"
+                self.state = self.door_state
         else:
             self._emit("door_closed")
-            if self.state == "door_open":
+            if self.state == self.door_state:
                 self._after_door_closed()
 
     def _after_door_closed(self) -> None:
@@ -225,7 +227,7 @@ class FirmwareModel:
 
     def _malfunction(self, code: int, text: str = "") -> None:
         self._cancel_timers()
-        self.state = "malfunction"
+        self.state = "fault"
         self.fault_code = code
         self.fault_text = text
         self._emit("malfunction", code=code, text=text)
@@ -235,7 +237,7 @@ class FirmwareModel:
         self._at(now)
         if self.state != "jammed":
             raise SimulatorError(f"the {self.device_class} is not jammed (it is {self.state})")
-        self.state = "door_open" if self.door_open else "idle"
+        self.state = self.door_state if self.door_open else "idle"
         self._after_jam_cleared()
         self._emit("status", **self.status())
         return self._flush()

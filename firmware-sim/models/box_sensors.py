@@ -37,7 +37,7 @@ class BoxSensorsModel(FirmwareModel):
         if isinstance(box, bool) or not isinstance(box, int) or not 1 <= box <= self.boxes:
             raise SimulatorError(f"box {box!r} does not exist: the sensors cover boxes 1 to "
                                  f"{self.boxes}")
-        if self.state == "malfunction":
+        if self.state == "fault":
             raise SimulatorError("the box sensors have a malfunction: reboot them first")
         return box
 

@@ -3,11 +3,11 @@
 States::
 
     idle ──shake──▶ shaking ──(4 s shake + 1 s settle)──▶ idle       (dice_result)
-                                                     ├──▶ not_flat   (die_not_flat: reshake)
-                                                     └──▶ die_out    (die_out_of_cup: the croupier
+                                                     ├──▶ not-flat   (die_not_flat: reshake)
+                                                     └──▶ die-out    (die_out_of_cup: the croupier
                                                                       puts it back, return_die)
-    any ──lid opens──▶ door_open ──lid closes──▶ idle
-    any ──malfunction──▶ malfunction (until reboot)
+    any ──lid opens──▶ lid-open ──lid closes──▶ idle
+    any ──malfunction──▶ fault (until reboot)
 
 The faces come from the seeded RNG, or from ``set_next_dice`` when a test wants given faces.
 A die not flat or out of the cup is armed as a fault for the next shake (or scheduled at the
@@ -24,6 +24,7 @@ from .base import FirmwareModel, Refused, SimulatorError
 class DiceModel(FirmwareModel):
     device_class = "dice"
     COMMANDS = {"shake": "_cmd_shake", "status": "_cmd_status"}
+    door_state = "lid-open"
 
     def __init__(self, *, dice: int = 4, **kw: Any) -> None:
         super().__init__(**kw)
@@ -40,10 +41,10 @@ class DiceModel(FirmwareModel):
     def _power_on(self) -> None:
         super()._power_on()
         if self.die_out is not None and self.state == "idle":
-            self.state = "die_out"
+            self.state = "die-out"
 
     def _after_door_closed(self) -> None:
-        self.state = "die_out" if self.die_out is not None else "idle"
+        self.state = "die-out" if self.die_out is not None else "idle"
 
     def _status_detail(self) -> dict[str, Any]:
         out: dict[str, Any] = {"dice": self.n_dice, "shakes": self.shakes}
@@ -57,12 +58,12 @@ class DiceModel(FirmwareModel):
     def _cmd_shake(self) -> None:
         if self.state == "shaking":
             raise Refused("busy", "the agitator is shaking")
-        if self.state == "die_out":
+        if self.state == "die-out":
             raise Refused("not-ready", f"die {self.die_out} is out of the cup; put it back")
         self.shakes += 1
         for f in self._due("at_shake"):
             self._apply_fault(f)
-        if self.state in ("malfunction", "jammed", "door_open"):
+        if self.state in ("fault", "jammed", self.door_state):
             return
         self.state = "shaking"
         self._emit("shake_started")
@@ -74,13 +75,13 @@ class DiceModel(FirmwareModel):
             self.rng.randint(1, 6) for _ in range(self.n_dice))
         for f in faults:
             if f.name == "die_out_of_cup":
-                self.state = "die_out"
+                self.state = "die-out"
                 self.die_out = f.args["die"]
                 self._emit("die_out_of_cup", die=f.args["die"])
                 return
         for f in faults:
             if f.name == "die_not_flat":
-                self.state = "not_flat"
+                self.state = "not-flat"
                 self._emit("die_not_flat", die=f.args["die"])
                 return
         self.state = "idle"
@@ -112,10 +113,10 @@ class DiceModel(FirmwareModel):
     def return_die(self, now: float) -> list:
         """The croupier puts the die that fell out back into the cup."""
         self._at(now)
-        if self.state != "die_out":
+        if self.state != "die-out":
             raise SimulatorError(f"no die is out of the cup (the agitator is {self.state})")
         self.die_out = None
-        self.state = "door_open" if self.door_open else "idle"
+        self.state = self.door_state if self.door_open else "idle"
         self._emit("status", **self.status())
         return self._flush()
 

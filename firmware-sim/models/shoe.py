@@ -5,8 +5,8 @@ it leaves (face and back id), senses a card coming out face up, and reports the 
 last card. States::
 
     ready ──draw──▶ ready … ──last card──▶ empty ──load_deck──▶ ready
-    any ──jam──▶ jammed ──clear_jam──▶ ready      any ──door──▶ door_open ──close──▶ ready
-    any ──malfunction──▶ malfunction (until reboot)
+    any ──jam──▶ jammed ──clear_jam──▶ ready      any ──door──▶ door-open ──close──▶ ready
+    any ──malfunction──▶ fault (until reboot)
 
 At power-on the shoe holds one deck, shuffled with the seeded RNG unless an explicit deck was
 given. ``load_deck`` puts the next deck in (the croupier's hand-shuffled deck, or whatever the
@@ -37,7 +37,7 @@ class ShoeModel(CardModel):
 
     def _power_on(self) -> None:
         if self.door_open:
-            self.state = "door_open"
+            self.state = self.door_state
         else:
             self.state = "ready" if self.cards else "empty"
 
@@ -60,7 +60,7 @@ class ShoeModel(CardModel):
                                  f"{len(self.cards)}")
         self.cut_at = cut_at
         self.drawn = 0
-        if self.state not in ("jammed", "malfunction"):
+        if self.state not in ("jammed", "fault"):
             self._power_on()
 
     # --- physical actions -------------------------------------------------------------
@@ -71,7 +71,7 @@ class ShoeModel(CardModel):
         otherwise the table's deck (a new complete pack with ``fresh``) is shuffled, or
         arranged as an armed deck fault says."""
         self._at(now)
-        if self.state in ("jammed", "malfunction"):
+        if self.state in ("jammed", "fault"):
             raise SimulatorError(f"the shoe is {self.state}; "
                                  + ("clear the jam" if self.state == "jammed" else "reboot it")
                                  + " before loading a deck")
@@ -87,7 +87,7 @@ class ShoeModel(CardModel):
         self._at(now)
         if self.state == "jammed":
             raise SimulatorError("the shoe is jammed: clear_jam() before drawing")
-        if self.state == "malfunction":
+        if self.state == "fault":
             raise SimulatorError("the shoe has a malfunction: reboot it before drawing")
         if not self.cards:
             raise SimulatorError("the shoe is empty: load_deck() before drawing")

@@ -5,8 +5,8 @@ States::
     idle ──shuffle──▶ shuffling ──(30 s)──▶ ready ──dispense_card/hand──▶ dispensing ──▶ ready
       ▲                                       │                                       └─▶ empty
       └──────────── deck_check ◀──────────────┘  checking ──(12 s)──▶ idle
-    any ──jam──▶ jammed ──clear_jam──▶ idle      any ──door──▶ door_open ──close──▶ idle
-    any ──malfunction──▶ malfunction (until reboot)
+    any ──jam──▶ jammed ──clear_jam──▶ idle      any ──door──▶ door-open ──close──▶ idle
+    any ──malfunction──▶ fault (until reboot)
 
 A shuffle or a deck check begins with the croupier's collection: every card of the table's deck
 goes back into the shuffler (a card lost or slipped in by a deck fault stays lost or in). A deck
