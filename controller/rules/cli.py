@@ -46,7 +46,7 @@ def parse_sets(items: list[str]) -> dict[str, str]:
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            raise RuleError(f"--set {item!r} must be KEY=VALUE, e.g. --set pan9.count_empty_seats=yes")
+            raise RuleError(f"--set {item!r} must be KEY=VALUE, e.g. --set count_empty_seats=yes")
         out[key.strip()] = value.strip()
     return out
 
