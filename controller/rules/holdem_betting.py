@@ -341,7 +341,8 @@ class HandState:
             kind = "bet" if self.current_bet == 0 else "raise"
             if lo <= all_in_to:
                 out.append(LegalAction(kind, lo, min(hi, all_in_to)))
-            out.append(LegalAction("allin", all_in_to, all_in_to))
+            if all_in_to <= hi:       # in a limit game only an all-in within the fixed size
+                out.append(LegalAction("allin", all_in_to, all_in_to))
         elif to_call > 0 and self.stacks[seat] <= to_call:
             out.append(LegalAction("allin", all_in_to, all_in_to))
         return out
