@@ -42,6 +42,22 @@ def test_art1_one_deck_refuses_a_card_twice():
         one("Qd Kd 9c", ante=10, decision="play")
 
 
+def test_despacho_78_2008_authorises_the_game_and_every_answer_cites_it():
+    assert get_game("fortune-3-card-poker") is GAME
+    assert (GAME.regulation, GAME.title) == ("78/2008", "Fortune 3 Card Poker")
+    assert all(i.article.startswith("78/2008 art. ") for i in GAME.interpretations)
+    for irr in (Irregularity.WRONG_ORDER, Irregularity.PLAYER_CARD_EXPOSED,
+                Irregularity.CROUPIER_CARD_EXPOSED, Irregularity.CARD_TO_BOX_WITHOUT_BET,
+                Irregularity.SHUFFLER_MALFUNCTION, Irregularity.SHOE_MALFUNCTION,
+                Irregularity.MISDEAL):
+        for phase in (Phase.DEALING, Phase.DECISIONS, Phase.REVEAL):
+            for mode in ("shoe", "shuffler"):
+                assert GAME.ruling(irr, phase, mode=mode).article.startswith("78/2008 art. ")
+    s = GAME.settle(round_doc([{"box": 1, "cards": ["9s", "9d", "5h"], "pair_plus": 1,
+                                "ante": 1, "play": 1, "decision": "play"}]))
+    assert all("78/2008 art. " in w.note for w in s.wagers)
+
+
 def test_art1_shoe_and_shuffler():
     assert get_game("fortune-3-card-poker") is GAME
     for mode in (Mode.SHOE, Mode.SHUFFLER):

@@ -143,6 +143,17 @@ def test_fortune_odds_and_every_reading_moves_the_edge_the_right_way():
             - Fraction(base["pair_plus"]["house_edge_exact"])) == Fraction(4 * 36, 22100)
 
 
+def test_q_poker_q1_readings_give_the_same_edge():
+    # the A-2-3 suit swap is symmetric between player and croupier (docs/interpretations.md Q1)
+    game = get_game("q-poker")
+    a = game.odds()["bets"]["versus_croupier"]["house_edge_exact"]
+    b = game.odds({"straight_suit_card": "highest_face_value"})["bets"]["versus_croupier"]
+    assert a == b["house_edge_exact"]
+    assert odds.hand_table(q_poker.ranking(game.resolve_interpretations(
+        {"straight_suit_card": "highest_face_value"}))).rank.tolist() != \
+        odds.hand_table(Q_POKER).rank.tolist()
+
+
 def test_q_poker_several_decks_has_no_exact_odds():
     with pytest.raises(RuleError, match="one deck"):
         get_game("q-poker").odds({"decks": "several"})

@@ -52,6 +52,19 @@ def test_art1_several_decks_reading_allows_repeats_and_returns_identical_hands()
     assert (w.outcome, w.net) == ("push", 0)
 
 
+def test_despacho_89_2004_authorises_q_poker_and_every_answer_cites_it():
+    from controller.rules.base import Irregularity as I, Phase as P
+    assert get_game("q-poker") is GAME
+    assert (GAME.regulation, GAME.title) == ("89/2004", "Q Poker")
+    assert all(i.article.startswith("89/2004 art. ") for i in GAME.interpretations)
+    for irr in (I.WRONG_ORDER, I.PLAYER_CARD_EXPOSED, I.CROUPIER_CARD_EXPOSED,
+                I.CARD_TO_BOX_WITHOUT_BET, I.SHUFFLER_MALFUNCTION, I.SHOE_MALFUNCTION, I.MISDEAL):
+        for phase in (P.DEALING, P.DECISIONS, P.REVEAL):
+            assert GAME.ruling(irr, phase).article.startswith("89/2004 art. ")
+    doc = round_doc([{"box": 1, "cards": ["As", "Kd", "9c"], "pair_bonus": 2}])
+    assert all("89/2004 art. " in w.note for w in GAME.settle(doc).wagers)
+
+
 def test_art1_game_registered_with_both_dealing_tools():
     assert get_game("q-poker") is GAME
     for mode in ("shoe", "shuffler"):

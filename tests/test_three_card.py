@@ -135,7 +135,13 @@ def test_q_poker_ranking_agrees_with_the_articles_over_all_22100_hands():
 
 def test_q_poker_q1_ace_suit_reading_agrees_over_all_hands():
     ranking = Ranking(suits_break_ties=True, straight_suit_card="highest_face_value")
-    _agree_over_all_hands(ranking, suits=True, ace_suit_for_a23=True)
+    ordered, keys = _agree_over_all_hands(ranking, suits=True, ace_suit_for_a23=True)
+    groups: dict[tuple, list] = {}
+    for hand, key in zip(ordered, keys):
+        groups.setdefault(key, []).append(set(hand))
+    for members in groups.values():  # still a total order between hands dealt together
+        for x, y in itertools.combinations(members, 2):
+            assert x & y
 
 
 def test_fortune_ranking_agrees_with_the_articles_over_all_22100_hands():
@@ -185,6 +191,13 @@ def test_q_poker_q1_a23_suit_readings_differ():
     a, b = h("Ad 2d 3h"), h("As 2s 3c")
     assert compare(a, b, Q_POKER) == 1
     assert compare(a, b, ace) == -1
+
+
+def test_q_poker_straight_flush_and_three_of_a_kind():
+    assert compare(h("8s 7s 6s"), h("8h 7h 6h"), Q_POKER) == 1   # art. 8(1): ranks, then suit
+    assert compare(h("9d 8d 7d"), h("8s 7s 6s"), Q_POKER) == 1
+    assert compare(h("9s 9d 9c"), h("8s 8d 8h"), Q_POKER) == 1   # art. 8(2)
+    assert compare(h("2s 2d 2c"), h("As Ks Qs"), Q_POKER) == -1  # 8(1) above 8(2)
 
 
 def test_q_poker_pair_kicker_suit_and_flush_suit():
