@@ -65,6 +65,10 @@ class _LoopThread:
         asyncio.set_event_loop(self.loop)
         self.loop.call_soon(self._ready.set)
         self.loop.run_forever()
+        pending = asyncio.all_tasks(self.loop)
+        for task in pending:
+            task.cancel()
+        self.loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
         self.loop.close()
 
     def in_loop(self) -> bool:
