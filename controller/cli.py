@@ -19,6 +19,7 @@ SUBCOMMANDS = {
     "odds": "controller.rules.odds_cli",
     "journal": "controller.journal_cli",
     "config": "controller.config_cli",
+    "run": "controller.run_cli",
 }
 
 

@@ -31,6 +31,7 @@ from controller.errors import TablectlError
 from controller.rules.base import (CROUPIER, BOARD, Game, Irregularity, Mode, Phase,
                                    PlanRequest, Recipient, Remedy, Ruling, box as box_recipient)
 from controller.rules.errors import RuleError
+from controller import inputs as panel_inputs   # registers the panel's events for replay
 from drivers import events as ev
 
 from .dealing import DealingTracker, Outcome
@@ -177,6 +178,8 @@ class Table:
         self._held_round = False        # a malfunction before dealing keeps the round's bets
         self._last_slot: dict[Recipient, int] = {}
         self._holdem = None
+        self._supervisor_key = False
+        self._last_dealt: Recipient | None = None
         self.machine = Machine(model=self, states=STATES, transitions=TRANSITIONS,
                                initial="out_of_service", auto_transitions=False, queued=True,
                                send_event=True, after_state_change="_published_state",
@@ -283,6 +286,8 @@ class Table:
         ev_ = PublicEvent("view", self.table_id, r.round_id if r else None, self.state, {
             "game": self.game.game_id, "mode": self.mode.value,
             "conditions": {d: sorted(c) for d, c in self.conditions.items() if c},
+            "devices": {d: {"link": "lost" if "link_lost" in self.conditions.get(d, ()) else "up",
+                            **ident} for d, ident in self.identities.items()},
             "round": r.summary() if r else None, "hands": hands,
             "set_aside": self.vault.set_aside_cards(),
             "expected": self._expected_json(),
@@ -404,6 +409,7 @@ class Table:
                       cards=self.vault.set_aside_cards())
         if self.state == "player_decisions":
             self.resume_dealing()
+            self._ask_shuffler()
 
     def _slot_recipients(self) -> list[Recipient]:
         return [self.vault.slot_recipient(i) for i in range(self.vault.slots())]
@@ -574,6 +580,34 @@ class Table:
     def _on_card_removed(self, e: ev.CardRemoved) -> None:
         pass
 
+    # --- the dealer panel (GPIO buttons and the supervisor's key switch) ----------------------
+    def _on_key_switched(self, e: panel_inputs.KeySwitched) -> None:
+        self._supervisor_key = bool(e.on)
+        self._publish("supervisor_key", on=self._supervisor_key)
+
+    def _on_button_pressed(self, e: panel_inputs.ButtonPressed) -> None:
+        """A button means what the moment needs; one that means nothing now is an irregular
+        event (the command's error names why)."""
+        role = "supervisor" if self._supervisor_key else "dealer"
+        name, args = e.button, {}
+        if e.button == "close_bets":
+            name = "shake" if self.flow.dice and self.state == "bets_closed" else "close_bets"
+        elif e.button == "exposed_card":
+            rec = self._last_dealt
+            if rec is None:
+                self._irregular_event(e, "no card dealt yet: nothing can be exposed")
+                return
+            args = {"recipient": str(rec)}
+        elif e.button == "confirm":
+            name = {"settlement": "confirm_result", "round_complete": "next_round",
+                    "round_void": "next_round", "shuffling": "deck_ready",
+                    "malfunction": "clear_malfunction",
+                    "out_of_service": "open_table"}.get(self.state, "confirm_result")
+            if name in ("clear_malfunction", "open_table") and role != "supervisor":
+                self._irregular_event(e, f"{name} needs the supervisor's key switch on")
+                return
+        self.command(name, role=role, **args)
+
     def _take(self, out: Outcome) -> None:
         """Keep the card(s) of one dealing outcome and act on its irregularity, if any."""
         if out.recipient is None:      # beyond the plan
@@ -583,6 +617,7 @@ class Table:
         for card in out.cards:
             slot = self.vault.deal(out.recipient, card, out.face_up and out.ok)
         self._last_slot[out.recipient] = slot
+        self._last_dealt = out.recipient
         public = self.vault.public_hand(out.recipient)
         self._publish("card", recipient=str(out.recipient), count=len(out.cards),
                       hand=public, street=out.step.deal.street if out.step else None)
@@ -594,6 +629,8 @@ class Table:
             self._dealt()
         elif out.street_done and self.flow.betting_streets:
             self._street_dealt(out.step.deal.street)
+        else:
+            self._ask_shuffler()
 
     # --- dice ---------------------------------------------------------------------------------
     def _on_shake_started(self, e: ev.ShakeStarted) -> None:
@@ -610,9 +647,9 @@ class Table:
             return
         self.round.dice = tuple(e.dice)
         self._publish("dice", dice=list(e.dice), total=sum(e.dice))
-        request = self._plan_request(dice=tuple(e.dice))
-        self.tracker = DealingTracker(self.game.dealing_plan(request), request.boxes)
+        self._make_tracker(dice=tuple(e.dice))
         self.dice_settled()
+        self._ask_shuffler()
 
     def _on_die_not_flat(self, e: ev.DieNotFlat) -> None:
         self._die_fault(e, Irregularity.DIE_NOT_FLAT, f"die {e.die} not flat")
@@ -638,6 +675,8 @@ class Table:
         self._holdem = None
         self._publish("round_started", game=self.game.game_id, mode=self.mode.value,
                       needs_shuffle=self.needs_shuffle())
+        if self.needs_shuffle() and self.mode is Mode.SHUFFLER:
+            self.commands.append(Command("shuffler", "shuffle"))
 
     def _plan_request(self, dice: tuple[int, ...] | None = None) -> PlanRequest:
         r = self.round
@@ -660,15 +699,31 @@ class Table:
         if not self.round.bet_boxes() and not self.flow.betting_streets:
             self._irregular_event(e, "a card came out with no bet on the layout")
             return False
-        request = self._plan_request()
-        self.tracker = DealingTracker(self.game.dealing_plan(request), request.boxes)
-        self._needs_shuffle = self._needs_shuffle or self.flow.shuffle_every_round \
-            or self.mode is Mode.SHUFFLER
-        self._deck_ready = False
+        if self.tracker is None:
+            self._make_tracker()
         if self.state == "bets_open":
             self._publish("bets_closed", by="first card", bets=self.round.bets_json())
         self.first_card()
         return True
+
+    def _make_tracker(self, dice: tuple[int, ...] | None = None) -> None:
+        """The round's dealing plan is fixed: bets closed (and, in Super Pan 9, the dice
+        read)."""
+        request = self._plan_request(dice=dice)
+        self.tracker = DealingTracker(self.game.dealing_plan(request), request.boxes)
+        self._needs_shuffle = self._needs_shuffle or self.flow.shuffle_every_round \
+            or self.mode is Mode.SHUFFLER
+        self._deck_ready = False
+
+    def _ask_shuffler(self) -> None:
+        """With the shuffler, the controller asks for each planned hand (or card) in turn."""
+        if self.mode is not Mode.SHUFFLER or self.tracker is None or self.tracker.done:
+            return
+        n = self.tracker.expected.deal.cards
+        if n == 1:
+            self.commands.append(Command("shuffler", "dispense_card"))
+        else:
+            self.commands.append(Command("shuffler", "dispense_hand", {"n": n}))
 
     def _start_shake(self) -> None:
         r = self.round
@@ -822,6 +877,9 @@ class Table:
             raise TablectlError("no bet is on the layout; mark the bets first")
         self._publish("bets_closed", by="croupier", bets=self.round.bets_json())
         self.close_bets()
+        if self.flow.close_bets_at == "first_card" and self.mode is Mode.SHUFFLER:
+            self._make_tracker()
+            self._ask_shuffler()
 
     def _cmd_set_banker(self, seat: int, capital: int) -> None:
         self._require("bets_open", what="set the banker")

@@ -1,0 +1,234 @@
+"""A table on the bench: simulated devices on pseudo-terminals and the real controller process.
+
+:class:`Rig` starts the firmware simulator's devices behind pseudo-terminals, writes a
+``table.toml`` that points the controller at them, starts ``tablectl run`` as a separate process
+(the real driver path: pyserial over the ptys), and talks to it through its control socket. The
+demo and the hardware-in-the-loop tests both use it; the croupier's physical actions (drawing
+from the shoe, clearing a jam) go through the simulator.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from controller.errors import TablectlError
+
+LAYOUT = {"q-poker": 7, "fortune-3-card-poker": 7, "super-pan-9": 8, "texas-holdem": 10}
+
+
+class Rig:
+    """Simulated devices plus one controller process, in ``workdir``."""
+
+    def __init__(self, workdir: str | Path, game: str, mode: str = "shoe", *, seed: int = 0,
+                 speed: float = 200.0, box_sensors: bool = False, table_id: str = "bench-1",
+                 interpretations: dict[str, str] | None = None) -> None:
+        self.dir = Path(workdir)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.game, self.mode, self.seed, self.speed = game, mode, seed, speed
+        self.box_sensors = box_sensors
+        self.table_id = table_id
+        self.interpretations = interpretations or {}
+        self.config_path = self.dir / "table.toml"
+        self.journal_path = self.dir / "journal.db"
+        self.control_path = self.dir / "control.sock"
+        self.log_path = self.dir / "controller.log"
+        self.sim: Any = None
+        self.devices: dict[str, Any] = {}
+        self.proc: subprocess.Popen | None = None
+        self.events: list[dict[str, Any]] = []
+        self._cond = threading.Condition()
+        self._ctl: Any = None
+        self._sub: socket.socket | None = None
+
+    # --- devices ------------------------------------------------------------------------
+    def start_devices(self) -> None:
+        from firmware_sim.table import SimulatedTable
+
+        self.sim = SimulatedTable(seed=self.seed, speed=self.speed,
+                                  link_dir=str(self.dir / "links"))
+        classes = ["shoe", "shuffler"]
+        if self.game == "super-pan-9":
+            classes.append("dice")
+        if self.box_sensors:
+            classes.append("box-sensors")
+        for cls in classes:
+            opts: dict[str, Any] = {}
+            if cls == "box-sensors":
+                opts["boxes"] = LAYOUT[self.game]
+            self.devices[cls] = self.sim.add(cls, link=str(self.dir / f"tty-{cls}"), **opts)
+        self.write_config()
+
+    def write_config(self) -> None:
+        lines = ["[table]", f'id = "{self.table_id}"', f'game = "{self.game}"',
+                 f'mode = "{self.mode}"', f"boxes = {LAYOUT[self.game]}", ""]
+        if self.interpretations:
+            lines.append("[interpretations]")
+            lines += [f'{k} = "{v}"' for k, v in self.interpretations.items()]
+            lines.append("")
+        for cls, dev in self.devices.items():
+            lines += [f"[devices.{cls}]", f'class = "{cls}"', 'transport = "serial"',
+                      f'port = "{dev.port}"', ""]
+        lines += ["[journal]", f'path = "{self.journal_path}"', "",
+                  "[logging]", 'level = "info"', 'format = "json"', ""]
+        self.config_path.write_text("\n".join(lines))
+
+    # --- the controller process --------------------------------------------------------
+    def start_controller(self, timeout: float = 20.0) -> None:
+        if self.control_path.exists():
+            self.control_path.unlink()
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        env.pop("NOTIFY_SOCKET", None)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "controller.cli", "run", "--config", str(self.config_path),
+             "--control", str(self.control_path)],
+            stdout=open(self.log_path, "ab"), stderr=subprocess.STDOUT, env=env)
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.proc.poll() is not None:
+                raise TablectlError(f"the controller exited with {self.proc.returncode}; "
+                                    f"see {self.log_path}")
+            if self.control_path.exists():
+                try:
+                    self._connect()
+                    break
+                except OSError:
+                    pass
+            if time.monotonic() > deadline:
+                raise TablectlError(f"the controller did not come up in {timeout} s; "
+                                    f"see {self.log_path}")
+            time.sleep(0.05)
+
+    def _connect(self) -> None:
+        ctl = socket.socket(socket.AF_UNIX)
+        ctl.connect(str(self.control_path))
+        self._ctl = ctl.makefile("rw")
+        sub = socket.socket(socket.AF_UNIX)
+        sub.connect(str(self.control_path))
+        sub.sendall(b'{"subscribe": true}\n')
+        self._sub = sub
+        threading.Thread(target=self._read_events, args=(sub.makefile("r"),),
+                         daemon=True).start()
+
+    def _read_events(self, f: Any) -> None:
+        try:
+            for line in f:
+                doc = json.loads(line)
+                if "kind" not in doc:
+                    continue
+                with self._cond:
+                    self.events.append(doc)
+                    self._cond.notify_all()
+        except (OSError, ValueError):
+            pass
+
+    def request(self, doc: dict[str, Any]) -> dict[str, Any]:
+        self._ctl.write(json.dumps(doc) + "\n")
+        self._ctl.flush()
+        line = self._ctl.readline()
+        if not line:
+            raise TablectlError("the controller closed its control socket")
+        return json.loads(line)
+
+    def command(self, name: str, role: str = "dealer", **args: Any) -> dict[str, Any]:
+        """Send a command; the controller's answer (``ok`` False with ``error`` if refused)."""
+        return self.request({"command": name, "role": role, "args": args})
+
+    def must(self, name: str, role: str = "dealer", **args: Any) -> dict[str, Any]:
+        reply = self.command(name, role, **args)
+        if not reply.get("ok"):
+            raise TablectlError(f"{name} refused: {reply.get('error')}")
+        return reply
+
+    def view(self) -> dict[str, Any]:
+        return self.request({"query": "view"})["view"]
+
+    def state(self) -> str:
+        return self.view()["state"]
+
+    # --- waiting on the event stream -----------------------------------------------------
+    def mark(self) -> int:
+        with self._cond:
+            return len(self.events)
+
+    def wait_event(self, pred: Callable[[dict[str, Any]], bool], since: int = 0,
+                   timeout: float = 15.0) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for e in self.events[since:]:
+                    if pred(e):
+                        return e
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"no such event within {timeout} s; last: "
+                                       f"{[e['kind'] for e in self.events[-8:]]}")
+                self._cond.wait(left)
+
+    def wait_state(self, *states: str, since: int = 0, timeout: float = 15.0) -> str:
+        """Wait until the table is in one of ``states`` (by its published state changes)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            st = self.state()
+            if st in states:
+                return st
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"table in {st}, not {states}")
+            try:
+                self.wait_event(lambda e: e["kind"] == "state" and e.get("dest") in states,
+                                since, timeout=min(0.5, max(0.01, deadline - time.monotonic())))
+            except TimeoutError:
+                pass
+
+    def wait_links(self, timeout: float = 15.0) -> None:
+        deadline = time.monotonic() + timeout
+        want = set(self.devices)
+        while time.monotonic() < deadline:
+            ups = {d for d, v in self.view()["devices"].items() if v["link"] == "up"}
+            if want <= ups:
+                return
+            time.sleep(0.05)
+        raise TimeoutError(f"devices not linked: {sorted(want - ups)}")
+
+    # --- stopping -----------------------------------------------------------------------
+    def kill(self, sig: int = signal.SIGKILL) -> int:
+        assert self.proc is not None
+        self.proc.send_signal(sig)
+        rc = self.proc.wait(20)
+        self._close_sockets()
+        return rc
+
+    def _close_sockets(self) -> None:
+        for s in (self._sub,):
+            try:
+                if s is not None:
+                    s.close()
+            except OSError:
+                pass
+        try:
+            if self._ctl is not None:
+                self._ctl.close()
+        except OSError:
+            pass
+        self._ctl = self._sub = None
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.kill(signal.SIGTERM)
+        self._close_sockets()
+        if self.sim is not None:
+            self.sim.stop()
+            self.sim = None
+
+    def __enter__(self) -> "Rig":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()

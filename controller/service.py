@@ -1,0 +1,297 @@
+"""The daemon: one table, its devices, its panel and its journal, on one asyncio queue.
+
+Every input becomes one item on one queue: device events from the drivers, panel events from
+GPIO (gpiozero's threads put them on the queue thread-safely), and commands from the local
+control socket. The main loop takes them one at a time and hands them to the
+:class:`~controller.table.runner.TableRunner`, which writes each to the journal before the
+machine acts and writes the machine's decisions before anything is published, lit or sent to a
+device. The loop pings the systemd watchdog; SIGTERM stops it cleanly after the item in hand,
+with the journal closed properly.
+
+The control socket (``--control PATH``, a Unix socket, mode 0600: only the service user and
+root reach it) speaks JSON lines. A request is ``{"command": NAME, "role": ROLE, "args": {...}}``
+(answered ``{"ok": true}`` or ``{"ok": false, "error": "..."}``), ``{"query": "view"}`` (the
+public view) or ``{"subscribe": true}`` (every public event from then on, one per line). It
+carries only public events: no card face down at the table ever goes through it.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from controller.config import TableConfig
+from controller.errors import TablectlError
+from controller.journal import Journal, Kind
+from controller.logs import bind, get_logger
+from controller.rules import get_game
+from controller.sdnotify import Notifier
+from controller.table import Table
+from controller.table.machine import Command
+from controller.table.runner import TableRunner
+from controller.table.secrecy import PublicEvent, redact_device_event
+from drivers import events as ev
+
+# Tower light for each table state (controller.panel.Light values).
+LIGHT_OF_STATE = {
+    "out_of_service": "out_of_service", "shuffling": "waiting", "bets_open": "ready",
+    "bets_closed": "waiting", "dice_shaking": "waiting", "dealing": "ready",
+    "player_decisions": "action", "croupier_reveal": "waiting", "settlement": "action",
+    "round_complete": "ready", "round_void": "void", "malfunction": "malfunction",
+}
+
+
+@dataclass
+class _CommandItem:
+    name: str
+    role: str
+    args: dict[str, Any]
+    done: asyncio.Future = field(repr=False, default=None)  # type: ignore[assignment]
+
+
+class Service:
+    """``tablectl run``. Build with the loaded configuration, then ``await run()``."""
+
+    def __init__(self, config: TableConfig, *, control: str | Path | None = None,
+                 notifier: Notifier | None = None, pin_factory: Any = None,
+                 open_panel: bool = True) -> None:
+        self.config = config
+        self.control_path = Path(control) if control else None
+        self.notifier = notifier or Notifier.from_env()
+        self.pin_factory = pin_factory
+        self.open_panel = open_panel
+        self.log = get_logger("service")
+        self.queue: asyncio.Queue = asyncio.Queue()
+        self.drivers: dict[str, Any] = {}
+        self.panel: Any = None
+        self.subscribers: set[asyncio.Queue] = set()
+        self._stopping = asyncio.Event()
+        self._tasks: set[asyncio.Task] = set()
+        self.runner: TableRunner | None = None
+        self.journal: Journal | None = None
+
+    # --- life cycle -------------------------------------------------------------------------
+    async def run(self) -> int:
+        cfg = self.config
+        bind(table=cfg.table_id)
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, self.stop, sig.name)
+        self.journal = Journal.open(cfg.journal_path, cfg.table_id)
+        try:
+            return await self._run()
+        finally:
+            await self._shutdown()
+
+    async def _run(self) -> int:
+        cfg = self.config
+        devices = {spec.id: spec.device_class for spec in cfg.devices.values()}
+        sensors = any(c == "box-sensors" for c in devices.values()) or bool(
+            cfg.gpio and cfg.gpio.box_sensors)
+        if cfg.gpio and cfg.gpio.box_sensors:
+            devices.setdefault("box-sensors", "box-sensors")
+        limits = {}
+        for wager in ("pair_bonus", "versus_croupier", "pair_plus", "ante", "seat"):
+            lo, hi = cfg.limits.for_wager(wager)
+            limits[wager] = (lo or 0, hi or 0)
+        table = Table(cfg.table_id, get_game(cfg.game), cfg.mode, layout_boxes=cfg.boxes,
+                      interpretations=cfg.interpretations, devices=devices, box_sensors=sensors,
+                      limits=limits)
+        self.runner = TableRunner(table, self.journal, publish=self._publish, send=self._send)
+        self.journal.append(Kind.SERVICE.value, {"event": "start", "pid": os.getpid()},
+                            source="service")
+        self.journal.append(Kind.CONFIG.value, {"game": cfg.game, "mode": cfg.mode.value,
+                                                "boxes": cfg.boxes,
+                                                "interpretations": dict(table.interpretations),
+                                                "devices": devices}, source="service")
+        report = self.runner.recover()
+        self.log.info("recovered", **report)
+        self._open_devices()
+        if self.control_path is not None:
+            await self._open_control()
+        self._show_light()
+        self.notifier.ready(f"table {cfg.table_id}: {table.state}")
+        self.log.info("ready", state=table.state, game=cfg.game, mode=table.mode.value)
+        await self._main_loop()
+        return 0
+
+    def stop(self, why: str = "stop") -> None:
+        """Finish the item in hand, then stop (SIGTERM, SIGINT)."""
+        if not self._stopping.is_set():
+            self.log.info("stopping", signal=why)
+            self.notifier.stopping(f"stopping on {why}")
+            self._stopping.set()
+
+    async def _shutdown(self) -> None:
+        for t in list(self._tasks):
+            t.cancel()
+        for d in self.drivers.values():
+            try:
+                await asyncio.wait_for(d.close(), 2.0)
+            except Exception as exc:  # a device that will not close must not block the stop
+                self.log.warning("device close failed", device=d.spec.id, error=str(exc))
+        if self.panel is not None:
+            self.panel.close()
+        if self._control_server is not None:
+            self._control_server.close()
+            if self.control_path and self.control_path.exists():
+                self.control_path.unlink()
+        if self.journal is not None:
+            self.journal.append(Kind.SERVICE.value, {"event": "stop"}, source="service")
+            self.journal.close()
+        self.log.info("stopped")
+
+    _control_server: asyncio.AbstractServer | None = None
+
+    # --- inputs -----------------------------------------------------------------------------
+    def _open_devices(self) -> None:
+        from drivers.factory import open_driver
+
+        for spec in self.config.devices.values():
+            self.drivers[spec.id] = open_driver(spec, self.queue)
+        if self.config.gpio is not None and self.open_panel:
+            from controller.panel import Panel
+            try:
+                self.panel = Panel.for_queue(self.config.gpio, self.queue,
+                                             pin_factory=self.pin_factory).open()
+            except TablectlError as exc:
+                self.log.error("panel not available", error=str(exc))
+
+    async def _main_loop(self) -> None:
+        period = self.notifier.watchdog_period() or 1.0
+        stop = asyncio.ensure_future(self._stopping.wait())
+        try:
+            while not self._stopping.is_set():
+                get = asyncio.ensure_future(self.queue.get())
+                done, _ = await asyncio.wait({get, stop}, timeout=period,
+                                             return_when=asyncio.FIRST_COMPLETED)
+                self.notifier.watchdog()
+                if get not in done:
+                    get.cancel()
+                    continue
+                try:
+                    self._handle(get.result())
+                except Exception:   # journal or I/O trouble: say so, keep serving
+                    self.log.exception("input not handled")
+        finally:
+            stop.cancel()
+
+    def _handle(self, item: Any) -> None:
+        assert self.runner is not None
+        if isinstance(item, _CommandItem):
+            try:
+                self.runner.command(item.name, item.role, **item.args)
+                result: dict[str, Any] = {"ok": True, "state": self.runner.table.state}
+            except TablectlError as exc:
+                self.log.info("command refused", command=item.name, role=item.role,
+                              error=str(exc))
+                result = {"ok": False, "error": str(exc)}
+            if item.done is not None and not item.done.done():
+                item.done.set_result(result)
+        elif isinstance(item, ev.DeviceEvent):
+            self.log.debug("device event", **redact_device_event(item.to_json()))
+            self.runner.device(item)
+        self._show_light()
+
+    # --- outputs ------------------------------------------------------------------------------
+    def _publish(self, e: PublicEvent) -> None:
+        doc = e.to_json()
+        bind(round=str(e.round) if e.round is not None else None)
+        level = "warning" if e.kind in ("ruling", "round_void", "irregular_event",
+                                        "controller_fault", "device_condition") else "info"
+        getattr(self.log, level)(e.kind, **{k: v for k, v in doc.items()
+                                            if k not in ("kind", "table", "round")})
+        for q in list(self.subscribers):
+            q.put_nowait(doc)
+
+    def _send(self, c: Command) -> None:
+        spec = self.config.device(c.device_class)
+        driver = self.drivers.get(spec.id) if spec else None
+        if driver is None:
+            self.log.warning("no device for command", device_class=c.device_class,
+                             action=c.action)
+            return
+        method = getattr(driver, c.action, None)
+        if method is None:
+            self.log.error("driver has no such command", device=spec.id, action=c.action)
+            return
+
+        async def call() -> None:
+            try:
+                await method(**c.args)
+            except TablectlError as exc:
+                self.log.warning("device refused", device=spec.id, action=c.action,
+                                 error=str(exc))
+        task = asyncio.ensure_future(call())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _show_light(self) -> None:
+        if self.panel is None or self.runner is None:
+            return
+        self.panel.show(LIGHT_OF_STATE.get(self.runner.table.state, "waiting"))
+
+    # --- control socket -----------------------------------------------------------------------
+    async def _open_control(self) -> None:
+        path = self.control_path
+        assert path is not None
+        if path.exists():
+            path.unlink()
+        old = os.umask(0o177)
+        try:
+            self._control_server = await asyncio.start_unix_server(self._client, str(path))
+        finally:
+            os.umask(old)
+
+    async def submit(self, name: str, role: str, args: dict[str, Any]) -> dict[str, Any]:
+        """Queue one command behind the events already waiting; the machine's answer."""
+        fut = asyncio.get_running_loop().create_future()
+        await self.queue.put(_CommandItem(name, role, dict(args), fut))
+        return await fut
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        sub: asyncio.Queue | None = None
+        try:
+            while not reader.at_eof():
+                line = await reader.readline()
+                if not line:
+                    break
+                try:
+                    req = json.loads(line)
+                    if not isinstance(req, dict):
+                        raise ValueError("not an object")
+                except ValueError:
+                    writer.write(b'{"ok": false, "error": "a request is one JSON object per '
+                                 b'line, e.g. {\\"command\\": \\"close_bets\\", \\"role\\": '
+                                 b'\\"dealer\\"}"}\n')
+                    await writer.drain()
+                    continue
+                if req.get("subscribe"):
+                    sub = asyncio.Queue()
+                    self.subscribers.add(sub)
+                    writer.write(b'{"ok": true, "subscribed": true}\n')
+                    await writer.drain()
+                    while True:
+                        doc = await sub.get()
+                        writer.write(json.dumps(doc).encode() + b"\n")
+                        await writer.drain()
+                if req.get("query") == "view":
+                    reply = {"ok": True, "view": self.runner.table.public_view()}
+                elif "command" in req:
+                    reply = await self.submit(str(req["command"]), str(req.get("role", "dealer")),
+                                              req.get("args") or {})
+                else:
+                    reply = {"ok": False, "error": "give \"command\", \"query\": \"view\" or "
+                             "\"subscribe\": true"}
+                writer.write(json.dumps(reply).encode() + b"\n")
+                await writer.drain()
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            if sub is not None:
+                self.subscribers.discard(sub)
+            writer.close()

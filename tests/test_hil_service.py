@@ -1,0 +1,91 @@
+"""The real controller process (`tablectl run`) against simulated devices over pseudo-terminals."""
+import signal
+
+import pytest
+
+from controller.journal import Journal
+from controller.rig import Rig
+
+pytestmark = pytest.mark.hil
+
+
+@pytest.fixture
+def rig(tmp_path, request):
+    game, mode = request.param
+    r = Rig(tmp_path, game, mode, seed=7)
+    r.start_devices()
+    r.start_controller()
+    r.wait_links()
+    yield r
+    r.stop()
+
+
+def open_table(r):
+    r.must("open_table", "supervisor")
+    if r.state() == "shuffling":
+        if r.mode == "shoe":
+            r.must("deck_ready")
+        else:
+            r.wait_state("bets_open")
+
+
+def records(r, kind):
+    with Journal.open(r.journal_path, readonly=True) as j:
+        return list(j.records(kinds=[kind]))
+
+
+@pytest.mark.parametrize("rig", [("q-poker", "shoe")], indirect=True)
+def test_q_poker_shoe_round_through_the_real_process(rig):
+    open_table(rig)
+    rig.must("place_bet", box=2, wager="versus_croupier", amount=10)
+    shoe = rig.devices["shoe"]
+    drawn = []
+    for _ in range(6):          # art. 7(1): box 2 and the croupier, three times
+        drawn += [e["card"] for e in shoe.draw()]
+    rig.wait_state("player_decisions")
+    opened = rig.wait_event(lambda e: e["kind"] == "hand_opened")
+    assert opened["hand"] == [drawn[0], drawn[2], drawn[4]]
+    rig.must("decide", box=2, decision="play")
+    settled = rig.wait_event(lambda e: e["kind"] == "settlement")
+    assert settled["hands"]["croupier"]["cards"] == [drawn[1], drawn[3], drawn[5]]
+    rig.must("confirm_result")
+    assert rig.kill(signal.SIGTERM) == 0       # clean stop
+    with Journal.open(rig.journal_path, readonly=True) as j:
+        assert j.verify().ok
+        assert j.last(kind="service").payload == {"event": "stop"}
+        assert j.last(kind="round_close").payload["outcome"] == "settled"
+
+
+@pytest.mark.parametrize("rig", [("q-poker", "shuffler")], indirect=True)
+def test_shuffler_jam_while_dealing_voids_round_art_11_5(rig):
+    open_table(rig)
+    rig.must("place_bet", box=1, wager="versus_croupier", amount=10)
+    rig.must("place_bet", box=4, wager="pair_bonus", amount=5)
+    rig.devices["shuffler"].inject("jam", at_card=4)    # during box 4's hand
+    rig.must("close_bets")
+    rig.wait_state("malfunction")
+    void = rig.wait_event(lambda e: e["kind"] == "round_void")
+    assert void["article"] == "89/2004 art. 11(5)"
+    rig.devices["shuffler"].clear_jam()
+    rig.must("clear_malfunction", "supervisor")
+    rig.wait_state("bets_open", timeout=20)
+    closes = records(rig, "round_close")
+    assert closes[-1].payload["outcome"] == "void" and closes[-1].article == "89/2004 art. 11(5)"
+
+
+@pytest.mark.parametrize("rig", [("q-poker", "shoe")], indirect=True)
+def test_sigkill_while_dealing_then_restart_voids_the_round(rig):
+    open_table(rig)
+    rig.must("place_bet", box=3, wager="versus_croupier", amount=10)
+    shoe = rig.devices["shoe"]
+    shoe.draw()
+    shoe.draw()
+    rig.wait_event(lambda e: e["kind"] == "card" and e["recipient"] == "croupier")
+    rig.kill(signal.SIGKILL)
+    rig.start_controller()
+    rig.wait_state("malfunction")
+    with Journal.open(rig.journal_path, readonly=True) as j:
+        assert j.verify().ok
+        close = j.last(kind="round_close")
+        assert close.round_id == "1" and close.payload["outcome"] == "void"
+        assert j.last(kind="recovery").payload["report"]["state_at_crash"] == "dealing"
