@@ -420,3 +420,17 @@ def test_documented_examples_settle_as_worked_by_hand():
         out = settle_cli(doc)
         assert [(w["box"], w["wager"], w["net"]) for w in out["wagers"]] == rows
         assert out["house_net"] == house
+
+
+def test_traceability_cites_only_tests_that_exist():
+    import pathlib
+    import re
+
+    root = pathlib.Path(__file__).parent.parent
+    doc = (root / "docs" / "regulations" / "fortune-3-card-poker.md").read_text()
+    cited = set(re.findall(r"\b(test_\w+)\b(?!\.py)", doc)) - {
+        "test_odds", "test_fortune_3_card_poker", "test_three_card"}
+    defined = set()
+    for name in ("test_fortune_3_card_poker.py", "test_three_card.py", "test_odds.py"):
+        defined |= set(re.findall(r"^def (test_\w+)", (root / "tests" / name).read_text(), re.M))
+    assert cited and cited <= defined, sorted(cited - defined)

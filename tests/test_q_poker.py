@@ -430,3 +430,17 @@ def test_documented_examples_settle_as_worked_by_hand():
     out = settle_cli(docs[1])
     assert out["hands"]["croupier"]["qualifies"] is False
     assert out["hands"]["box 7"]["void"] is True
+
+
+def test_traceability_cites_only_tests_that_exist():
+    import pathlib
+    import re
+
+    root = pathlib.Path(__file__).parent.parent
+    doc = (root / "docs" / "regulations" / "q-poker.md").read_text()
+    cited = set(re.findall(r"\b(test_\w+)\b(?!\.py)", doc)) - {"test_odds", "test_q_poker",
+                                                              "test_three_card"}
+    defined = set()
+    for name in ("test_q_poker.py", "test_three_card.py", "test_odds.py"):
+        defined |= set(re.findall(r"^def (test_\w+)", (root / "tests" / name).read_text(), re.M))
+    assert cited and cited <= defined, sorted(cited - defined)
