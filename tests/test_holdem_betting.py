@@ -338,3 +338,47 @@ def test_legal_actions_bounds():
 def test_bad_hand_set_up_is_named(kwargs, message):
     with pytest.raises(RuleError, match=message):
         hand(**kwargs)
+
+
+def test_art_11_1_an_action_binds_and_cannot_be_taken_back():
+    h = hand()
+    h.act(4, "raise", 50)
+    refused(h, 4, "call", match="out of turn")           # no second word from seat 4
+    refused(h, 4, "fold", match="out of turn")
+    assert h.history[-1].kind == "raise" and h.committed[4] == 50
+
+
+def test_art_10_3_no_split_by_agreement_only_the_listed_actions():
+    h = hand()
+    for word in ("split", "chop", "deal"):
+        refused(h, 4, word, match="unknown action")
+
+
+def test_a_player_who_checked_may_raise_a_short_all_in_bet():
+    h = hand(seats=(1, 2, 3), stacks={1: 1000, 2: 1000, 3: 17})  # SB 2, BB 3 (all-in? no: 17)
+    h.act(1, "call")
+    h.act(2, "call")
+    h.act(3, "check")
+    assert h.street == "flop"
+    h.act(2, "check")
+    h.act(3, "allin")                                    # a bet of 7, below the big blind
+    assert h.current_bet == 7 and h.min_raise == 10
+    h.act(1, "call")
+    assert "raise" in kinds(h)                           # seat 2 only checked: it may raise
+    refused(h, 2, "raise", 16, match="below the minimum 17")
+    h.act(2, "raise", 17)
+
+
+def test_no_raise_when_the_others_cannot_call_beyond_the_bet():
+    h = hand(seats=(1, 2, 3), stacks={1: 1000, 2: 1000, 3: 100})
+    h.act(1, "raise", 200)
+    h.act(2, "fold")
+    h.act(3, "allin")                                    # 100: less than the 200 to call
+    assert h.is_over and h.street == "showdown"
+    h = hand(seats=(1, 2, 3), stacks={1: 1000, 2: 150, 3: 1000})
+    h.act(1, "raise", 200)
+    h.act(2, "allin")                                    # calls all-in for 150
+    h.act(3, "call")
+    assert h.street == "flop" and h.to_act == 3
+    h.act(3, "bet", 100)
+    assert kinds(h) == {"fold", "call", "raise", "allin"}  # seat 1 still covers more

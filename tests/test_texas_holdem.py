@@ -370,3 +370,37 @@ def test_settled_hands_conserve_chips(rnd, structure, hu_blinds, odd_chip, side_
     assert sum(r["final_stacks"].values()) + r["commission"] == sum(stacks.values())
     for w in r["wagers"]:
         assert r["final_stacks"][str(w["box"])] == stacks[w["box"]] + w["net"]
+
+
+def test_art_13_2_a_folded_hand_is_not_shown_or_ranked(capsys, monkeypatch):
+    r = settle_cli(documented_examples()[1], capsys, monkeypatch)
+    folded = r["hands"]["box 2"]
+    assert folded["category"] == "folded" and "best_five" not in folded
+    # its ace would have made the better straight: a folded hand wins nothing (13(3))
+    assert nets(r)[2] == -3
+
+
+def test_art_4_1_2_chips_stay_on_the_table_from_hand_to_hand():
+    first = GAME.settle(documented_examples()[0]).to_json()
+    stacks = first["final_stacks"]
+    # the next hand starts from the chips left on the table, button moved (art. 1(2))
+    doc = {"game": "texas-holdem", "blinds": {"small": 5, "big": 10},
+           "button": first["next_button"],
+           "seats": [{"box": int(b), "stack": v} for b, v in stacks.items() if v > 0],
+           "actions": [{"box": 1, "action": "fold"}], "board": []}
+    # two players left: seat 1 left of the button posts the small blind (literal H4), acts
+    # first and folds it
+    r = GAME.settle(doc).to_json()
+    assert r["blinds"]["small_blind_box"] == 1 and r["blinds"]["big_blind_box"] == 3
+    assert r["final_stacks"] == {"1": 700 - 5, "3": 960 + 5}
+
+
+def test_amounts_are_whole_chip_units():
+    doc = documented_examples()[0]
+    doc["seats"][0]["stack"] = 1000.5
+    with pytest.raises(RuleError, match="positive whole number of chip units"):
+        GAME.settle(doc)
+    doc = documented_examples()[0]
+    doc["actions"][0]["amount"] = 30.0
+    with pytest.raises(RuleError, match="whole number of chip units"):
+        GAME.settle(doc)
