@@ -122,14 +122,31 @@ def test_interpretations_checked_against_the_game():
 
 
 def test_dotted_interpretation_keys_bare_or_quoted():
-    base = BASE.replace('"q-poker"', '"texas-holdem"').replace("boxes = 7", "boxes = 10")
-    bare = parse_text(base + '\n[interpretations]\nholdem.odd_chip = "nearest_in_hand"\n')
-    quoted = parse_text(base + '\n[interpretations]\n"holdem.odd_chip" = "nearest_in_hand"\n')
-    assert bare.interpretations == quoted.interpretations
-    assert bare.interpretations["holdem.odd_chip"] == "nearest_in_hand"
-    text = base + '\n[interpretations]\n"holdem.odd_chip" = "random"\n'
+    """A dotted key may be written bare (TOML makes it a sub-table) or quoted: both reach the
+    game as one dotted key, and a wrong one is named at its line."""
+    import tomllib
+    from controller.config import _Checker, _interpretations
+    from controller.rules.base import Interpretation
+    from controller.rules.q_poker import GAME
+
+    class Dotted(type(GAME)):
+        interpretations = (Interpretation("house.odd_chip", "art. 1", "who gets an odd chip?",
+                                          ("house", "player"), "house"),)
+
+    for line in ('house.odd_chip = "player"', '"house.odd_chip" = "player"'):
+        doc = tomllib.loads(f"[interpretations]\n{line}\n")
+        ck = _Checker(key_lines(f"[interpretations]\n{line}\n"))
+        assert _interpretations(ck, doc["interpretations"], Dotted()) == {"house.odd_chip":
+                                                                         "player"}
+        assert ck.problems == []
+        bad = f"[interpretations]\n\n{line.replace('player', 'nobody')}\n"
+        ck = _Checker(key_lines(bad))
+        _interpretations(ck, tomllib.loads(bad)["interpretations"], Dotted())
+        assert [(p.key, p.line) for p in ck.problems] == [("interpretations.house.odd_chip", 3)]
+    # Through the whole loader: an unknown dotted key of a real game, at its line.
+    text = BASE + '\n[interpretations]\n"odd.chip" = "house"\n'
     p = only(text)
-    assert p.line == line_of(text, "random")
+    assert p.key == "interpretations.odd.chip" and p.line == line_of(text, '"odd.chip"')
 
 
 def test_layout_checked_by_the_regulation():
@@ -268,3 +285,13 @@ def test_cli_check_names_every_problem(tmp_path):
     assert f"{path}:3: table.game: 'q-pokr' is not allowed" in out.stderr
     assert "did you mean 'q-poker'" in out.stderr
     assert f"{path}:10: devices.shoe.bauds: unknown key" in out.stderr
+
+
+def test_every_key_is_documented():
+    from controller.config import SCHEMA
+    doc = (ROOT / "docs" / "configuration.md").read_text()
+    for section, keys in SCHEMA.items():
+        title = "[" + section.replace(".*", ".<id>") + "]"
+        assert title in doc, title
+        for key, spec in keys.items():
+            assert f"| `{key}` |" in doc, f"{section}.{key} is not in docs/configuration.md"

@@ -323,3 +323,53 @@ def test_cli_export_by_sequence_and_time(path):
     assert {json.loads(l)["round_id"] for l in by_round.stdout.splitlines()} == {"2"}
     bad = tablectl("journal", "export", "--since", "yesterday", "--journal", str(path))
     assert bad.returncode == 2 and "ISO time" in bad.stderr
+
+
+# --- the hand check of docs/journal.md ------------------------------------------------------
+
+def doc_blocks():
+    """The shell check and the SQL column check, as docs/journal.md gives them."""
+    import re
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[1] / "docs" / "journal.md").read_text()
+    section = text.split("## Checking a journal by hand", 1)[1]
+    blocks = re.findall(r"```sh\n(.*?)```", section, re.S)
+    sql_text = blocks[1].split('"', 1)[1].rsplit('"', 1)[0]
+    return blocks[0], sql_text
+
+
+needs_sqlite3 = pytest.mark.skipif(shutil.which("sqlite3") is None,
+                                   reason="the sqlite3 shell is not installed (Debian: sqlite3)")
+
+
+@needs_sqlite3
+def test_documented_shell_check(path, tmp_path):
+    script, _ = doc_blocks()
+    fill(path)
+    with Journal.open(path, "T1") as j:  # spaces, quotes, % and non-ASCII in a payload
+        j.append(Kind.DECISION, {"reason": "翹骰: die 2 not flat, 100% \"reshake\""},
+                 source="table", article="261/96/M art. 5")
+        head = j.head()
+    check = tmp_path / "check.sh"
+    check.write_text(script)
+    ok = subprocess.run(["sh", str(check), str(path)], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert ok.stdout.strip() == f"{head[0]} records verify; head {head[1]}"
+    sql(path, "UPDATE records SET body = replace(body, 'q-poker', 'x-poker') WHERE seq = 6")
+    bad = subprocess.run(["sh", str(check), str(path)], capture_output=True, text=True)
+    assert bad.returncode == 1 and "record 6: hash does not match" in bad.stdout
+
+
+@needs_sqlite3
+def test_documented_column_check(path):
+    _, query = doc_blocks()
+    fill(path)
+    with Journal.open(path, "T1") as j:
+        j.append("service", None)  # a null payload must not look edited
+    clean = subprocess.run(["sqlite3", "-readonly", str(path), query], capture_output=True,
+                           text=True, check=True)
+    assert clean.stdout == ""
+    sql(path, "UPDATE records SET kind = 'state' WHERE seq = 3")
+    dirty = subprocess.run(["sqlite3", "-readonly", str(path), query], capture_output=True,
+                           text=True, check=True)
+    assert dirty.stdout.split() == ["3"]

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Install tablectl as a systemd service (Raspberry Pi OS or Debian). docs/install.md explains it.
+#
+#   sudo systemd/install.sh            install or upgrade; start it yourself after editing
+#                                      /etc/tablectl/table.toml
+#   sudo systemd/install.sh --start    also (re)start the service
+#   DESTDIR=/tmp/root systemd/install.sh
+#                                      only lay the files out under DESTDIR (packaging): no
+#                                      virtual environment, no users, no udev, no systemctl
+set -euo pipefail
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+PREFIX=/opt/tablectl
+DESTDIR=${DESTDIR:-}
+START=no
+
+for arg in "$@"; do
+    case "$arg" in
+        --start) START=yes ;;
+        -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+        *) echo "install.sh: unknown option $arg (use --start or --help)" >&2; exit 2 ;;
+    esac
+done
+if [ -z "$DESTDIR" ] && [ "$(id -u)" -ne 0 ]; then
+    echo "install.sh: run as root: sudo $0 $*" >&2
+    exit 1
+fi
+
+cd "$SRC"
+install -D -m 0644 systemd/tablectl.service  "$DESTDIR/etc/systemd/system/tablectl.service"
+install -D -m 0644 systemd/99-tablectl.rules "$DESTDIR/etc/udev/rules.d/99-tablectl.rules"
+install -D -m 0644 systemd/tablectl.sysusers "$DESTDIR/usr/lib/sysusers.d/tablectl.conf"
+install -D -m 0644 systemd/tablectl.tmpfiles "$DESTDIR/usr/lib/tmpfiles.d/tablectl.conf"
+install -D -m 0644 docs/install.md           "$DESTDIR/usr/share/doc/tablectl/install.md"
+install -D -m 0644 docs/configuration.md     "$DESTDIR/usr/share/doc/tablectl/configuration.md"
+install -D -m 0644 docs/journal.md           "$DESTDIR/usr/share/doc/tablectl/journal.md"
+install -D -m 0644 docs/table.toml.example   "$DESTDIR/usr/share/doc/tablectl/table.toml.example"
+NEW_CONFIG=no
+if [ ! -e "$DESTDIR/etc/tablectl/table.toml" ]; then
+    # Never overwrite a table's configuration: only a first install gets the example.
+    install -D -m 0640 docs/table.toml.example "$DESTDIR/etc/tablectl/table.toml"
+    NEW_CONFIG=yes
+fi
+[ -n "$DESTDIR" ] && exit 0
+
+# The user and groups, then the directories they own.
+systemd-sysusers /usr/lib/sysusers.d/tablectl.conf
+systemd-tmpfiles --create /usr/lib/tmpfiles.d/tablectl.conf
+chgrp tablectl /etc/tablectl/table.toml
+
+# The program, in its own virtual environment (lgpio drives the pins on a Pi).
+python3 -m venv "$PREFIX/venv"
+"$PREFIX/venv/bin/pip" install --quiet --upgrade pip
+"$PREFIX/venv/bin/pip" install --quiet --upgrade "$SRC[pi]"
+ln -sf "$PREFIX/venv/bin/tablectl" /usr/local/bin/tablectl
+
+# Stable device names for devices already plugged in.
+udevadm control --reload-rules
+udevadm trigger --subsystem-match=tty --subsystem-match=usb --subsystem-match=gpio
+
+systemctl daemon-reload
+systemctl enable tablectl.service
+if [ "$NEW_CONFIG" = yes ]; then
+    echo "Installed. Edit /etc/tablectl/table.toml (it is the example), check it with"
+    echo "  tablectl config check /etc/tablectl/table.toml"
+    echo "then start the table with: systemctl start tablectl"
+elif [ "$START" = yes ]; then
+    tablectl config check /etc/tablectl/table.toml
+    systemctl restart tablectl.service
+    systemctl --no-pager status tablectl.service || true
+else
+    echo "Installed. Restart the table when it is between rounds: systemctl restart tablectl"
+fi

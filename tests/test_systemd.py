@@ -1,0 +1,192 @@
+"""The service unit, udev rules, sysusers/tmpfiles entries and install script are valid."""
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from controller.config import load_config
+
+ROOT = Path(__file__).resolve().parents[1]
+SYSTEMD = ROOT / "systemd"
+UNIT = SYSTEMD / "tablectl.service"
+EXEC = "/opt/tablectl/venv/bin/tablectl"
+
+needs_analyze = pytest.mark.skipif(shutil.which("systemd-analyze") is None,
+                                   reason="systemd-analyze is not installed (Debian: systemd)")
+
+
+def analyze(tmp_path, text):
+    """systemd-analyze verify on a copy whose commands point at a real executable (the
+    daemon is not installed in /opt here)."""
+    fake = tmp_path / "tablectl"
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o755)
+    unit = tmp_path / "tablectl.service"
+    unit.write_text(text.replace(EXEC, str(fake)))
+    return subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True,
+                          text=True, cwd=tmp_path, env={**os.environ, "SYSTEMD_LOG_COLOR": "0"})
+
+
+@needs_analyze
+def test_unit_passes_systemd_analyze_verify(tmp_path):
+    result = analyze(tmp_path, UNIT.read_text())
+    assert result.returncode == 0, result.stderr
+    # verify only warns about unknown keys or bad values: any output is a problem.
+    assert result.stdout.strip() == "" and result.stderr.strip() == "", result.stderr
+
+
+@needs_analyze
+def test_verify_would_catch_a_mistake(tmp_path):
+    """The check above can fail: a misspelt option and a bad value are reported."""
+    bad = UNIT.read_text().replace("ProtectHome=yes", "ProtectHomee=yes") \
+                          .replace("Type=notify", "Type=notifyy")
+    result = analyze(tmp_path, bad)
+    assert "Unknown key 'ProtectHomee'" in result.stderr
+    assert "notifyy" in result.stderr
+
+
+def unit_options():
+    """Every Key=value of the unit (keys repeat in systemd units: a list per key)."""
+    lines = {}
+    for line in UNIT.read_text().splitlines():
+        if "=" in line and not line.startswith(("#", "[")):
+            key, value = line.split("=", 1)
+            lines.setdefault(key, []).append(value)
+    return lines
+
+
+def test_unit_says_what_the_service_needs():
+    opts = unit_options()
+    assert opts["Type"] == ["notify"] and opts["WatchdogSec"]
+    assert opts["ExecStart"] == [f"{EXEC} run --config /etc/tablectl/table.toml"]
+    assert opts["User"] == ["tablectl"]
+    assert set(opts["SupplementaryGroups"][0].split()) == {"dialout", "gpio"}
+    assert opts["Restart"][0] in ("always", "on-failure")
+    assert opts["StateDirectory"] == ["tablectl"]
+    # The journal's default path is in the state directory the unit makes writable.
+    assert str(load_config(ROOT / "docs" / "table.toml.example").journal_path) \
+        .startswith("/var/lib/tablectl/")
+    allowed = {v.split()[0] for v in opts["DeviceAllow"]}
+    assert {"char-ttyUSB", "char-ttyACM", "char-usb_device", "char-gpiochip"} <= allowed
+    assert opts["DevicePolicy"] == ["closed"] and opts["ProtectSystem"] == ["strict"]
+    assert "PrivateDevices" not in opts and "PrivateUsers" not in opts
+    assert set(opts["RestrictAddressFamilies"][0].split()) == {"AF_UNIX", "AF_INET",
+                                                               "AF_INET6", "AF_NETLINK"}
+
+
+# --- udev rules -----------------------------------------------------------------------------
+
+MATCH_KEYS = {"ACTION", "KERNEL", "SUBSYSTEM", "SUBSYSTEMS", "DRIVERS", "ATTR", "ATTRS", "ENV",
+              "TAG", "KERNELS", "DEVPATH"}
+ASSIGN_KEYS = {"SYMLINK", "GROUP", "MODE", "OWNER", "ENV", "TAG", "RUN", "NAME"}
+PAIR = re.compile(r'^\s*([A-Z_]+)(\{[^}]+\})?\s*(==|!=|\+=|-=|:=|=)\s*"([^"]*)"\s*$')
+
+
+def parse_udev(text):
+    """The rules as (match, assign) lists; AssertionError naming a bad line."""
+    rules = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        matches, assigns = [], []
+        for part in line.split(","):
+            m = PAIR.match(part)
+            assert m, f"line {number}: cannot parse {part!r}"
+            key, attr, op, value = m.groups()
+            if op in ("==", "!="):
+                assert key in MATCH_KEYS, f"line {number}: {key} is not a match key"
+                matches.append((key, attr, value))
+            else:
+                assert key in ASSIGN_KEYS, f"line {number}: {key} cannot be assigned"
+                if key == "MODE":
+                    assert re.fullmatch(r"0[0-7]{3}", value), f"line {number}: MODE {value}"
+                assigns.append((key, attr, value))
+        assert matches and assigns, f"line {number}: a rule needs a match and an assignment"
+        rules.append((number, matches, assigns))
+    return rules
+
+
+def test_udev_rules_parse_and_name_every_device():
+    rules = parse_udev((SYSTEMD / "99-tablectl.rules").read_text())
+    links = {v for _, _, assigns in rules for k, _, v in assigns if k == "SYMLINK"}
+    for role in ("shuffler", "shoe", "dice", "box-sensors"):
+        assert f"tablectl/{role}" in links
+    for number, matches, assigns in rules:
+        keys = {k for k, _, _ in matches}
+        if ("SYMLINK" in {k for k, _, _ in assigns}) and "tty" in {v for k, _, v in matches}:
+            # a stable name is matched on vendor, product and serial number
+            attrs = {a for k, a, _ in matches if k == "ATTRS"}
+            assert {"{idVendor}", "{idProduct}", "{serial}"} <= attrs, number
+        assert "SUBSYSTEM" in keys, number
+    # the configured example's serial port is one of the stable names
+    example = load_config(ROOT / "docs" / "table.toml.example")
+    assert example.device("shuffler").port.removeprefix("/dev/") in links
+
+
+def test_udev_parser_rejects_mistakes():
+    with pytest.raises(AssertionError, match="cannot parse"):
+        parse_udev('SUBSYSTEM=="tty", SYMLINK+=tablectl/x')
+    with pytest.raises(AssertionError, match="not a match key"):
+        parse_udev('SUBSYSTM=="tty", SYMLINK+="x"')
+    with pytest.raises(AssertionError, match="MODE"):
+        parse_udev('SUBSYSTEM=="tty", MODE="rw"')
+
+
+@pytest.mark.skipif(not shutil.which("udevadm") or
+                    subprocess.run(["udevadm", "verify", "--help"], capture_output=True
+                                   ).returncode != 0 if shutil.which("udevadm") else True,
+                    reason="udevadm verify (systemd 254+) is not available")
+def test_udevadm_verify():
+    result = subprocess.run(["udevadm", "verify", str(SYSTEMD / "99-tablectl.rules")],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+# --- sysusers, tmpfiles, install ------------------------------------------------------------
+
+needs_root_tools = pytest.mark.skipif(
+    not (shutil.which("systemd-sysusers") and shutil.which("systemd-tmpfiles"))
+    or os.geteuid() != 0, reason="needs systemd-sysusers/systemd-tmpfiles and root (chown)")
+
+
+@needs_root_tools
+def test_sysusers_and_tmpfiles_in_a_scratch_root(tmp_path):
+    (tmp_path / "etc").mkdir()
+    subprocess.run(["systemd-sysusers", f"--root={tmp_path}",
+                    str(SYSTEMD / "tablectl.sysusers")], check=True, capture_output=True)
+    passwd = (tmp_path / "etc" / "passwd").read_text()
+    group = (tmp_path / "etc" / "group").read_text()
+    uid = int(re.search(r"^tablectl:x:(\d+):", passwd, re.M).group(1))
+    assert re.search(r"^dialout:x:\d+:.*\btablectl\b", group, re.M)
+    assert re.search(r"^gpio:x:\d+:.*\btablectl\b", group, re.M)
+    subprocess.run(["systemd-tmpfiles", f"--root={tmp_path}", "--create",
+                    str(SYSTEMD / "tablectl.tmpfiles")], check=True, capture_output=True)
+    state = (tmp_path / "var" / "lib" / "tablectl").stat()
+    assert state.st_uid == uid and (state.st_mode & 0o777) == 0o750
+    assert ((tmp_path / "etc" / "tablectl").stat().st_mode & 0o007) == 0  # tokens: not world
+
+
+def test_install_script_lays_out_files(tmp_path):
+    root = tmp_path / "root"
+    env = {**os.environ, "DESTDIR": str(root)}
+    run = subprocess.run(["bash", str(SYSTEMD / "install.sh")], env=env, capture_output=True,
+                         text=True)
+    assert run.returncode == 0, run.stderr
+    for path in ("etc/systemd/system/tablectl.service", "etc/udev/rules.d/99-tablectl.rules",
+                 "usr/lib/sysusers.d/tablectl.conf", "usr/lib/tmpfiles.d/tablectl.conf",
+                 "usr/share/doc/tablectl/install.md", "etc/tablectl/table.toml"):
+        assert (root / path).is_file(), path
+    config = root / "etc" / "tablectl" / "table.toml"
+    assert (config.stat().st_mode & 0o777) == 0o640
+    assert load_config(config).table_id == "macau-07"
+    # A second install keeps the table's own configuration.
+    config.write_text(config.read_text().replace('"macau-07"', '"macau-08"'))
+    assert subprocess.run(["bash", str(SYSTEMD / "install.sh")], env=env,
+                          capture_output=True).returncode == 0
+    assert load_config(config).table_id == "macau-08"
+    bad = subprocess.run(["bash", str(SYSTEMD / "install.sh"), "--bogus"], env=env,
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "unknown option" in bad.stderr
