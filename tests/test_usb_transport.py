@@ -1,0 +1,96 @@
+"""The USB transport through the real pyusb code path, on the simulator's pyusb backend."""
+import asyncio
+
+import pytest
+
+from drivers.factory import open_driver
+from drivers.spec import DeviceSpec
+from drivers.transport import TransportClosed, TransportError, UsbTransport
+from drivers.transport.usbport import load_backend
+
+firmware_sim = pytest.importorskip("firmware_sim.table")
+SIM_BACKEND = "firmware_sim.usb_backend:get_backend"
+FAST = dict(heartbeat_s=0.05, link_timeout_s=0.5)
+
+
+def run(coro):
+    asyncio.run(asyncio.wait_for(coro, 30))
+
+
+def test_bad_backend_names_are_explained():
+    with pytest.raises(TransportError, match="module:function"):
+        load_backend("firmware_sim.usb_backend")
+    with pytest.raises(TransportError, match="cannot be loaded"):
+        load_backend("no_such_module:get_backend")
+    assert load_backend("") is None          # pyusb's default: libusb
+
+
+def test_absent_device_is_a_clear_error():
+    async def main():
+        t = UsbTransport(0x1D50, 0x6018, serial="NOPE", backend=SIM_BACKEND)
+        with pytest.raises(TransportError, match="no USB device usb:1d50:6018:NOPE found"):
+            await t.open()
+        assert not t.is_open
+    run(main())
+
+
+def test_the_device_with_the_configured_serial_is_chosen():
+    async def main():
+        with firmware_sim.SimulatedTable(seed=3, speed=1000, transport="usb") as table:
+            a = table.add("shoe", "shoe-a", serial="SHOE-A")
+            b = table.add("shoe", "shoe-b", serial="SHOE-B")
+            q = asyncio.Queue()
+            drv_b = open_driver(b.spec(**FAST), q)
+            drv_a = open_driver(a.spec(**FAST), q)
+            ups = {}
+            while len(ups) < 2:
+                e = await asyncio.wait_for(q.get(), 5)
+                if e.kind == "link_up":
+                    ups[e.device] = e.identity.serial
+            assert ups == {"shoe-a": "SHOE-A", "shoe-b": "SHOE-B"}
+            b.draw()
+            e = await asyncio.wait_for(q.get(), 5)
+            assert e.kind == "card_drawn" and e.device == "shoe-b"
+            await drv_a.close()
+            await drv_b.close()
+    run(main())
+
+
+def test_unplugged_device_ends_reads_and_is_found_again():
+    async def main():
+        with firmware_sim.SimulatedTable(seed=3, speed=1000, transport="usb") as table:
+            dev = table.add("dice", serial="DICE-1")
+            t = UsbTransport(0x1D50, 0x6018, serial="DICE-1", backend=SIM_BACKEND)
+            await t.open()
+            assert t.name == "usb:1d50:6018:DICE-1"
+            assert await asyncio.wait_for(t.read(), 5)        # the boot notice, heartbeats
+            dev.disconnect()
+            with pytest.raises(TransportClosed):
+                async with asyncio.timeout(5):
+                    while True:
+                        await t.read()
+            await t.close()
+            with pytest.raises(TransportError):
+                await t.open()
+            dev.reconnect()
+            await t.open()
+            assert await asyncio.wait_for(t.read(), 5)
+            await t.close()
+    run(main())
+
+
+def test_spec_picks_the_usb_transport():
+    spec = DeviceSpec(id="dice", device_class="dice", transport="usb", usb_vendor=0x1D50,
+                      usb_product=0x6018, usb_serial="X", usb_backend=SIM_BACKEND)
+    from drivers.transport import make_transport
+    t = make_transport(spec)
+    assert isinstance(t, UsbTransport) and t.serial == "X" and t.backend_name == SIM_BACKEND
+
+
+def test_default_libusb_path_fails_cleanly_without_the_device():
+    # No such device on this machine (and perhaps no libusb at all): a clear error either way.
+    async def main():
+        t = UsbTransport(0x1D50, 0x6018, serial="NOT-PLUGGED-IN")
+        with pytest.raises(TransportError, match="no USB (device|library)"):
+            await t.open()
+    run(main())
