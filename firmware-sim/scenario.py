@@ -9,7 +9,7 @@ A scenario is TOML (format in firmware-sim/README.md)::
     deck = ["As", "Kd", "Qh#2"]   # explicit deck order; cut_at, serial, codec, transport…
 
     [[faults]]
-    device = "shoe"               # needed when the scenario has several devices
+    device = "shoe"               # or a list; none: every device the fault applies to
     fault = "face_up"
     at_card = 3                   # one trigger: after_s, at_card, at_command, at_deck, at_shake
                                   # (none: at once, when the device starts)
@@ -47,13 +47,18 @@ class ScenarioError(TablectlError):
 
 @dataclass(frozen=True)
 class ScheduledFault:
-    """One ``[[faults]]`` entry: for ``device`` (None: the only device), fired by ``trigger``
-    (None: at once)."""
+    """One ``[[faults]]`` entry: for the devices named (None: every started device the fault
+    applies to), fired by ``trigger`` (None: at once, when the device starts)."""
 
-    device: str | None
+    devices: tuple[str, ...] | None
     trigger: Trigger | None
     fault: Fault
     where: str = ""
+
+    def applies_to(self, name: str, device_class: str) -> bool:
+        if self.devices is None:
+            return device_class in FAULTS[self.fault.name].devices
+        return name in self.devices
 
 
 @dataclass
@@ -71,27 +76,34 @@ class Scenario:
         cls = opts.get("class", name)
         return cls if cls in DEVICE_CLASSES else None
 
-    def faults_for(self, name: str, device_class: str, only_device: bool) -> list[ScheduledFault]:
-        """The faults of device ``name``, re-validated for its class."""
+    def faults_for(self, name: str, device_class: str) -> list[ScheduledFault]:
+        """The faults of device ``name``, validated for its class."""
         out = []
         for sf in self.faults:
-            if sf.device == name or (sf.device is None and only_device):
-                make_fault(sf.fault.name, device_class, sf.where, **sf.fault.args)
+            if sf.applies_to(name, device_class):
+                try:
+                    make_fault(sf.fault.name, device_class, f"{sf.where} (device {name!r})",
+                               **sf.fault.args)
+                except ScenarioError:
+                    raise
+                except TablectlError as exc:
+                    raise ScenarioError(str(exc)) from None
                 out.append(sf)
         return out
 
-    def check_devices(self, started: list[str]) -> None:
-        """Every fault must go to a device that is started."""
+    def check_devices(self, started: dict[str, str]) -> None:
+        """Every entry must reach a started device (``started``: name -> class)."""
         for sf in self.faults:
-            if sf.device is None:
-                if len(started) != 1:
-                    raise ScenarioError(f"{sf.where}: no device named, and {len(started)} "
-                                        f"devices are started ({', '.join(started)}); add "
-                                        "device = \"NAME\" to the entry")
-            elif sf.device not in started:
-                raise ScenarioError(f"{sf.where}: device {sf.device!r} is not started (started: "
-                                    f"{', '.join(started) or 'none'}); start it too or remove "
-                                    "the entry")
+            if any(sf.applies_to(n, c) for n, c in started.items()):
+                continue
+            if sf.devices is None:
+                raise ScenarioError(f"{sf.where}: fault {sf.fault.name!r} applies to "
+                                    f"{', '.join(FAULTS[sf.fault.name].devices)} and none is "
+                                    f"started (started: {', '.join(started) or 'none'}); start "
+                                    "one or remove the entry")
+            raise ScenarioError(f"{sf.where}: device {' or '.join(sf.devices)} is not started "
+                                f"(started: {', '.join(started) or 'none'}); start it too or "
+                                "remove the entry")
 
 
 def bundled() -> list[str]:
@@ -186,8 +198,12 @@ def _fault(sc: Scenario, entry: dict[str, Any], where: str) -> ScheduledFault:
     if not isinstance(name, str):
         raise ScenarioError(f"{where}: fault must be a name in quotes, e.g. fault = \"jam\"")
     device = entry.pop("device", None)
-    if device is not None and not isinstance(device, str):
-        raise ScenarioError(f"{where}: device must be a device name in quotes")
+    if isinstance(device, str):
+        device = [device]
+    if device is not None and (not isinstance(device, list) or not device
+                               or not all(isinstance(d, str) for d in device)):
+        raise ScenarioError(f"{where}: device must be a device name in quotes, or a list of "
+                            "them, e.g. device = [\"shoe\", \"shuffler\"]")
     triggers = [k for k in TRIGGER_KINDS if k in entry]
     if len(triggers) > 1:
         raise ScenarioError(f"{where}: {' and '.join(triggers)} both given; keep one trigger")
@@ -209,14 +225,17 @@ def _fault(sc: Scenario, entry: dict[str, Any], where: str) -> ScheduledFault:
             raise ScenarioError(f"{where}: unknown key {key!r}: fault {name!r} takes {takes}; "
                                 f"a trigger is one of {', '.join(TRIGGER_KINDS)}; and device "
                                 "names the device")
-    cls = sc.device_class(device) if device else None
     try:
-        fault = make_fault(name, cls, where, **entry)
+        fault = make_fault(name, None, where, **entry)
+        for d in device or ():
+            cls = sc.device_class(d)
+            if cls is not None:
+                make_fault(name, cls, f"{where} (device {d!r})", **entry)
     except ScenarioError:
         raise
     except TablectlError as exc:
         raise ScenarioError(str(exc)) from None
-    return ScheduledFault(device, trigger, fault, where)
+    return ScheduledFault(tuple(device) if device else None, trigger, fault, where)
 
 
 def _typed(v: Any, typ: type, where: str, what: str) -> Any:

@@ -455,9 +455,7 @@ class SimulatedTable:
         schedule = FaultSchedule()
         immediate: list[Fault] = []
         if sc is not None:
-            only = len(sc.devices) <= 1 and not any(
-                f.device not in (None, name) for f in sc.faults)
-            for sf in sc.faults_for(name, device_class, only):
+            for sf in sc.faults_for(name, device_class):
                 if sf.trigger is None:
                     immediate.append(sf.fault)
                 else:
@@ -523,6 +521,12 @@ class SimulatedTable:
             if name not in self.devices:
                 out.append(self.add(self.scenario.device_class(name) or name, name))
         return out
+
+    def check_scenario(self) -> None:
+        """Raise ScenarioError if a fault of the scenario reaches none of the devices started
+        (a misspelt device name, a shoe fault with no shoe)."""
+        if self.scenario is not None:
+            self.scenario.check_devices({n: d.device_class for n, d in self.devices.items()})
 
     def __getitem__(self, name: str) -> SimulatedDevice:
         try:
@@ -601,6 +605,7 @@ def start_device(device_class: str, transport: str = "pty", seed: int = 0, speed
     table = SimulatedTable(seed=seed, speed=speed, transport=transport, scenario=scenario)
     try:
         dev = table.add(device_class, deck=deck, **options)
+        table.check_scenario()
     except BaseException:
         table.stop()
         raise
