@@ -404,3 +404,21 @@ def test_amounts_are_whole_chip_units():
     doc["actions"][0]["amount"] = 30.0
     with pytest.raises(RuleError, match="whole number of chip units"):
         GAME.settle(doc)
+
+
+def test_traceability_names_only_tests_that_exist_and_every_article_has_one():
+    text = (DOCS / "regulations" / "texas-holdem.md").read_text()
+    tests_dir = Path(__file__).resolve().parent
+    defined = set()
+    for f in ("test_texas_holdem.py", "test_holdem_betting.py", "test_holdem_pots.py",
+              "test_holdem_eval.py", "test_holdem_vs_pokerkit.py"):
+        defined |= set(re.findall(r"^def (test_\w+)", (tests_dir / f).read_text(), re.M))
+    named = set(re.findall(r"`(test_\w+)`", text))
+    assert named and named <= defined, sorted(named - defined)
+    rows = re.findall(r"^\| (\d+(?:\(\d+\))*(?:\(\d+\))?) \|.*\|(.*)\|$",
+                      text.split("## The regulation")[1], re.M)
+    articles = [a for a, _ in rows]
+    for a, tests in rows:
+        assert "test_" in tests, f"article {a} has no test"
+    # every article 1-16 of the regulation appears
+    assert {int(re.match(r"\d+", a).group()) for a in articles} == set(range(1, 17))
