@@ -201,3 +201,18 @@ def test_cli_text_output_names_each_wager():
     run = tablectl("odds", "q-poker")
     assert run.returncode == 0
     assert "pair_bonus" in run.stdout and "versus_croupier" in run.stdout
+
+
+def test_progress_bar_draws_one_line_and_ends_it():
+    import io
+
+    from controller.rules.odds_cli import ProgressBar
+
+    stream = io.StringIO()
+    bar = ProgressBar(stream, "q-poker", width=10)
+    for done in (0, 5, 5, 10):
+        bar(done, 10)
+    bar.close()
+    text = stream.getvalue()
+    assert text.count("\r") == 3  # the repeated 50 % is not redrawn
+    assert text.endswith("[##########] 100%\n")

@@ -177,9 +177,10 @@ def dealing_plan(request: PlanRequest, *, layout_boxes: int, regulation: str) ->
     if not request.boxes:
         raise RuleError("no box holds a bet: there is nothing to deal; place a bet first")
     for n in request.boxes:
-        if n > layout_boxes:
+        if not 1 <= n <= layout_boxes:
             raise RuleError(f"box {n} does not exist: this table has boxes 1-{layout_boxes} "
-                            f"({regulation} art. 2); bet on one of them")
+                            f"({regulation} art. 2); bet on one of them, or give the table's "
+                            "real number of boxes (--layout)")
     order = sorted(request.boxes)
     if request.mode is Mode.SHUFFLER:
         return [Deal(box_recipient(n), 3) for n in order] + [Deal(CROUPIER, 3)]
