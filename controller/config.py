@@ -11,6 +11,7 @@ compared in constant time (:meth:`ApiConfig.role_for`).
 """
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import hashlib
 import hmac
@@ -112,6 +113,26 @@ class TableConfig:
     log_format: str = "auto"
     path: Path | None = None
     warnings: tuple[str, ...] = ()
+    digest: str = ""               # SHA-256 of the file's text ("" when not read from a file)
+
+    def to_json(self) -> dict[str, Any]:
+        """What the ``config`` journal record holds: the settings in force and the file's
+        digest. Token hashes are left out (only which roles have one)."""
+        return {
+            "table_id": self.table_id, "game": self.game, "mode": self.mode.value,
+            "boxes": self.boxes, "chip_unit": self.chip_unit, "currency": self.currency,
+            "limits": {"min": self.limits.minimum, "max": self.limits.maximum,
+                       "wagers": {k: list(v) for k, v in self.limits.wagers.items()}},
+            "interpretations": dict(self.interpretations),
+            "devices": {k: {"class": d.device_class, "transport": d.transport, "port": d.port,
+                            "codec": d.codec, "usb": [d.usb_vendor, d.usb_product, d.usb_serial]}
+                        for k, d in self.devices.items()},
+            "gpio": self.gpio is not None, "journal": str(self.journal_path),
+            "api": {"listen": self.api.listen, "port": self.api.port,
+                    "roles": sorted(self.api.tokens)},
+            "integrity_alarm": self.integrity_alarm,
+            "path": str(self.path) if self.path else None, "digest": self.digest,
+        }
 
     def device(self, device_class: str) -> DeviceSpec | None:
         """The (first) configured device of a class, e.g. ``config.device("shoe")``."""
@@ -686,7 +707,8 @@ def parse_text(text: str, path: str | Path | None = None) -> TableConfig:
         raise ConfigError([Problem("(syntax)", line, f"not valid TOML: {reason}",
                                    "fix the syntax at that line (strings need quotes, tables "
                                    "are [name])")], path) from None
-    return validate(doc, text, path)
+    config = validate(doc, text, path)
+    return dataclasses.replace(config, digest=hashlib.sha256(text.encode()).hexdigest())
 
 
 def load_config(path: str | Path = DEFAULT_PATH) -> TableConfig:

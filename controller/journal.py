@@ -25,7 +25,9 @@ that a crash interrupted so that recovery can end it as the regulation says.
 from __future__ import annotations
 
 import datetime as _dt
+import fcntl
 import hashlib
+import os
 import json
 import re
 import sqlite3
@@ -200,8 +202,9 @@ class Journal:
     """
 
     def __init__(self, conn: sqlite3.Connection, path: Path, table_id: str, readonly: bool,
-                 clock: Any) -> None:
+                 clock: Any, lock_fd: int | None = None) -> None:
         self._conn = conn
+        self._lock_fd = lock_fd
         self.path = path
         self.table_id = table_id
         self.readonly = readonly
@@ -220,10 +223,9 @@ class Journal:
         table it belongs to (readers). Raises JournalError with the way out on any problem.
         """
         path = Path(path)
-        if readonly or table_id is None:
-            if not path.exists():
-                raise JournalError(f"journal {path} does not exist; give the path of an existing "
-                                   "journal (--journal PATH) or the table's config (--config FILE)")
+        if (readonly or table_id is None) and not path.exists():
+            raise JournalError(f"journal {path} does not exist; give the path of an existing "
+                               "journal (--journal PATH) or the table's config (--config FILE)")
         if table_id is not None and not _TABLE_RE.match(table_id):
             raise JournalError(f"table id {table_id!r} must be 1-64 letters, digits, '.', '_' "
                                "or '-', starting with a letter or digit")
@@ -265,7 +267,14 @@ class Journal:
             conn.close()
             raise JournalError(f"journal {path} belongs to table {stored!r}, not {table_id!r}; "
                                "give each table its own journal path ([journal] path)")
-        return cls(conn, path, stored, readonly, clock)
+        lock_fd = None
+        if not readonly:
+            try:
+                lock_fd = _writer_lock(path)
+            except JournalError:
+                conn.close()
+                raise
+        return cls(conn, path, stored, readonly, clock, lock_fd)
 
     def close(self) -> None:
         """Checkpoint the WAL into the main file and close. Every append already was durable."""
@@ -279,6 +288,9 @@ class Journal:
                 pass  # a reader holding the WAL open: the checkpoint happens next time
             self._conn.close()
             self._conn = None  # type: ignore[assignment]
+            if self._lock_fd is not None:
+                os.close(self._lock_fd)  # releases the writer's lock
+                self._lock_fd = None
 
     def __enter__(self) -> "Journal":
         return self
@@ -330,9 +342,17 @@ class Journal:
                 conn.executemany(f"INSERT INTO records({_COLUMNS}) VALUES "
                                  "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
                 conn.execute("COMMIT")
-            except BaseException:
+            except BaseException as exc:
                 if conn.in_transaction:
-                    conn.execute("ROLLBACK")
+                    try:
+                        conn.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass  # the connection is gone: SQLite rolls back on the next open
+                if isinstance(exc, sqlite3.Error):
+                    raise JournalError(
+                        f"journal {self.path}: the record could not be written ({exc}); it was "
+                        "NOT recorded and must not be acted on; check the disk (space, "
+                        "permissions) and restart the service") from None
                 raise
             return out
 
@@ -488,6 +508,25 @@ class Journal:
                                 f"anchored record is gone: the journal ends at record "
                                 f"{prev_seq} (records were cut off the end)")
         return VerifyReport(True, count, prev_seq, prev_hash)
+
+
+def _writer_lock(path: Path) -> int:
+    """Take the one-writer lock (``<journal>.lock``, flock): a second daemon on the same
+    journal is refused instead of interleaving its records. The kernel drops the lock when
+    the process dies, so a restart after a crash is never blocked."""
+    lock_path = path.with_name(path.name + ".lock")
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o640)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.read(fd, 32).decode(errors="replace").strip() or "another process"
+        os.close(fd)
+        raise JournalError(f"journal {path} is being written by {holder}; one table runs "
+                           "one controller: stop the other (systemctl stop tablectl) first"
+                           ) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"pid {os.getpid()}\n".encode(), 0)
+    return fd
 
 
 def canonical_json_payload(payload: Any) -> str:

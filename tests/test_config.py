@@ -295,3 +295,14 @@ def test_every_key_is_documented():
         assert title in doc, title
         for key, spec in keys.items():
             assert f"| `{key}` |" in doc, f"{section}.{key} is not in docs/configuration.md"
+
+
+def test_journal_summary_has_no_token_hashes():
+    import hashlib
+    import json
+    config = load_config(EXAMPLE)
+    doc = json.loads(json.dumps(config.to_json()))
+    assert doc["digest"] == hashlib.sha256(EXAMPLE.read_bytes()).hexdigest()
+    assert doc["api"]["roles"] == ["dealer", "display", "supervisor"]
+    assert "sha256:" not in json.dumps(doc)
+    assert doc["devices"]["shoe"]["usb"] == [0x1d50, 0x6018, "SHOE-0042"]

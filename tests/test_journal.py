@@ -373,3 +373,42 @@ def test_documented_column_check(path):
     dirty = subprocess.run(["sqlite3", "-readonly", str(path), query], capture_output=True,
                            text=True, check=True)
     assert dirty.stdout.split() == ["3"]
+
+
+def test_one_writer_at_a_time(path):
+    """A second controller on the same journal is refused; a dead one's lock is gone."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from controller.journal import Journal; "
+         f"j = Journal.open({str(path)!r}, 'T1'); print('open', flush=True); time.sleep(60)"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "open"
+        with pytest.raises(JournalError, match=rf"being written by pid {holder.pid}"):
+            Journal.open(path, "T1")
+        with Journal.open(path, readonly=True) as reader:  # readers are never blocked
+            assert len(reader) == 0
+    finally:
+        holder.kill()
+        holder.wait()
+        holder.stdout.close()
+    with Journal.open(path, "T1") as j:  # the killed writer's lock died with it
+        assert j.append("service", {"event": "start"}).seq == 1
+
+
+def test_write_failure_is_reported_and_records_nothing(path):
+    j = Journal.open(path, "T1")
+    j.append("service", {"event": "start"})
+    # Another connection holds the write lock past the busy timeout: the append must fail
+    # loudly, not pretend.
+    j._conn.execute("PRAGMA busy_timeout = 50")
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(JournalError, match="NOT recorded"):
+            j.append("device", {"kind": "jam"})
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert [r.kind for r in j.records()] == ["service"] and j.verify().ok
+    assert j.append("device", {"kind": "jam"}).seq == 2
+    j.close()
