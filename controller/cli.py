@@ -20,6 +20,7 @@ SUBCOMMANDS = {
     "journal": "controller.journal_cli",
     "config": "controller.config_cli",
     "run": "controller.run_cli",
+    "sim": "controller.sim_cli",
 }
 
 

@@ -435,16 +435,20 @@ class SimulatedTable:
         sc = self.scenario
         opts = dict(sc.devices.get(name, {})) if sc is not None else {}
         opts.pop("class", None)
+        codec = opts.pop("codec", codec)
         transport = transport or opts.pop("transport", None) or self.transport
         opts.pop("transport", None)
         if transport not in TRANSPORTS:
             raise SimulatorError(f"transport {transport!r} is unknown; use pty, tcp or usb")
+        if codec not in ("tablectl", "dice-binary") or (codec == "dice-binary"
+                                                         and device_class != "dice"):
+            raise SimulatorError(f"codec {codec!r} does not fit a {device_class}; use tablectl "
+                                 "(or dice-binary for dice)")
         seed = seed if seed is not None else opts.pop("seed", self.seed)
         speed = speed if speed is not None else opts.pop("speed", self.speed)
         deck = deck if deck is not None else opts.pop("deck", None)
         serial = serial or opts.pop("serial", None) or _serial(device_class, name, seed,
                                                                transport)
-        codec = opts.pop("codec", codec)
         cut_at = cut_at if cut_at is not None else opts.pop("cut_at", None)
         recognises_cards = opts.pop("recognises_cards", recognises_cards)
         dice = opts.pop("dice", dice)

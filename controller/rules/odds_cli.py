@@ -2,8 +2,19 @@
 
 The game computes (``Game.odds``, pure); this module only reads the options, draws a progress
 bar on stderr when stderr is a terminal, and prints. The ``--json`` output is a contract:
-``game``, ``interpretations`` and ``bets`` mapping each wager name to an object with at least
-``house_edge`` (a fraction, positive when the house wins).
+
+* ``game``: the game id; ``interpretations``: every interpretation key with the reading used;
+* ``bets``: wager name to an object with at least ``house_edge`` (a fraction of the stake,
+  positive when the house wins). Wagers: ``pair_bonus`` and ``versus_croupier`` (q-poker),
+  ``pair_plus`` and ``ante`` (fortune-3-card-poker; the Ante with its Play decision, per unit of
+  Ante), ``seat`` (super-pan-9). texas-holdem has no house-banked wager: a clear error.
+
+The three-card games add ``house_edge_exact`` (a fraction ``p/q``), and for paytable wagers
+``paytable``, ``hand_counts`` and ``hands_enumerated``; for the wager against the croupier
+``player_hands``, ``croupier_hands_each``, ``meetings_enumerated`` and ``strategy`` (the optimal
+decision: ``play_hands``, ``fold_hands``, ``play_probability``, ``weakest_hand_played``,
+``strongest_hand_folded``, ``threshold`` = whether one rank separates playing from folding), and
+for the Ante ``average_stake`` and ``element_of_risk`` (edge per unit actually wagered).
 """
 from __future__ import annotations
 
