@@ -595,3 +595,79 @@ def _check_row(row: tuple, prev_hash: str, table_id: str) -> str:
     if table != table_id:
         return f"it belongs to table {table!r}, not this journal's {table_id!r}"
     return ""
+
+
+class GroupWriter:
+    """Group commit for the asyncio daemon.
+
+    ``await writer.append(...)`` returns once the record is durable, like
+    :meth:`Journal.append`, but appends made while a commit is in flight (by several driver
+    tasks, say) are written together by the next one: one transaction, one fsync. Records keep
+    the order in which the calls were made. Commits run in a worker thread, so the event loop
+    goes on reading devices meanwhile. A failed commit raises JournalError in every call of
+    that group, and none of its records is written.
+    """
+
+    def __init__(self, journal: Journal, max_batch: int = 1024) -> None:
+        import asyncio
+        self.journal = journal
+        self.max_batch = max_batch
+        self._pending: list[tuple[Entry, Any]] = []
+        self._wake = asyncio.Event()
+        self._task: Any = None
+        self._closed = False
+
+    async def append(self, kind: str, payload: Any = None, round_id: str | None = None,
+                     source: str | None = None, article: str | None = None) -> Record:
+        """Append one record; returns once it is durable."""
+        return (await self.append_many([Entry(kind, payload, round_id, source, article)]))[0]
+
+    async def append_many(self, entries: Iterable[Entry | tuple | Mapping[str, Any]]
+                          ) -> list[Record]:
+        """Append records that must stay together (they go in one transaction)."""
+        import asyncio
+        if self._closed:
+            raise JournalError(f"journal {self.journal.path}: the group writer is closed")
+        items = [_entry(e) for e in entries]
+        for e in items:
+            canonical_json_payload(e.payload)  # a bad payload fails here, alone
+        loop = asyncio.get_running_loop()
+        futures = []
+        for e in items:
+            fut = loop.create_future()
+            self._pending.append((e, fut))
+            futures.append(fut)
+        if self._task is None:
+            self._task = asyncio.create_task(self._run())
+        self._wake.set()
+        return list(await asyncio.gather(*futures))
+
+    async def _run(self) -> None:
+        import asyncio
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._pending:
+                batch = self._pending[:self.max_batch]
+                del self._pending[:len(batch)]
+                try:
+                    records = await asyncio.to_thread(self.journal.append_many,
+                                                      [e for e, _ in batch])
+                except Exception as exc:  # JournalError: the whole group was not written
+                    for _, fut in batch:
+                        if not fut.done():
+                            fut.set_exception(exc)
+                    continue
+                for (_, fut), rec in zip(batch, records):
+                    if not fut.done():
+                        fut.set_result(rec)
+            if self._closed:
+                return
+
+    async def close(self) -> None:
+        """Write what is pending, then stop (the journal itself stays open)."""
+        self._closed = True
+        self._wake.set()
+        if self._task is not None:
+            await self._task
+            self._task = None
