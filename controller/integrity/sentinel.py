@@ -58,6 +58,7 @@ MIX = {
 }
 FINGERPRINT_CARDS = 6
 PRUNE_LOG = -40.0        # a remembered deck whose bet has fallen below e**-40 is dropped
+PRUNE_MASS = math.exp(PRUNE_LOG)
 KIND = {"sorted": AlarmKind.SORTED_DECK, "suit_runs": AlarmKind.SUIT_RUNS,
         "rank_runs": AlarmKind.RANK_RUNS}
 STATISTIC = {
@@ -307,7 +308,7 @@ class ShuffleSentinel:
                     score[1] += hit
                     score[2] += k / r
                     score[3] = sum(math.exp(v) for v in logs)
-                    if max(logs) <= PRUNE_LOG:
+                    if score[3] <= PRUNE_MASS:
                         continue            # dropped: its bet is worth nothing any more
             keep.append(entry)
             total += score[3]

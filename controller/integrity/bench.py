@@ -1,0 +1,366 @@
+"""Measuring the shuffle sentinel: false alarms on genuine shuffles, cards to catch bad decks.
+
+Two measurements, both seeded and repeatable:
+
+* :func:`false_alarms` deals ``n`` genuinely shuffled decks (``random.Random(seed).shuffle``,
+  one after the other, so each deck is also compared with the decks before it) through
+  :func:`null_batch`, a numpy twin of :class:`~controller.integrity.sentinel.ShuffleSentinel`
+  that runs many decks side by side (a test holds it to the sentinel itself, deck by deck). It
+  reports how many decks raised an alarm, per test, and the tail of each test's largest
+  martingale value, against Ville's bound ``P(max M >= x) <= 1/x``.
+* :func:`detection` deals each kind of bad deck (:data:`BAD_DECKS`) through the sentinel itself
+  and reports how many cards it took to raise the first alarm (median, 90th centile, largest)
+  and which alarm it was.
+
+:func:`run` does both and returns one JSON-ready dict; :func:`format_report` prints it. The
+command-line entry is ``benchmarks/integrity_bench.py``. Numbers, never timings, are the result.
+"""
+from __future__ import annotations
+
+import math
+import random
+import statistics
+from collections import Counter
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from controller.rules.cards import Card, full_deck
+
+from .sentinel import (FINGERPRINT_CARDS, LOCAL_TESTS, MIX, NEIGHBOURS, PRUNE_LOG, TESTS,
+                       ShuffleSentinel)
+
+DECK = full_deck()
+_NB = np.array(NEIGHBOURS, dtype=np.int64)
+
+
+# --- genuine shuffles, many at once -----------------------------------------------------------
+
+def genuine_orders(n: int, seed: int) -> np.ndarray:
+    """``n`` decks as rows of card codes, each shuffled by ``random.Random(seed).shuffle`` (one
+    generator for the whole run, decks in sequence)."""
+    rng = random.Random(seed)
+    out = np.empty((n, 52), dtype=np.int64)
+    codes = list(range(52))
+    for i in range(n):
+        rng.shuffle(codes)
+        out[i] = codes
+    return out
+
+
+def _successors(orders: np.ndarray) -> np.ndarray:
+    """Row i: for each card code, the code that followed it in deck i (-1 for the last)."""
+    n = len(orders)
+    succ = np.full((n, 52), -1, dtype=np.int64)
+    rows = np.arange(n)[:, None]
+    succ[rows, orders[:, :-1]] = orders[:, 1:]
+    return succ
+
+
+def null_batch(orders: np.ndarray, *, alpha: float = 1e-5, memory: int = 32,
+               fingerprints: int = 10_000, chunk: int = 20_000) -> dict[str, np.ndarray]:
+    """Run the sentinel's tests over single-deck orders dealt one after the other (row i is
+    compared with rows i-1 … i-memory, and with up to ``fingerprints`` earlier first-six
+    cards). Returns, per test, the largest log-martingale of every deck (``max_log_m``) and the
+    card at which it first crossed its threshold (``alarm_at``, 0 for none)."""
+    n, length = orders.shape
+    sentinel = ShuffleSentinel(alpha=alpha, memory=memory, fingerprints=fingerprints)
+    thr = sentinel.log_threshold
+    out = {t: {"max_log_m": np.zeros(n), "alarm_at": np.zeros(n, dtype=np.int64)}
+           for t in TESTS}
+    succ_all = _successors(orders)
+    for lo in range(0, n, chunk):
+        hi = min(n, lo + chunk)
+        _chunk(orders, succ_all, lo, hi, memory, thr, out)
+    # Fingerprints: the first six cards against a FIFO of earlier decks' first six.
+    cap = sentinel.fingerprint_capacity
+    prints: dict[bytes, int] = {}
+    fifo: list[bytes] = []
+    head = 0
+    p6 = sentinel.fingerprint_p
+    fp = out["fingerprint"]
+    for i in range(n):
+        key = orders[i, :FINGERPRINT_CARDS].tobytes()
+        if key in prints:
+            fp["alarm_at"][i] = FINGERPRINT_CARDS
+            fp["max_log_m"][i] = -math.log(min(1.0, p6 * (len(fifo) - head)))
+        if key not in prints:
+            fifo.append(key)
+        prints[key] = i
+        while len(fifo) - head > cap:
+            prints.pop(fifo[head], None)
+            head += 1
+    return out
+
+
+def _chunk(orders, succ_all, lo, hi, memory, thr, out) -> None:
+    o = orders[lo:hi]
+    n = hi - lo
+    rows = np.arange(n)
+    rem = np.ones((n, 52), dtype=np.int64)
+    suit_left = np.full((n, 4), 13, dtype=np.int64)
+    rank_left = np.full((n, 13), 4, dtype=np.int64)
+    qs = {t: np.array(MIX[t]) for t in MIX}
+    logs = {t: np.zeros((n, len(MIX[t]))) for t in LOCAL_TESTS}
+    for t in LOCAL_TESTS:
+        out[t]["max_log_m"][lo:hi] = 0.0
+    # Remembered decks: lag l compares row i with row i-l (none before the first deck);
+    # one deck per shoe, so a successor is one card (k is 0 or 1 and p = 1/r).
+    nlag = memory
+    base = np.arange(lo, hi)[None, :] - np.arange(1, nlag + 1)[:, None]     # (lags, n)
+    alive = base >= 0
+    base52 = np.clip(base, 0, None) * 52
+    succ_flat = succ_all.ravel()
+    rows52 = rows * 52
+    rem_flat = rem.ravel()
+    q_rec = qs["recent"]
+    nq = len(q_rec)
+    mass = np.ones((nlag, n, nq))            # exp of each remembered deck's log-bet per q
+    prune = math.exp(PRUNE_LOG)
+    log_w_recent = -math.log(memory * nq)
+    rmax = np.zeros(n)
+    ralarm = np.zeros(n, dtype=np.int64)
+    first = o[:, 0]                                    # the first card leaves the deck
+    rem[rows, first] -= 1
+    suit_left[rows, first // 13] -= 1
+    rank_left[rows, first % 13] -= 1
+    for step in range(1, o.shape[1]):
+        a = o[:, step - 1]
+        b = o[:, step]
+        r = 52 - step
+        n0, n1 = _NB[a, 0], _NB[a, 1]
+        events = {
+            "sorted": (rem[rows, n0] + rem[rows, n1], (b == n0) | (b == n1)),
+            "suit_runs": (suit_left[rows, a // 13], b // 13 == a // 13),
+            "rank_runs": (rank_left[rows, a % 13], b % 13 == a % 13),
+        }
+        for name, (k, hit) in events.items():
+            bet = (k > 0) & (k < r)
+            p = np.where(bet, k / r, 0.5)[:, None]
+            q = qs[name][None, :]
+            f = np.where(hit[:, None], np.log(q / p), np.log((1 - q) / (1 - p)))
+            logs[name] += np.where(bet[:, None], f, 0.0)
+            log_m = _lse(logs[name]) - math.log(len(MIX[name]))
+            mx = out[name]["max_log_m"]
+            np.maximum(mx[lo:hi], log_m, out=mx[lo:hi])
+            at = out[name]["alarm_at"]
+            new = (log_m >= thr) & (at[lo:hi] == 0)
+            at[lo:hi][new] = step + 1
+        # recent decks
+        sc = succ_flat[base52 + a[None, :]]                  # (lags, n) successor or -1
+        ok = sc >= 0
+        k = np.where(ok, rem_flat[rows52[None, :] + np.where(ok, sc, 0)], 0)
+        bet = alive & (k > 0) & (r > 1)
+        hit = sc == b[None, :]
+        if r > 1:
+            f = np.where(hit[..., None], q_rec * r, (1 - q_rec) / (1 - 1 / r))
+            mass *= np.where(bet[..., None], f, 1.0)
+        msum = mass.sum(axis=2)
+        alive &= ~(bet & (msum <= prune))
+        total = (msum * alive).sum(axis=0)
+        with np.errstate(divide="ignore"):
+            log_m = np.log(total) + log_w_recent
+        np.maximum(rmax, log_m, out=rmax)
+        ralarm[(log_m >= thr) & (ralarm == 0)] = step + 1
+        rem[rows, b] -= 1
+        suit_left[rows, b // 13] -= 1
+        rank_left[rows, b % 13] -= 1
+    out["recent"]["max_log_m"][lo:hi] = rmax
+    out["recent"]["alarm_at"][lo:hi] = ralarm
+
+
+def _lse(x: np.ndarray) -> np.ndarray:
+    top = x.max(axis=1)
+    return top + np.log(np.exp(x - top[:, None]).sum(axis=1))
+
+
+def false_alarms(n: int = 20_000, seed: int = 2024, *, alpha: float = 1e-5,
+                 memory: int = 32) -> dict[str, Any]:
+    """The false-alarm run on ``n`` genuine shuffles (see the module docstring)."""
+    orders = genuine_orders(n, seed)
+    res = null_batch(orders, alpha=alpha, memory=memory)
+    any_alarm = np.zeros(n, dtype=bool)
+    per_test = {}
+    tails = {}
+    for t in TESTS:
+        hit = res[t]["alarm_at"] > 0
+        any_alarm |= hit
+        per_test[t] = int(hit.sum())
+        if t != "fingerprint":
+            mx = res[t]["max_log_m"]
+            tails[t] = {f"1e{e}": int((mx >= e * math.log(10)).sum()) for e in range(1, 7)}
+    k = int(any_alarm.sum())
+    return {"decks": n, "seed": seed, "alpha": alpha, "alarmed_decks": k,
+            "rate": k / n, "upper_95": _upper_95(k, n), "per_test": per_test,
+            "tail_counts": tails}
+
+
+def _upper_95(k: int, n: int) -> float:
+    """One-sided 95% upper confidence bound on a rate after k events in n (Clopper-Pearson;
+    for k = 0 it is 1 - 0.05**(1/n), about 3/n)."""
+    if k == 0:
+        return 1 - 0.05 ** (1 / n)
+    lo, hi = k / n, 1.0
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        if _binom_cdf(k, n, mid) > 0.05:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def _binom_cdf(k: int, n: int, p: float) -> float:
+    """P(X <= k) for X ~ Binomial(n, p), summed in log space."""
+    total = 0.0
+    for i in range(k + 1):
+        total += math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1)
+                          + i * math.log(p) + (n - i) * math.log1p(-p))
+    return total
+
+
+# --- bad decks ----------------------------------------------------------------------------
+
+def new_deck_order() -> list[Card]:
+    """A new deck out of its box: A-K spades, A-K diamonds, K-A clubs, K-A hearts."""
+    up = lambda s: [Card(14, s)] + [Card(r, s) for r in range(2, 14)]  # noqa: E731
+    return up("s") + up("d") + up("c")[::-1] + up("h")[::-1]
+
+
+def riffle(cards: Sequence[Card], rng: random.Random) -> list[Card]:
+    """One riffle shuffle (Gilbert-Shannon-Reeds: binomial cut, drops in proportion)."""
+    n = len(cards)
+    k = sum(rng.random() < 0.5 for _ in range(n))
+    left, right = list(cards[:k]), list(cards[k:])
+    out = []
+    while left or right:
+        if rng.random() < len(left) / (len(left) + len(right)):
+            out.append(left.pop(0))
+        else:
+            out.append(right.pop(0))
+    return out
+
+
+def _swaps(cards, rng, k):
+    d = list(cards)
+    for _ in range(k):
+        i, j = rng.randrange(52), rng.randrange(52)
+        d[i], d[j] = d[j], d[i]
+    return d
+
+
+def _suit_sorted(rng):
+    suits = list("shcd")
+    rng.shuffle(suits)
+    out = []
+    for s in suits:
+        part = [c for c in DECK if c.suit == s]
+        rng.shuffle(part)
+        out += part
+    return out
+
+
+def _rank_sorted(rng):
+    return sorted(DECK, key=lambda c: (c.rank, rng.random()))
+
+
+def _shuffled(rng):
+    d = DECK[:]
+    rng.shuffle(d)
+    return d
+
+
+# name -> (what it is, earlier decks to deal first, the bad deck from them, cards shown per deck)
+BadDeck = tuple[str, Callable[[random.Random], list[list[Card]]],
+                Callable[[random.Random, list[list[Card]]], list[Card]], int]
+BAD_DECKS: dict[str, BadDeck] = {
+    "sorted": ("code order (2s..As, 2h..Ah, ...)", lambda r: [],
+               lambda r, h: DECK[:], 52),
+    "new_deck_order": ("a new deck's order (a shuffler in sort mode)", lambda r: [],
+                       lambda r, h: new_deck_order(), 52),
+    "near_sorted_4_swaps": ("sorted, then 4 random swaps", lambda r: [],
+                            lambda r, h: _swaps(DECK, r, 4), 52),
+    "near_sorted_10_swaps": ("sorted, then 10 random swaps", lambda r: [],
+                             lambda r, h: _swaps(DECK, r, 10), 52),
+    "suit_sorted": ("grouped by suit, ranks shuffled", lambda r: [],
+                    lambda r, h: _suit_sorted(r), 52),
+    "rank_sorted": ("grouped by rank, suits shuffled", lambda r: [],
+                    lambda r, h: _rank_sorted(r), 52),
+    "riffled_once": ("a sorted deck riffled once", lambda r: [],
+                     lambda r, h: riffle(DECK, r), 52),
+    "riffled_twice": ("a sorted deck riffled twice", lambda r: [],
+                      lambda r, h: riffle(riffle(DECK, r), r), 52),
+    "cut_of_previous": ("the previous deck, cut once", lambda r: [_shuffled(r)],
+                        lambda r, h: (lambda k: h[-1][k:] + h[-1][:k])(r.randrange(1, 52)), 52),
+    "repeat_of_previous": ("the previous deck's order again", lambda r: [_shuffled(r)],
+                           lambda r, h: h[-1][:], 52),
+    "repeat_20_ago": ("the order of the deck 20 decks before",
+                      lambda r: [_shuffled(r) for _ in range(20)],
+                      lambda r, h: h[-20][:], 52),
+    "repeat_100_ago": ("the order of the deck 100 decks before (fingerprint)",
+                       lambda r: [_shuffled(r) for _ in range(100)],
+                       lambda r, h: h[-100][:], 52),
+    "previous_riffled_once": ("the previous deck riffled once", lambda r: [_shuffled(r)],
+                              lambda r, h: riffle(h[-1], r), 52),
+    "shuffler_repeat_12": ("shuffler mode, 12 cards a round: the previous round's order again",
+                           lambda r: [_shuffled(r)], lambda r, h: h[-1][:], 12),
+    "shuffler_cut_12": ("shuffler mode, 12 cards a round: the previous deck cut",
+                        lambda r: [_shuffled(r)],
+                        lambda r, h: (lambda k: h[-1][k:] + h[-1][:k])(r.randrange(1, 52)), 12),
+}
+
+
+def detection(trials: int = 200, seed: int = 7, *, alpha: float = 1e-5,
+              kinds: Sequence[str] | None = None) -> dict[str, Any]:
+    """Cards needed to catch each bad deck, over ``trials`` seeded decks of each kind."""
+    out: dict[str, Any] = {}
+    for name in kinds or BAD_DECKS:
+        what, before, make, shown = BAD_DECKS[name]
+        at: list[int] = []
+        first_kind: Counter = Counter()
+        for trial in range(trials if name not in ("sorted", "new_deck_order") else 1):
+            rng = random.Random(f"{seed}:{name}:{trial}")
+            s = ShuffleSentinel(alpha=alpha)
+            history = before(rng)
+            for deck in history:
+                for card in deck[:shown]:
+                    s.card(card)
+                s.new_deck()
+            bad = make(rng, history)
+            for i, card in enumerate(bad[:shown], 1):
+                alarms = s.card(card)
+                if alarms:
+                    at.append(i)
+                    first_kind[str(alarms[0].kind)] += 1
+                    break
+        n = trials if name not in ("sorted", "new_deck_order") else 1
+        out[name] = {"what": what, "decks": n, "cards_shown": shown,
+                     "caught": len(at), "caught_rate": len(at) / n,
+                     "median": statistics.median(at) if at else None,
+                     "p90": sorted(at)[max(0, math.ceil(0.9 * len(at)) - 1)] if at else None,
+                     "max": max(at) if at else None,
+                     "alarm": dict(first_kind)}
+    return out
+
+
+def run(decks: int = 20_000, trials: int = 200, seed: int = 2024) -> dict[str, Any]:
+    """Both measurements, JSON-ready."""
+    return {"false_alarms": false_alarms(decks, seed), "detection": detection(trials, seed)}
+
+
+def format_report(res: dict[str, Any]) -> str:
+    fa = res["false_alarms"]
+    lines = [f"False alarms: {fa['alarmed_decks']} of {fa['decks']:,} genuinely shuffled decks "
+             f"(seed {fa['seed']}); rate {fa['rate']:.2g}, 95% upper bound "
+             f"{fa['upper_95']:.2g}; designed bound alpha = {fa['alpha']:g} per deck",
+             "  per test: " + ", ".join(f"{k} {v}" for k, v in fa["per_test"].items()),
+             "  decks whose martingale ever reached x (Ville: at most decks/x):"]
+    for t, tail in fa["tail_counts"].items():
+        lines.append(f"    {t:<10} " + "  ".join(f"x={k}: {v}" for k, v in tail.items()))
+    lines.append("")
+    lines.append(f"{'bad deck':<24}{'caught':>10}{'median':>8}{'p90':>6}{'max':>6}  alarm")
+    for name, d in res["detection"].items():
+        lines.append(f"{name:<24}{d['caught']:>5}/{d['decks']:<4}{d['median'] or '-':>8}"
+                     f"{d['p90'] or '-':>6}{d['max'] or '-':>6}  "
+                     + ", ".join(f"{k} {v}" for k, v in d["alarm"].items()))
+    return "\n".join(lines)
