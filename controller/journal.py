@@ -166,6 +166,20 @@ class RoundState:
         return next((r for r in self.records if r.kind == Kind.ROUND_OPEN), None)
 
 
+@dataclass(frozen=True, slots=True)
+class RoundSummary:
+    """One line of :meth:`Journal.rounds`."""
+
+    round_id: str
+    first_seq: int
+    last_seq: int
+    records: int
+    opened_ns: int
+    closed: bool
+    outcome: str | None       # the round_close payload's "outcome" (settled, void, ...)
+    article: str | None       # the round_close record's article (why it was void)
+
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
     key   TEXT PRIMARY KEY,
@@ -445,6 +459,28 @@ class Journal:
         with all its records (for recovery to end it as the regulation says); None otherwise."""
         state = self.last_round()
         return state if state is not None and not state.closed else None
+
+    def rounds(self, since: int | None = None) -> list["RoundSummary"]:
+        """Every round in the journal (or those opened after sequence number ``since``), in
+        the order they began, with how each ended."""
+        sql = ("SELECT r.round_id, MIN(r.seq), MAX(r.seq), COUNT(*), MIN(r.wall_ns), "
+               "(SELECT c.payload || char(31) || COALESCE(c.article, '') FROM records c "
+               " WHERE c.round_id = r.round_id AND c.kind = ? ORDER BY c.seq DESC LIMIT 1) "
+               "FROM records r WHERE r.round_id IS NOT NULL GROUP BY r.round_id "
+               + ("HAVING MIN(r.seq) > ? " if since is not None else "") + "ORDER BY MIN(r.seq)")
+        args: list[Any] = [Kind.ROUND_CLOSE.value] + ([int(since)] if since is not None else [])
+        with self._lock:
+            rows = self._query(sql, args)
+        out = []
+        for rid, first, last, count, wall, close in rows:
+            outcome, article = None, None
+            if close is not None:
+                payload, _, article = close.partition("\x1f")
+                doc = json.loads(payload)
+                outcome = doc.get("outcome", "closed") if isinstance(doc, dict) else "closed"
+            out.append(RoundSummary(rid, first, last, count, wall, close is not None, outcome,
+                                    article or None))
+        return out
 
     def next_round_id(self) -> str:
         """A fresh round id: one more than the latest numeric round id opened (``"1"`` first).

@@ -44,6 +44,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     show.add_argument("--json", action="store_true", help="the round's records as JSON lines")
     show.set_defaults(func=cmd_show)
 
+    rounds = jsub.add_parser("rounds", help="every round: when, how many records, outcome")
+    rounds.add_argument("--since", default=None, metavar="SEQ",
+                        help="only rounds that began after this sequence number")
+    where(rounds)
+    rounds.set_defaults(func=cmd_rounds)
+
     export = jsub.add_parser("export", help="records as JSON lines, one per line")
     export.add_argument("--since", default="0", metavar="SEQ|TIME",
                         help="a sequence number N (records after N; 0, the default, is all) or "
@@ -113,7 +119,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             latest = journal.last_round()
             hint = f" (the latest round is {latest.round_id})" if latest else ""
             raise TablectlError(f"round {round_id!r} is not in {journal.path}{hint}; "
-                                "list rounds with `tablectl journal export`")
+                                "list the rounds with `tablectl journal rounds`")
         if args.json:
             for rec in state.records:
                 print(json.dumps(rec.to_json(), ensure_ascii=False))
@@ -189,6 +195,27 @@ def _pairs(d: dict[str, Any]) -> str:
             v = json.dumps(v, ensure_ascii=False, separators=(",", ":"))
         out.append(f"{k}={v}")
     return " ".join(out)
+
+
+# --- rounds ---------------------------------------------------------------------------------
+
+def cmd_rounds(args: argparse.Namespace) -> int:
+    since = None
+    if args.since is not None:
+        if not str(args.since).isdigit():
+            raise TablectlError(f"--since {args.since!r} must be a sequence number, e.g. 120")
+        since = int(args.since)
+    with open_journal(args) as journal:
+        rounds = journal.rounds(since)
+    print(f"{'round':>8}  {'began (UTC)':<19}  {'records':>7}  {'seq':<13}  outcome")
+    for r in rounds:
+        began = dt.datetime.fromtimestamp(r.opened_ns // 10**9, tz=dt.timezone.utc)
+        outcome = (r.outcome or "closed") if r.closed else "not closed"
+        if r.article:
+            outcome += f" ({r.article})"
+        print(f"{r.round_id:>8}  {began:%Y-%m-%d %H:%M:%S}  {r.records:>7}  "
+              f"{f'{r.first_seq}-{r.last_seq}':<13}  {outcome}")
+    return 0
 
 
 # --- export ---------------------------------------------------------------------------------

@@ -412,3 +412,21 @@ def test_write_failure_is_reported_and_records_nothing(path):
     assert [r.kind for r in j.records()] == ["service"] and j.verify().ok
     assert j.append("device", {"kind": "jam"}).seq == 2
     j.close()
+
+
+def test_rounds_listing(path):
+    fill(path)
+    with Journal.open(path, "T1") as j:
+        j.append(Kind.ROUND_CLOSE, {"outcome": "void", "reason": "jam"}, round_id="3",
+                 article="89/2004 art. 11(3)")
+        rounds = j.rounds()
+        assert [(r.round_id, r.first_seq, r.last_seq, r.records, r.outcome, r.article)
+                for r in rounds] == [("1", 2, 5, 4, "settled", None),
+                                     ("2", 6, 9, 4, "settled", None),
+                                     ("3", 10, 13, 4, "void", "89/2004 art. 11(3)")]
+        assert [r.round_id for r in j.rounds(since=5)] == ["2", "3"]
+    out = tablectl("journal", "rounds", "--journal", str(path))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert len(lines) == 4 and lines[3].split()[0] == "3"
+    assert lines[3].endswith("void (89/2004 art. 11(3))") and "2-5" in lines[1]
