@@ -293,6 +293,9 @@ def test_portion_is_exact_on_whole_amounts():
     (Irregularity.SHUFFLER_MALFUNCTION, Phase.DEALING, Remedy.ROUND_VOID, "89/2004 art. 11(5)"),
     (Irregularity.SHUFFLER_MALFUNCTION, Phase.BETTING, Remedy.CONTINUE, "89/2004 art. 11(5)"),
     (Irregularity.MISDEAL, Phase.DEALING, Remedy.ROUND_VOID, "89/2004 art. 11(1)"),
+    (Irregularity.DEALING_ERROR, Phase.DEALING, Remedy.ROUND_VOID, "89/2004 art. 11(1)"),
+    (Irregularity.DEALING_ERROR_UNCORRECTABLE, Phase.DECISIONS, Remedy.ROUND_VOID,
+     "89/2004 art. 11(1)"),
     (Irregularity.SHOE_MALFUNCTION, Phase.DEALING, Remedy.ROUND_VOID, "89/2004 art. 11(5)"),
 ])
 def test_art11_rulings(irr, phase, remedy, article):
