@@ -430,3 +430,18 @@ def test_rounds_listing(path):
     lines = out.stdout.splitlines()
     assert len(lines) == 4 and lines[3].split()[0] == "3"
     assert lines[3].endswith("void (89/2004 art. 11(3))") and "2-5" in lines[1]
+
+
+def test_cli_finds_the_journal_through_the_config(path, tmp_path):
+    fill(path)
+    config = tmp_path / "table.toml"
+    config.write_text('[table]\nid = "T1"\ngame = "q-poker"\nmode = "shoe"\nboxes = 7\n\n'
+                      '[devices.shoe]\nclass = "shoe"\nport = "/dev/tablectl/shoe"\n\n'
+                      f'[journal]\npath = "{path}"\n')
+    out = tablectl("journal", "verify", "--config", str(config))
+    assert out.returncode == 0 and "12 records" in out.stdout
+    config.write_text(config.read_text().replace("boxes = 7", "boxes = 7\nboxs = 7"))
+    bad = tablectl("journal", "verify", "--config", str(config))
+    assert bad.returncode == 2 and "boxs: unknown key" in bad.stderr
+    gone = tablectl("journal", "verify", "--config", str(tmp_path / "none.toml"))
+    assert gone.returncode == 2 and "does not exist" in gone.stderr

@@ -48,6 +48,23 @@ def test_verify_would_catch_a_mistake(tmp_path):
     assert "notifyy" in result.stderr
 
 
+@needs_analyze
+def test_unit_exposure_is_low(tmp_path):
+    """systemd's own assessment of the hardening: 'OK' is its best band (exposure below 2)."""
+    fake = tmp_path / "tablectl"
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o755)
+    unit = tmp_path / "tablectl.service"
+    unit.write_text(UNIT.read_text().replace(EXEC, str(fake)))
+    result = subprocess.run(["systemd-analyze", "security", "--offline=true", "--no-pager",
+                             str(unit)], capture_output=True, text=True, cwd=tmp_path)
+    if "--offline" in result.stderr and result.returncode != 0:
+        pytest.skip("this systemd-analyze has no --offline (systemd 250 or later)")
+    m = re.search(r"Overall exposure level for tablectl.service: ([0-9.]+) (\w+)", result.stdout)
+    assert m, result.stdout[-2000:] + result.stderr
+    assert float(m.group(1)) < 2.0 and m.group(2) == "OK", m.group(0)
+
+
 def unit_options():
     """Every Key=value of the unit (keys repeat in systemd units: a list per key)."""
     lines = {}
