@@ -47,7 +47,6 @@ class HandTable:
     rank: np.ndarray         # (22100,) 0 = weakest; equal ranks tie
     category: np.ndarray     # (22100,) Category values
     qualify_from: int        # the lowest rank at which the croupier qualifies (Q-high)
-    labels: tuple[tuple[str, ...], ...] = field(repr=False, default=())
 
 
 @functools.lru_cache(maxsize=8)
@@ -64,8 +63,7 @@ def hand_table(ranking: Ranking) -> HandTable:
     assert all(qualifies(v) == (dense[v.key] >= qualify_from) for v in values)
     return HandTable(cards=np.array(combos, dtype=np.int16), rank=rank,
                      category=np.fromiter((int(v.category) for v in values), dtype=np.int8),
-                     qualify_from=qualify_from,
-                     labels=tuple(tuple(str(deck[i]) for i in c) for c in combos))
+                     qualify_from=qualify_from)
 
 
 @dataclass(frozen=True)
