@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from controller.rules.errors import RuleError
-from controller.rules.holdem_pots import (build_pots, parse_rake_percent, rake_pots,
+from controller.rules.holdem_pots import (Pot, build_pots, parse_rake_percent, rake_pots,
                                           settle_pots)
 
 
@@ -106,6 +106,24 @@ def test_h7_rake_without_a_flop():
                      without_flop="no_flop_no_drop") == 0
 
 
+def test_h8_whole_hand_rounds_once_every_pot_rounds_each_pot():
+    def pots():
+        return [Pot(270, (2, 4, 6)), Pot(196, (2, 6)), Pot(42, (2, 6)), Pot(18, (6,))]
+    # 4.5 % of the hand's 526 is 23.67: 23 taken; each pot gives its own 4.5 % rounded down
+    # (12, 8, 1, 0 = 21) and the 2 left over come from the main pot, then the next
+    ps = pots()
+    assert rake_pots(ps, percent=Fraction(9, 2), big_blind=100, flop_seen=True) == 23
+    assert [p.rake for p in ps] == [13, 9, 1, 0]
+    # every pot on its own: 12.15 -> 12, 8.82 -> 8, 1.89 -> 1, 0.81 -> 0
+    ps = pots()
+    assert rake_pots(ps, percent=Fraction(9, 2), big_blind=100, flop_seen=True,
+                     side_pots="every_pot") == 21
+    assert [p.rake for p in ps] == [12, 8, 1, 0]
+    ps = pots()
+    assert rake_pots(ps, percent=Fraction(9, 2), big_blind=100, flop_seen=True,
+                     side_pots="every_pot", rounding="up") == 13 + 9 + 2 + 1
+
+
 def test_h8_side_pots_raked_with_one_cap_for_the_hand_or_only_the_main_pot():
     committed = {2: 50, 5: 120, 7: 300, 9: 300}          # pots 200, 210, 360
     pots, _ = build_pots(committed, set())
@@ -161,7 +179,7 @@ def hands(draw):
     rate = draw(st.sampled_from([Fraction(0), Fraction(3), Fraction(7, 2), Fraction(5)]))
     readings = {
         "odd_chip": draw(st.sampled_from(["tied_winner", "nearest_in_hand"])),
-        "rake_side_pots": draw(st.sampled_from(["every_pot", "main_pot_only"])),
+        "rake_side_pots": draw(st.sampled_from(["whole_hand", "every_pot", "main_pot_only"])),
         "rake_rounding": draw(st.sampled_from(["down", "up"])),
         "rake_without_flop": draw(st.sampled_from(["rake", "no_flop_no_drop"])),
     }

@@ -357,7 +357,7 @@ def random_hand(rnd, rules, structure):
 @given(st.randoms(use_true_random=False), st.sampled_from(["limit", "no-limit"]),
        st.sampled_from(["literal", "button_small_blind"]),
        st.sampled_from(["tied_winner", "nearest_in_hand"]),
-       st.sampled_from(["every_pot", "main_pot_only"]))
+       st.sampled_from(["whole_hand", "every_pot", "main_pot_only"]))
 def test_settled_hands_conserve_chips(rnd, structure, hu_blinds, odd_chip, side_pots):
     readings = {"heads_up_blinds": hu_blinds, "odd_chip": odd_chip, "rake_side_pots": side_pots}
     doc, stacks = random_hand(rnd, BettingRules.from_interpretations(readings), structure)

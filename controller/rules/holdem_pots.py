@@ -114,33 +114,53 @@ def build_pots(committed: Mapping[int, int], folded: set[int] | frozenset[int]
     return pots, returned
 
 
-def rake_pots(pots: Sequence[Pot], *, percent: Fraction, big_blind: int,
-              flop_seen: bool, without_flop: str = "rake", side_pots: str = "every_pot",
-              rounding: str = "down") -> int:
-    """Take the art. 16 rake from ``pots`` in place (main pot first); returns the total.
+def _rounded(amount: int, percent: Fraction, rounding: str) -> int:
+    exact = amount * percent / 100
+    cut = exact.numerator // exact.denominator
+    if rounding == "up" and exact != cut:
+        cut += 1
+    return cut
 
-    ``percent`` of each pot, rounded to the chip unit (``rounding`` ``down`` or ``up``), never
-    more than five big blinds in all for the hand. ``without_flop="no_flop_no_drop"`` takes
-    nothing from a hand that ended before the flop; ``side_pots="main_pot_only"`` rakes only
-    the main pot.
+
+def rake_pots(pots: Sequence[Pot], *, percent: Fraction, big_blind: int,
+              flop_seen: bool, without_flop: str = "rake", side_pots: str = "whole_hand",
+              rounding: str = "down") -> int:
+    """Take the art. 16 rake from ``pots`` in place; returns the total.
+
+    ``percent`` of the pot, rounded to the chip unit (``rounding`` ``down`` or ``up``), never
+    more than five big blinds in all for the hand. ``side_pots`` (H8): ``whole_hand`` rates
+    the hand's pots together and rounds once, each pot then giving its share (the rounded-down
+    rate of it, main pot first, any unit the single rounding leaves over from the pots in
+    order); ``every_pot`` rates and rounds each pot on its own, main pot first, under the one
+    cap; ``main_pot_only`` rakes the main pot alone. ``without_flop="no_flop_no_drop"`` (H7)
+    takes nothing from a hand that ended before the flop.
     """
     if percent == 0 or not pots:
         return 0
     if not flop_seen and without_flop == "no_flop_no_drop":
         return 0
     cap = RAKE_CAP_BIG_BLINDS * big_blind
-    total = 0
-    for i, pot in enumerate(pots):
-        if i > 0 and side_pots == "main_pot_only":
-            break
-        exact = pot.amount * percent / 100
-        cut = exact.numerator // exact.denominator
-        if rounding == "up" and exact != cut:
-            cut += 1
-        cut = min(cut, cap - total, pot.amount)
-        pot.rake = cut
-        total += cut
-    return total
+    if side_pots == "main_pot_only":
+        pots[0].rake = min(_rounded(pots[0].amount, percent, rounding), cap, pots[0].amount)
+        return pots[0].rake
+    if side_pots == "every_pot":
+        total = 0
+        for pot in pots:
+            pot.rake = min(_rounded(pot.amount, percent, rounding), cap - total, pot.amount)
+            total += pot.rake
+        return total
+    # whole_hand
+    due = min(_rounded(sum(p.amount for p in pots), percent, rounding), cap)
+    taken = 0
+    for pot in pots:
+        pot.rake = min(_rounded(pot.amount, percent, "down"), due - taken)
+        taken += pot.rake
+    while taken < due:                       # what the single rounding leaves: main pot first
+        for pot in pots:
+            if taken < due and pot.rake < pot.amount:
+                pot.rake += 1
+                taken += 1
+    return taken
 
 
 def nearest_croupier_left(seats: Sequence[int]) -> int:
@@ -192,7 +212,7 @@ def settle_pots(committed: Mapping[int, int], folded: set[int] | frozenset[int],
     pots, returned = build_pots(committed, folded)
     rake = rake_pots(pots, percent=rake_percent, big_blind=big_blind, flop_seen=flop_seen,
                      without_flop=chosen.get("rake_without_flop", "rake"),
-                     side_pots=chosen.get("rake_side_pots", "every_pot"),
+                     side_pots=chosen.get("rake_side_pots", "whole_hand"),
                      rounding=chosen.get("rake_rounding", "down"))
     contenders = [s for s in sorted(committed) if s not in folded]
     payouts = award_pots(pots, contenders, strength,

@@ -75,9 +75,10 @@ INTERPRETATIONS = (
         ("rake", "no_flop_no_drop"), "rake"),
     Interpretation(
         "rake_side_pots", art("16"),
-        "H8. 'The pot of each hand': are side pots raked too (the cap of five big blinds "
-        "covering the whole hand)?",
-        ("every_pot", "main_pot_only"), "every_pot"),
+        "H8. 'The pot of each hand' when there are side pots: is the rate applied to all the "
+        "hand's pots together (rounded once), to each pot on its own, or to the main pot only? "
+        "The cap of five big blinds is for the hand.",
+        ("whole_hand", "every_pot", "main_pot_only"), "whole_hand"),
     Interpretation(
         "rake_rounding", art("16"),
         "H9. A rate of 3-5 % rarely gives whole chips: round each pot's commission down or up "
