@@ -306,3 +306,57 @@ def test_journal_summary_has_no_token_hashes():
     assert doc["api"]["roles"] == ["dealer", "display", "supervisor"]
     assert "sha256:" not in json.dumps(doc)
     assert doc["devices"]["shoe"]["usb"] == [0x1d50, 0x6018, "SHOE-0042"]
+
+
+# --- hostile input: a clear ConfigError, never another exception ----------------------------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_scalars = st.one_of(st.booleans(), st.integers(-2**70, 2**70),
+                     st.floats(allow_nan=True), st.text(max_size=12))
+_values = st.recursive(_scalars,
+                       lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                               st.dictionaries(st.text(max_size=8), inner,
+                                                               max_size=4)), max_leaves=12)
+_keys = st.sampled_from(["table", "chips", "limits", "interpretations", "devices", "gpio",
+                         "journal", "api", "integrity", "logging", "id", "game", "mode", "boxes",
+                         "class", "port", "buttons", "light", "tokens", "min", "max", "x"])
+_docs = st.dictionaries(_keys, st.one_of(_values, st.dictionaries(_keys, _values, max_size=5)),
+                        max_size=8)
+
+
+@settings(max_examples=120, deadline=None)
+@given(_docs)
+def test_any_document_gives_a_config_or_a_config_error(doc):
+    from controller.config import validate
+    try:
+        validate(doc, "")
+    except ConfigError as exc:
+        assert exc.problems and all(p.key and p.reason for p in exc.problems)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.text(max_size=300))
+def test_any_text_gives_a_config_or_a_config_error(text):
+    try:
+        parse_text(BASE + text)
+    except ConfigError as exc:
+        assert exc.problems
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from(["table", "devices", "gpio", "api", "limits", "interpretations"]),
+       _keys, _values)
+def test_one_wrong_value_in_a_good_file(section, key, value):
+    """The example with one key of one section replaced by anything."""
+    import tomllib
+    from controller.config import validate
+    doc = tomllib.loads(EXAMPLE.read_text())
+    target = doc[section]
+    if section == "devices":
+        target = target["shoe"]
+    target[key] = value
+    try:
+        validate(doc, EXAMPLE.read_text())
+    except ConfigError as exc:
+        assert exc.problems and all(p.key and p.reason for p in exc.problems)
