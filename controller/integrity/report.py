@@ -1,0 +1,161 @@
+"""``tablectl integrity report``: deck checks, alarms and the sentinel's statistics.
+
+:func:`summarise` reads journal records as dicts (the shape of
+:meth:`controller.journal.Record.to_json`: ``seq``, ``wall``, ``kind``, ``source``, ``round_id``,
+``payload``) and keeps what concerns deck integrity:
+
+* ``device`` records holding a ``deck_check_result`` or ``shuffle_done`` event (the shuffler's
+  checks, with or without card identities);
+* ``integrity`` records written by :class:`~controller.integrity.monitor.IntegrityMonitor`:
+  ``record = "alarm"`` (each alarm) and ``record = "deck"`` (each deck whose life ended, with
+  its cards out and the sentinel's statistics).
+
+Besides counts, the report holds the sentinel up to its guarantee on this table's own decks:
+how many decks' martingale ever reached 10, 100, 1000 against the at most ``decks / x`` that
+Ville's inequality allows for shuffled decks. Far more than that is itself a finding: the
+table's shuffling is weaker than random even where no alarm was raised.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from .sentinel import TESTS
+
+TAIL_LEVELS = (10, 100, 1000)
+
+
+@dataclass
+class IntegrityReport:
+    """What :func:`summarise` found (JSON-ready through :meth:`to_json`)."""
+
+    records: int = 0
+    first: str | None = None
+    last: str | None = None
+    checks: int = 0
+    identity_checks: int = 0
+    count_only_checks: int = 0
+    short_checks: int = 0
+    decks: int = 0
+    cards_out: int = 0
+    complete_decks: int = 0
+    alarms: list[dict[str, Any]] = field(default_factory=list)
+    sentinel: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"records": self.records, "first": self.first, "last": self.last,
+                "deck_checks": {"total": self.checks, "with_identities": self.identity_checks,
+                                "count_only": self.count_only_checks,
+                                "short_or_long": self.short_checks},
+                "decks": {"closed": self.decks, "cards_out": self.cards_out,
+                          "dealt_to_the_end": self.complete_decks},
+                "alarms": {"total": len(self.alarms),
+                           "by_kind": dict(Counter(a["kind"] for a in self.alarms)),
+                           "list": self.alarms},
+                "sentinel": self.sentinel}
+
+
+def summarise(records: Iterable[dict[str, Any]]) -> IntegrityReport:
+    """The integrity report over journal records (any order of kinds; others are skipped)."""
+    rep = IntegrityReport()
+    tests = {t: {"decks": 0, "pairs": 0, "hits": 0, "expected": 0.0, "alarmed": 0,
+                 "smallest_p": 1.0, "reached": {str(x): 0 for x in TAIL_LEVELS}}
+             for t in TESTS}
+    for rec in records:
+        kind = rec.get("kind")
+        payload = rec.get("payload")
+        if not isinstance(payload, dict):
+            continue
+        if kind == "device":
+            event = payload.get("event", payload)
+            ekind = event.get("kind") if isinstance(event, dict) else None
+            if ekind == "deck_check_result":
+                _seen(rep, rec)
+                rep.checks += 1
+                if event.get("cards") is not None:
+                    rep.identity_checks += 1
+                else:
+                    rep.count_only_checks += 1
+                if event.get("count") != 52 and event.get("cards") is None:
+                    rep.short_checks += 1
+            continue
+        if kind != "integrity":
+            continue
+        _seen(rep, rec)
+        what = payload.get("record")
+        if what == "alarm":
+            rep.alarms.append({"seq": rec.get("seq"), "wall": rec.get("wall"),
+                               "round": rec.get("round_id"), "device": payload.get("device"),
+                               "kind": payload.get("kind"), "deck": payload.get("deck"),
+                               "cards": payload.get("cards") or [],
+                               "cards_seen": payload.get("cards_seen"),
+                               "p_value": payload.get("p_value"),
+                               "message": payload.get("message", "")})
+        elif what == "deck":
+            rep.decks += 1
+            rep.cards_out += int(payload.get("cards_out") or 0)
+            rep.complete_decks += bool(payload.get("complete"))
+            for t, st in ((payload.get("sentinel") or {}).get("tests") or {}).items():
+                agg = tests.get(t)
+                if agg is None or not isinstance(st, dict):
+                    continue
+                if not st.get("pairs"):
+                    continue
+                agg["decks"] += 1
+                agg["pairs"] += int(st.get("pairs") or 0)
+                agg["hits"] += int(st.get("hits") or 0)
+                agg["expected"] += float(st.get("expected") or 0.0)
+                agg["alarmed"] += bool(st.get("alarmed"))
+                p = st.get("p_value")
+                if isinstance(p, (int, float)):
+                    agg["smallest_p"] = min(agg["smallest_p"], float(p))
+                top = st.get("max_log_m")
+                if isinstance(top, (int, float)):
+                    for x in TAIL_LEVELS:
+                        agg["reached"][str(x)] += top >= math.log(x)
+    for t, agg in tests.items():
+        agg["expected"] = round(agg["expected"], 3)
+        agg["ville_bound"] = {str(x): round(agg["decks"] / x, 3) for x in TAIL_LEVELS}
+    rep.sentinel = tests
+    return rep
+
+
+def _seen(rep: IntegrityReport, rec: dict[str, Any]) -> None:
+    rep.records += 1
+    wall = rec.get("wall")
+    if wall:
+        rep.first = rep.first or wall
+        rep.last = wall
+
+
+def format_text(rep: IntegrityReport, table_id: str | None = None) -> str:
+    """The report for a person at a terminal."""
+    lines = [f"Deck integrity{' of table ' + table_id if table_id else ''}"
+             + (f", {rep.first} to {rep.last}" if rep.first else ": nothing journaled yet")]
+    lines.append(f"  deck checks: {rep.checks} ({rep.identity_checks} with card identities, "
+                 f"{rep.count_only_checks} count only"
+                 + (f", {rep.short_checks} with a wrong count" if rep.short_checks else "") + ")")
+    lines.append(f"  decks dealt: {rep.decks} ({rep.cards_out} cards out, "
+                 f"{rep.complete_decks} dealt to the end)")
+    by_kind = Counter(a["kind"] for a in rep.alarms)
+    lines.append(f"  alarms: {len(rep.alarms)}"
+                 + (" (" + ", ".join(f"{k} {n}" for k, n in sorted(by_kind.items())) + ")"
+                    if by_kind else ""))
+    for a in rep.alarms:
+        where = f"round {a['round']}" if a["round"] else f"deck {a['deck']}"
+        lines.append(f"    #{a['seq']} {a['wall'] or ''} {where}: {a['kind']}"
+                     + (f" [{' '.join(a['cards'])}]" if a["cards"] else "")
+                     + f" — {a['message']}")
+    lines.append("  shuffle sentinel (decks tested; pairs: hits vs expected; "
+                 "decks reaching M>=10/100/1000 vs the most a shuffled deck allows):")
+    for t, s in rep.sentinel.items():
+        if t == "fingerprint" or not s["decks"]:
+            continue
+        reached = "/".join(str(s["reached"][str(x)]) for x in TAIL_LEVELS)
+        bound = "/".join(f"{s['ville_bound'][str(x)]:g}" for x in TAIL_LEVELS)
+        lines.append(f"    {t:<10} {s['decks']:>6} decks; {s['pairs']} pairs: {s['hits']} hits "
+                     f"vs {s['expected']:g} expected; reached {reached} (at most {bound}); "
+                     f"alarms {s['alarmed']}")
+    return "\n".join(lines)

@@ -1,0 +1,46 @@
+"""``tablectl integrity report``: deck checks, integrity alarms and the shuffle sentinel's
+statistics, read from the table's journal (read-only, so it runs beside the daemon)."""
+from __future__ import annotations
+
+import argparse
+import json
+
+from controller.integrity.report import format_text, summarise
+from controller.journal_cli import DEFAULT_CONFIG, open_journal, parse_since
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    integrity = sub.add_parser("integrity", help="deck integrity and the shuffle sentinel")
+    isub = integrity.add_subparsers(dest="integrity_command", metavar="ACTION")
+    isub.required = True
+    report = isub.add_parser("report", help="deck checks, alarms and the sentinel's "
+                             "statistics from the journal")
+    report.add_argument("--since", default="0", metavar="SEQ|TIME",
+                        help="a sequence number N (records after N; 0, the default, is all) or "
+                             "an ISO 8601 time such as 2026-11-21T19:00:00Z (a time without a "
+                             "zone is UTC)")
+    g = report.add_mutually_exclusive_group()
+    g.add_argument("--journal", metavar="PATH", help="the journal file")
+    g.add_argument("--config", metavar="FILE",
+                   help=f"the table's configuration (default {DEFAULT_CONFIG})")
+    report.add_argument("--json", action="store_true", help="machine-readable output")
+    report.set_defaults(func=cmd_report)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    since, since_wall = parse_since(args.since)
+    if since_wall is not None:
+        since_wall = min(since_wall, 2**63 - 1)      # SQLite's integers stop at 2262
+    journal = open_journal(args)
+    try:
+        records = (r.to_json() for r in journal.records(
+            since=since, since_wall_ns=since_wall, kinds=("device", "integrity")))
+        rep = summarise(records)
+        table_id = journal.table_id
+    finally:
+        journal.close()
+    if args.json:
+        print(json.dumps({"table_id": table_id, **rep.to_json()}, indent=2))
+    else:
+        print(format_text(rep, table_id))
+    return 0

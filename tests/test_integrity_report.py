@@ -1,0 +1,109 @@
+"""``tablectl integrity report`` over a real journal written the way the table runner writes it
+(device events as ``device``, the monitor's records as ``integrity``)."""
+import json
+import random
+
+import pytest
+
+from controller.cli import main
+from controller.integrity import IntegrityMonitor
+from controller.integrity.report import format_text, summarise
+from controller.journal import Entry, Journal
+from controller.rules.cards import Card, full_deck
+from drivers import events as ev
+
+DECK = full_deck()
+
+
+def journal_rounds(path, rounds):
+    """Journal ``rounds`` (a list of (check cards, dealt cards)) as a Super Pan 9 table in
+    shuffler mode would; returns the alarms raised."""
+    mon = IntegrityMonitor(deck_per_round=True, deck_ids={1})
+    alarms = []
+    with Journal.open(path, "T7") as j:
+        for i, (checked, dealt) in enumerate(rounds, 1):
+            rid = f"r{i}"
+            events = [ev.DeckCheckResult(device="shuffler", ts=float(i), count=len(checked),
+                                         cards=tuple(checked)),
+                      ev.ShuffleStarted(device="shuffler", ts=float(i)),
+                      ev.ShuffleDone(device="shuffler", ts=float(i), count=len(checked)),
+                      ev.HandDispensed(device="shuffler", ts=float(i), cards=tuple(dealt),
+                                       deck_ids=(1,) * len(dealt))]
+            for e in events:
+                j.append("device", {"source": "device", "event": e.to_json()}, rid, e.device)
+                up = mon.observe(e)
+                alarms += up.alarms
+                j.append_many([Entry("integrity", r, rid, e.device) for r in up.records])
+            up = mon.round_ended()
+            j.append_many([Entry("integrity", r, rid, "table") for r in up.records])
+    return alarms
+
+
+@pytest.fixture
+def journal(tmp_path):
+    rng = random.Random(4)
+    rounds = []
+    for i in range(6):
+        order = DECK[:]
+        rng.shuffle(order)
+        rounds.append((DECK, order[:8]))
+    rounds.append(([c for c in DECK if str(c) != "Th"], DECK[:8]))      # short and sorted
+    path = tmp_path / "journal.db"
+    alarms = journal_rounds(path, rounds)
+    assert {str(a.kind) for a in alarms} == {"missing_card", "sorted_deck"}
+    return path
+
+
+def test_summary_counts_checks_decks_alarms_and_sentinel(journal):
+    with Journal.open(journal, readonly=True) as j:
+        rep = summarise(r.to_json() for r in j.records())
+    assert rep.checks == 7 and rep.identity_checks == 7
+    assert rep.decks == 7 and rep.cards_out == 56
+    kinds = sorted(a["kind"] for a in rep.alarms)
+    assert kinds == ["missing_card", "sorted_deck"]
+    missing = next(a for a in rep.alarms if a["kind"] == "missing_card")
+    assert missing["cards"] == ["Th"] and missing["round"] == "r7"
+    s = rep.sentinel["sorted"]
+    # 7 pairs a deck, less those whose outcome was certain (no neighbour left in the deck)
+    assert s["decks"] == 7 and s["alarmed"] == 1 and 40 <= s["pairs"] <= 7 * 7
+    assert s["reached"]["1000"] >= 1 and s["ville_bound"]["1000"] == 0.007
+
+
+def test_cli_text_and_json(journal, capsys):
+    assert main(["integrity", "report", "--journal", str(journal)]) == 0
+    out = capsys.readouterr().out
+    assert "table T7" in out and "deck checks: 7 (7 with card identities" in out
+    assert "missing_card" in out and "[Th]" in out
+    assert main(["integrity", "report", "--journal", str(journal), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["table_id"] == "T7" and doc["alarms"]["by_kind"] == {"missing_card": 1,
+                                                                   "sorted_deck": 1}
+
+
+def test_since_keeps_only_later_records(journal, capsys):
+    with Journal.open(journal, readonly=True) as j:
+        last_round_start = next(r.seq for r in j.records() if r.round_id == "r7") - 1
+    assert main(["integrity", "report", "--journal", str(journal), "--json",
+                 "--since", str(last_round_start)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["deck_checks"]["total"] == 1 and doc["alarms"]["total"] == 2
+    assert main(["integrity", "report", "--journal", str(journal), "--json",
+                 "--since", "2999-01-01"]) == 0          # beyond the journal's clock range
+    assert json.loads(capsys.readouterr().out)["records"] == 0
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--since", "yesterday"], "--since"),
+    (["--journal", "/nonexistent/j.db"], "does not exist"),
+])
+def test_bad_input_is_one_clear_line(journal, capsys, argv, needle):
+    if "--journal" not in argv:
+        argv = argv + ["--journal", str(journal)]
+    assert main(["integrity", "report", *argv]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and "Traceback" not in err
+
+
+def test_empty_report_reads_plainly():
+    text = format_text(summarise([]))
+    assert "nothing journaled yet" in text and "alarms: 0" in text
