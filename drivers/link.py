@@ -23,7 +23,7 @@ from controller.errors import TablectlError
 from . import events as ev
 from .protocol import messages as m
 from .protocol.codec import Codec, CodecError, Received, Rejected, get_codec
-from .transport import Transport, TransportClosed, TransportError, make_transport
+from .transport import Transport, TransportClosed, make_transport
 
 RECENT_SEQS = 32
 
@@ -146,37 +146,43 @@ class Link:
         self.up.clear()
 
     async def _supervise(self) -> None:
-        loop = asyncio.get_running_loop()
-        backoff = self.timing.backoff_min_s
+        """Open, hello, serve until lost, close; again and again with back-off."""
+        self._backoff = self.timing.backoff_min_s
         while True:
-            self.state = "connecting"
             try:
-                await self.transport.open()
-            except TransportError as exc:
-                self.log.info("device not reachable", error=str(exc), retry_in_s=backoff)
-                await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, self.timing.backoff_max_s)
-                continue
-            self.codec.reset()
-            self._lost = loop.create_future()
-            self._out = asyncio.Queue()
-            tasks = [loop.create_task(self._read_loop()), loop.create_task(self._write_loop())]
-            try:
-                if await self._hello():
-                    backoff = self.timing.backoff_min_s
-                    tasks.append(loop.create_task(self._heartbeat_loop()))
-                    reason = await self._lost
-                    self._go_down(reason)
-                else:
-                    self.state = "down"
-            finally:
-                for t in tasks:
-                    t.cancel()
-                await asyncio.gather(*tasks, return_exceptions=True)
-                self._fail_pending("the link closed")
-                await self.transport.close()
-            await asyncio.sleep(backoff)
-            backoff = min(backoff * 2, self.timing.backoff_max_s)
+                await self._session()
+            except Exception:  # noqa: BLE001 - the link must outlive any one failure
+                self._go_down("internal error")
+                self.log.exception("link session failed")
+            await asyncio.sleep(self._backoff)
+            self._backoff = min(self._backoff * 2, self.timing.backoff_max_s)
+
+    async def _session(self) -> None:
+        loop = asyncio.get_running_loop()
+        self.state = "connecting"
+        try:
+            await self.transport.open()
+        except Exception as exc:  # noqa: BLE001 - whatever the library raises, retry
+            self.log.info("device not reachable", error=str(exc), retry_in_s=self._backoff)
+            return
+        self.codec.reset()
+        self._lost = loop.create_future()
+        self._out = asyncio.Queue()
+        tasks = [loop.create_task(self._read_loop()), loop.create_task(self._write_loop())]
+        try:
+            if await self._hello():
+                self._backoff = self.timing.backoff_min_s
+                tasks.append(loop.create_task(self._heartbeat_loop()))
+                reason = await self._lost
+                self._go_down(reason)
+            else:
+                self.state = "down"
+        finally:
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            self._fail_pending("the link closed")
+            await self.transport.close()
 
     async def _hello(self) -> bool:
         self.state = "hello"

@@ -531,3 +531,118 @@ def test_socket_url_reaches_a_device_over_tcp(link_path):
         await drv.close()
         await peer.stop()
     run(main())
+
+
+def test_serial_port_that_is_not_there_is_a_clear_error(tmp_path):
+    from drivers.transport import SerialTransport, TransportError
+
+    async def main():
+        t = SerialTransport(str(tmp_path / "ttyUSB9"))
+        with pytest.raises(TransportError, match="cannot open serial port .*ttyUSB9.*plugged in"):
+            await t.open()
+    run(main())
+
+
+def test_every_log_line_names_the_device(link_path):
+    import structlog
+
+    async def main():
+        with structlog.testing.capture_logs() as logs:
+            peer, drv, q, up = await started(link_path, "shoe")
+            peer.write(b"\x00garbage")
+            peer.send(m.CardDrawn(5))
+            await next_event(q, "card_drawn")
+            peer.silent = True
+            await next_event(q, "link_lost")
+            await drv.close()
+            peer.unplug()
+        events = {entry["event"] for entry in logs}
+        assert {"link up", "garbage dropped", "event", "link lost"} <= events
+        assert all(entry.get("device") == "shoe" for entry in logs)
+    run(main())
+
+
+class Rfc2217Server:
+    """pyserial's own RFC 2217 port manager in front of the peer's pty (as ser2net would be)."""
+
+    def __init__(self, port_path):
+        import socket
+        import threading
+
+        import serial
+        import serial.rfc2217
+        class PtySerial(serial.Serial):
+            # A pty has no modem lines (their ioctls fail on it); the port manager sets and
+            # polls them, so this side of the test bench has none.
+            cts = dsr = ri = cd = property(lambda self: False)
+
+            def _update_dtr_state(self):
+                pass
+
+            _update_rts_state = _update_break_state = _update_dtr_state
+
+        self.serial = PtySerial(port_path, timeout=0.05)
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.alive = True
+        self.threads = []
+
+        def serve():
+            self.sock, _ = self.listener.accept()
+            self.manager = serial.rfc2217.PortManager(self.serial, self)
+            t = threading.Thread(target=self._to_net, daemon=True)
+            t.start()
+            self.threads.append(t)
+            while self.alive:
+                try:
+                    data = self.sock.recv(1024)
+                except OSError:
+                    return
+                if not data:
+                    return
+                self.serial.write(b"".join(self.manager.filter(data)))
+
+        t = threading.Thread(target=serve, daemon=True)
+        t.start()
+        self.threads.append(t)
+
+    def write(self, data):            # PortManager answers the client through this
+        self.sock.sendall(data)
+
+    def _to_net(self):
+        while self.alive:
+            try:
+                data = self.serial.read(self.serial.in_waiting or 1)
+                if data:
+                    self.write(b"".join(self.manager.escape(data)))
+            except OSError:
+                return
+
+    def close(self):
+        self.alive = False
+        for closer in (getattr(self, "sock", None), self.listener):
+            if closer is not None:
+                closer.close()
+        for t in self.threads:
+            t.join(2)
+        self.serial.close()
+
+
+def test_rfc2217_url_reaches_a_device(link_path):
+    async def main():
+        peer = Peer(link_path, "shoe")
+        peer.plug()
+        server = Rfc2217Server(link_path)
+        q = asyncio.Queue()
+        drv = open_driver(DeviceSpec(id="shoe", device_class="shoe",
+                                     port=f"rfc2217://127.0.0.1:{server.port}",
+                                     heartbeat_s=0.1, link_timeout_s=1.0), q)
+        up, _ = await next_event(q, "link_up", timeout=10)
+        assert up.identity.serial == "00421"
+        peer.send(m.CardDrawn(50, False, 1))
+        e, _ = await next_event(q, "card_drawn")
+        assert e.card == Card.parse("Kd")
+        await drv.close()
+        await asyncio.to_thread(server.close)
+        peer.unplug()
+    run(main())

@@ -21,11 +21,14 @@ class SerialTransport(Transport):
         self._serial: serial.SerialBase | None = None
 
     def _open_blocking(self) -> None:
+        kw: dict = {"baudrate": self.baudrate, "timeout": READ_TIMEOUT_S}
+        if "://" not in self.name:
+            # A local port: exclusive, and a write to a wedged adapter gives up. (URL handlers
+            # differ: rfc2217 refuses write_timeout, socket ignores exclusive.)
+            kw.update(exclusive=True, write_timeout=2.0)
         try:
-            self._serial = serial.serial_for_url(self.name, baudrate=self.baudrate,
-                                                 timeout=READ_TIMEOUT_S, write_timeout=2.0,
-                                                 exclusive=None if "://" in self.name else True)
-        except (serial.SerialException, ValueError, OSError) as exc:
+            self._serial = serial.serial_for_url(self.name, **kw)
+        except (serial.SerialException, ValueError, OSError, NotImplementedError) as exc:
             raise TransportError(f"cannot open serial port {self.name!r}: {exc}; check that the "
                                  "device is plugged in and the port name in the table "
                                  "configuration") from None
