@@ -257,7 +257,7 @@ def _positive(v: Any) -> str:
 
 
 def _port(v: Any) -> str:
-    return "" if 1 <= v <= 65535 else "must be a TCP port from 1 to 65535"
+    return "" if 0 <= v <= 65535 else "must be a TCP port from 1 to 65535 (0: any free port)"
 
 
 def _table_id(v: Any) -> str:

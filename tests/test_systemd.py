@@ -78,7 +78,16 @@ def unit_options():
 def test_unit_says_what_the_service_needs():
     opts = unit_options()
     assert opts["Type"] == ["notify"] and opts["WatchdogSec"]
-    assert opts["ExecStart"] == [f"{EXEC} run --config /etc/tablectl/table.toml"]
+    start = opts["ExecStart"][0].split()
+    assert start[:4] == [EXEC, "run", "--config", "/etc/tablectl/table.toml"]
+    # Every argument is one `tablectl run` accepts.
+    from controller.cli import build_parser
+    args = build_parser().parse_args(start[1:])
+    assert args.config == "/etc/tablectl/table.toml"
+    if getattr(args, "control", None):
+        assert args.control.startswith("/run/tablectl/") and opts["RuntimeDirectory"] == ["tablectl"]
+    check = opts["ExecStartPre"][0].split()
+    assert build_parser().parse_args(check[1:]).file == "/etc/tablectl/table.toml"
     assert opts["User"] == ["tablectl"]
     assert set(opts["SupplementaryGroups"][0].split()) == {"dialout", "gpio"}
     assert opts["Restart"][0] in ("always", "on-failure")
