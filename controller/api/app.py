@@ -1,0 +1,376 @@
+"""The console API: an aiohttp application for the dealer console and the pit display.
+
+``create_app(runner, config)`` builds it; the daemon mounts it beside the table (docs/api.md
+has the exact call). Every request under ``/api/`` carries a role's token
+(``Authorization: Bearer TOKEN``; the event stream also takes ``?token=TOKEN`` for browsers'
+EventSource). Tokens are stored hashed in the configuration and compared in constant time
+(:meth:`controller.config.ApiConfig.role_for`). No token or a wrong one is 401, a role without
+the right is 403, both logged (never the token). A command the table refuses (the rules or the
+current state) is 409 with the table's own message and changes nothing; a malformed request is
+400. Every command goes through the runner, which journals it with its role before the machine
+acts (and journals a refusal as ``refused``).
+
+Only public data leaves: the table's public view and its :class:`PublicEvent` stream, device
+health and the tower light. No card still face down at the table is in any of them.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Awaitable, Callable, Mapping
+
+from aiohttp import web
+
+from controller.config import ApiConfig
+from controller.errors import TablectlError
+from controller.logs import get_logger
+from controller.table.machine import COMMANDS
+
+from .health import device_health, light_of_state
+from .hub import EventHub, Subscription
+from .openapi import build_openapi
+
+WEB_DIR = Path(__file__).resolve().parent.parent / "web"
+ROLES = ("display", "dealer", "supervisor")
+MAX_BODY = 64 * 1024
+STATUS_INTERVAL_S = 2.0
+# Table events after which the stream also sends a fresh ``status`` (light, devices).
+STATUS_AFTER = {"state", "device_link", "device_condition", "malfunction_cleared", "mode"}
+
+Submit = Callable[[str, str, dict[str, Any]], Awaitable[Mapping[str, Any]]]
+
+
+@dataclass
+class ApiState:
+    """What the handlers share: the table (through its runner), the configuration, the hub."""
+
+    target: Any
+    api: ApiConfig
+    hub: EventHub
+    submit: Submit | None
+    drivers: Mapping[str, Any] | None
+    status_interval: float
+
+    @property
+    def runner(self) -> Any:
+        return self.target if hasattr(self.target, "journal") else None
+
+    @property
+    def table(self) -> Any:
+        return getattr(self.target, "table", self.target)
+
+
+STATE: web.AppKey[ApiState] = web.AppKey("tablectl_api", ApiState)
+# The caller's role, set by the token check (a typed key where aiohttp has them).
+ROLE: Any = web.RequestKey("tablectl_role", str) if hasattr(web, "RequestKey") else "tablectl_role"
+
+
+def _log():
+    """The API's logger, as configured now (the daemon configures logging after import)."""
+    return get_logger("api")
+
+
+# --- errors -----------------------------------------------------------------------------------
+
+def error(status: int, code: str, message: str, **extra: Any) -> web.Response:
+    """The one shape of every error: ``{"ok": false, "error": {"status", "code", "message"}}``."""
+    body = {"ok": False, "error": {"status": status, "code": code, "message": message, **extra}}
+    headers = {"WWW-Authenticate": 'Bearer realm="tablectl"'} if status == 401 else None
+    return web.json_response(body, status=status, headers=headers)
+
+
+def _refuse(request: web.Request, status: int, code: str, message: str, **fields: Any
+            ) -> web.Response:
+    _log().warning("api request refused", status=status, code=code, method=request.method,
+                path=request.path, remote=request.remote, role=request.get(ROLE), **fields)
+    return error(status, code, message)
+
+
+def _token(request: web.Request) -> str | None:
+    header = request.headers.get("Authorization", "")
+    if header:
+        scheme, _, value = header.partition(" ")
+        if scheme.lower() == "bearer" and value.strip():
+            return value.strip()
+        return None
+    if request.path == "/api/events":       # EventSource cannot send headers
+        return request.query.get("token") or None
+    return None
+
+
+PUBLIC_PATHS = {"/api/openapi.json"}
+
+
+@web.middleware
+async def _middleware(request: web.Request, handler: Callable) -> web.StreamResponse:
+    if request.path.startswith("/api/") and request.path not in PUBLIC_PATHS:
+        api = request.app[STATE].api
+        token = _token(request)
+        if token is None:
+            return _refuse(request, 401, "no_token",
+                           "no token: send the header 'Authorization: Bearer TOKEN' with the "
+                           "token of the display, dealer or supervisor role")
+        role = api.role_for(token)
+        if role is None:
+            return _refuse(request, 401, "wrong_token",
+                           "the token is not one of this table's tokens; ask the supervisor "
+                           "for the right one (tablectl config hash-token)")
+        request[ROLE] = role
+    try:
+        response = await handler(request)
+    except web.HTTPException as exc:
+        if not request.path.startswith("/api/") or exc.status < 400:
+            raise
+        return error(exc.status, exc.reason.lower().replace(" ", "_"),
+                     f"{request.method} {request.path}: {exc.reason}; see /api/openapi.json")
+    if request.path.startswith("/api/"):
+        response.headers.setdefault("Cache-Control", "no-store")
+    return response
+
+
+@web.middleware
+async def _security_headers(request: web.Request, handler: Callable) -> web.StreamResponse:
+    response = await handler(request)
+    h = response.headers
+    h.setdefault("X-Content-Type-Options", "nosniff")
+    h.setdefault("Referrer-Policy", "no-referrer")
+    h.setdefault("X-Frame-Options", "DENY")
+    h.setdefault("Content-Security-Policy",
+                 "default-src 'self'; img-src 'self' data:; style-src 'self'; "
+                 "script-src 'self'; connect-src 'self'; frame-ancestors 'none'")
+    return response
+
+
+# --- queries ----------------------------------------------------------------------------------
+
+def commands_for(role: str) -> list[dict[str, Any]]:
+    """The commands ``role`` may give, with their parameters and help."""
+    return [{"name": c.name, "params": list(c.params), "help": c.help, "roles": list(c.roles)}
+            for c in COMMANDS.values() if role in c.roles]
+
+
+def table_doc(st: ApiState, role: str) -> dict[str, Any]:
+    """Everything the page shows, as one document (public data only)."""
+    table = st.table
+    game = table.game
+    view = table.public_view()
+    return {
+        "ok": True, "role": role, "table": table.table_id,
+        "game": {"id": game.game_id, "title": game.title,
+                 "regulation": getattr(game, "regulation", ""),
+                 "boxes": table.layout_boxes, "wagers": list(table.wagers or ())},
+        "state": table.state, "mode": table.mode.value,
+        "light": light_of_state(table.state),
+        "devices": device_health(table, st.drivers),
+        "view": view, "event_id": st.hub.last_id,
+    }
+
+
+def status_doc(st: ApiState) -> dict[str, Any]:
+    table = st.table
+    return {"state": table.state, "mode": table.mode.value,
+            "light": light_of_state(table.state), "devices": device_health(table, st.drivers)}
+
+
+async def get_table(request: web.Request) -> web.Response:
+    return web.json_response(table_doc(request.app[STATE], request[ROLE]))
+
+
+async def get_health(request: web.Request) -> web.Response:
+    return web.json_response({"ok": True, **status_doc(request.app[STATE])})
+
+
+async def get_whoami(request: web.Request) -> web.Response:
+    role = request[ROLE]
+    return web.json_response({"ok": True, "role": role, "commands": commands_for(role)})
+
+
+async def get_openapi(request: web.Request) -> web.Response:
+    return web.json_response(build_openapi())
+
+
+# --- commands ---------------------------------------------------------------------------------
+
+async def post_command(request: web.Request) -> web.Response:
+    st = request.app[STATE]
+    role = request[ROLE]
+    name = request.match_info["name"]
+    if not any(role in c.roles for c in COMMANDS.values()):
+        return _refuse(request, 403, "read_only",
+                       f"the {role} role may only look; commands need the dealer's or the "
+                       "supervisor's token", command=name)
+    spec = COMMANDS.get(name)
+    if spec is None:
+        return _refuse(request, 404, "unknown_command",
+                       f"there is no command {name!r}; {role} may give: "
+                       f"{', '.join(c['name'] for c in commands_for(role))}")
+    if role not in spec.roles:
+        return _refuse(request, 403, "forbidden",
+                       f"{name} needs the {' or '.join(spec.roles)} role; the {role} role "
+                       "may not give it", command=name)
+    args = await _args(request, spec.params)
+    if isinstance(args, web.Response):
+        return args
+    try:
+        await _run(st, name, role, args)
+    except TablectlError as exc:
+        _log().info("command refused by the table", command=name, role=role, error=str(exc))
+        return error(409, "refused", str(exc), command=name, state=st.table.state)
+    return web.json_response({"ok": True, "command": name, "role": role,
+                              "state": st.table.state, "view": st.table.public_view()})
+
+
+async def _args(request: web.Request, params: tuple[str, ...]) -> dict[str, Any] | web.Response:
+    raw = await request.read()
+    if not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw)
+    except ValueError as exc:
+        return error(400, "bad_json", f"the body is not JSON ({exc.msg} at character "
+                     f"{exc.pos}); send an object such as {{\"box\": 1}}")
+    if not isinstance(body, dict):
+        return error(400, "bad_body", "the body must be a JSON object of the command's "
+                     f"parameters ({', '.join(params) or 'none'}), got {type(body).__name__}")
+    unknown = sorted(set(body) - set(params))
+    if unknown:
+        return error(400, "bad_parameter",
+                     f"{request.match_info['name']} takes {', '.join(params) or 'no parameters'};"
+                     f" unexpected {', '.join(unknown)}")
+    return body
+
+
+async def _run(st: ApiState, name: str, role: str, args: dict[str, Any]) -> None:
+    """Give the command to the table: through the daemon's queue when it has one (so it takes
+    its turn behind the device events already waiting), else straight to the runner. Either way
+    the runner journals it with its role before the machine acts."""
+    if st.submit is not None:
+        result = await st.submit(name, role, args)
+        if not result.get("ok"):
+            raise TablectlError(str(result.get("error", "refused")))
+        return
+    st.target.command(name, role, **args)
+
+
+# --- the event stream -------------------------------------------------------------------------
+
+def _sse(event: str, data: Mapping[str, Any], event_id: int | None = None) -> bytes:
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    return f"{head}event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+
+
+async def get_events(request: web.Request) -> web.StreamResponse:
+    """Server-sent events: ``snapshot`` (the whole table) first, then each table event as
+    ``table``, and ``status`` (light and devices) after state and device changes and every
+    few seconds."""
+    st = request.app[STATE]
+    resp = web.StreamResponse(headers={"Content-Type": "text/event-stream; charset=utf-8",
+                                       "Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    await resp.prepare(request)
+    sub = st.hub.subscribe()
+    request.app[_STREAMS].add(sub)
+    try:
+        await resp.write(_sse("snapshot", table_doc(st, request[ROLE]), st.hub.last_id))
+        while True:
+            try:
+                item = await asyncio.wait_for(sub.get(), st.status_interval)
+            except asyncio.TimeoutError:
+                await resp.write(_sse("status", status_doc(st)))
+                continue
+            if item is None:             # the application is stopping
+                break
+            if sub.overflowed:
+                await resp.write(_sse("resync", {"reason": "client too slow; reload the "
+                                                           "table with GET /api/table"}))
+                break
+            event_id, doc = item
+            await resp.write(_sse("table", doc, event_id))
+            if doc.get("kind") in STATUS_AFTER and sub.queue.empty():
+                await resp.write(_sse("status", status_doc(st)))
+    except (ConnectionResetError, asyncio.CancelledError):
+        pass
+    finally:
+        sub.close()
+        request.app[_STREAMS].discard(sub)
+    return resp
+
+
+_STREAMS: web.AppKey[set[Subscription]] = web.AppKey("tablectl_streams", set)
+
+
+async def _on_startup(app: web.Application) -> None:
+    app[STATE].hub.bind_loop(asyncio.get_running_loop())
+
+
+async def _on_shutdown(app: web.Application) -> None:
+    for sub in list(app[_STREAMS]):
+        sub.queue.put_nowait(None)  # type: ignore[arg-type]
+
+
+# --- the page ---------------------------------------------------------------------------------
+
+async def get_page(request: web.Request) -> web.FileResponse:
+    return web.FileResponse(WEB_DIR / "index.html", headers={"Cache-Control": "no-cache"})
+
+
+# --- the factory ------------------------------------------------------------------------------
+
+def create_app(runner_or_table: Any, config: Any, *, submit: Submit | None = None,
+               drivers: Mapping[str, Any] | None = None, hub: EventHub | None = None,
+               status_interval: float = STATUS_INTERVAL_S) -> web.Application:
+    """The console API and the pit display page for one table.
+
+    ``runner_or_table``: the :class:`~controller.table.runner.TableRunner` (commands are
+    journaled with their role before the machine acts). A bare :class:`Table` is accepted for
+    a display with no journal; its commands are not journaled, so the daemon always passes
+    the runner. ``config``: the :class:`~controller.config.TableConfig` (or its ``api``).
+    ``submit``: the daemon's ``async submit(name, role, args) -> {"ok", "error"}``, which puts
+    the command on its one input queue; without it the command goes straight to the runner.
+    ``drivers``: device id -> driver, for the link state and the last time each device was
+    heard. ``hub``: where the table's public events come in; by default a new one, fed by
+    wrapping the runner's ``publish`` (the daemon need not do anything else).
+    """
+    api = config.api if hasattr(config, "api") else config
+    if not isinstance(api, ApiConfig):
+        raise TablectlError("create_app needs the table's configuration (TableConfig or its "
+                            f"ApiConfig), got {type(config).__name__}")
+    missing = [r for r in ROLES if r not in api.tokens]
+    if len(missing) == len(ROLES):
+        _log().warning("no api token configured: every request will be refused",
+                    fix="add [api.tokens] with `tablectl config hash-token --new`")
+    hub = hub or EventHub()
+    if hub is not None and hasattr(runner_or_table, "publish") \
+            and not getattr(runner_or_table.publish, "_tablectl_hub", None) is hub:
+        _chain_publish(runner_or_table, hub)
+    app = web.Application(middlewares=[_security_headers, _middleware], client_max_size=MAX_BODY)
+    app[STATE] = ApiState(runner_or_table, api, hub, submit, drivers, status_interval)
+    app[_STREAMS] = set()
+    app.router.add_get("/", get_page)
+    app.router.add_static("/static/", WEB_DIR, show_index=False, follow_symlinks=False)
+    app.router.add_get("/api/table", get_table)
+    app.router.add_get("/api/health", get_health)
+    app.router.add_get("/api/whoami", get_whoami)
+    app.router.add_get("/api/events", get_events)
+    app.router.add_get("/api/openapi.json", get_openapi)
+    app.router.add_post("/api/commands/{name}", post_command)
+    app.on_startup.append(_on_startup)
+    app.on_shutdown.append(_on_shutdown)
+    return app
+
+
+def _chain_publish(runner: Any, hub: EventHub) -> None:
+    """Let the runner's publish also feed the hub, after whatever it did before."""
+    before = runner.publish
+
+    def publish(event: Any) -> None:
+        before(event)
+        hub.publish(event)
+    publish._tablectl_hub = hub  # type: ignore[attr-defined]
+    runner.publish = publish
+
+
+def hub_of(app: web.Application) -> EventHub:
+    """The application's event hub (to feed it by hand when the runner is not wrapped)."""
+    return app[STATE].hub

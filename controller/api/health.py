@@ -1,0 +1,78 @@
+"""What the pit display shows of the devices and the tower light.
+
+Device health joins what the table knows (each device's identity from its hello exchange, its
+link and its conditions: jam, door open, malfunction) with what the drivers know (whether the
+link is up now, how long since the device was last heard: its heartbeats or any frame). Nothing
+here carries a card.
+"""
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Callable, Mapping
+
+from controller.panel import COLOURS, Light
+
+try:   # the daemon's own mapping from table state to the tower light, when it is there
+    from controller.service import LIGHT_OF_STATE
+except ImportError:   # pragma: no cover - the daemon module is optional for the API
+    LIGHT_OF_STATE = {
+        "out_of_service": "out_of_service", "shuffling": "waiting", "bets_open": "ready",
+        "bets_closed": "waiting", "dice_shaking": "waiting", "dealing": "ready",
+        "player_decisions": "action", "croupier_reveal": "waiting", "settlement": "action",
+        "round_complete": "ready", "round_void": "void", "malfunction": "malfunction",
+    }
+
+
+def light_of_state(state: str) -> dict[str, str]:
+    """The tower light for a table state: its signal (``ready``, ``malfunction``...) and
+    colour (``green``, ``amber``, ``red``)."""
+    signal = Light(LIGHT_OF_STATE.get(state, "waiting"))
+    return {"signal": signal.value, "colour": COLOURS[signal]}
+
+
+def _last_heard(driver: Any) -> float | None:
+    """Seconds since the driver last heard its device (heartbeat or any frame)."""
+    value = getattr(driver, "last_heard", None)
+    if callable(value):
+        value = value()
+    if value is not None:
+        return round(float(value), 3)
+    link = getattr(driver, "link", None)
+    last = getattr(link, "_last_rx", None)    # the link's clock: the running loop's time
+    if not last:
+        return None
+    try:
+        return round(max(0.0, asyncio.get_running_loop().time() - last), 3)
+    except RuntimeError:
+        return None
+
+
+def device_health(table: Any, drivers: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    """One entry per configured device: ``device``, ``class``, ``link`` (``up``, ``lost`` or
+    ``unknown``), ``last_heard_s``, ``identity`` (vendor, model, serial, firmware version and
+    hash, as the device said at its last hello) and ``conditions``."""
+    drivers = drivers or {}
+    out = []
+    names = list(dict.fromkeys([*table.devices, *drivers]))
+    for name in names:
+        conditions = sorted(table.conditions.get(name, ()))
+        driver = drivers.get(name)
+        if driver is not None:
+            link = "up" if driver.is_up else ("lost" if "link_lost" in conditions
+                                              or getattr(driver.link, "state", "") == "down"
+                                              else "connecting")
+        elif "link_lost" in conditions:
+            link = "lost"
+        elif name in table.identities:
+            link = "up"
+        else:
+            link = "unknown"
+        out.append({"device": name, "class": table.devices.get(name, getattr(
+                        getattr(driver, "spec", None), "device_class", name)),
+                    "link": link, "last_heard_s": _last_heard(driver) if driver else None,
+                    "identity": dict(table.identities.get(name, {})) or None,
+                    "conditions": conditions})
+    return out
+
+
+HealthSource = Callable[[], list[dict[str, Any]]]

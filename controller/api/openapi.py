@@ -1,0 +1,123 @@
+"""The OpenAPI 3.1 description of the console API, served at ``/api/openapi.json``.
+
+Built from the table's own command list (controller.table.machine.COMMANDS), so a new command
+appears here by itself; tests/test_api_openapi.py checks that every route the application
+serves is described and every command parameter has a schema.
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from controller.table.machine import COMMANDS
+
+# JSON schema of each command parameter (the machine validates the values themselves).
+PARAMS: dict[str, dict[str, Any]] = {
+    "box": {"type": "integer", "minimum": 1, "description": "box number, from 1"},
+    "wager": {"type": "string", "description": "the game's wager name (see game.wagers)"},
+    "amount": {"type": "integer", "minimum": 1, "description": "chip units (integer)"},
+    "player": {"type": ["string", "null"], "description": "player on a shared box (Q Poker)"},
+    "seat": {"type": "integer", "minimum": 1},
+    "capital": {"type": "integer", "minimum": 1, "description": "banker's capital, chip units"},
+    "points": {"type": "integer", "description": "Super Pan 9 points declared before the shake"},
+    "seats": {"type": "array", "items": {"type": "integer", "minimum": 1}},
+    "button": {"type": "integer", "minimum": 1},
+    "decision": {"type": "string", "enum": ["play", "fold"]},
+    "action": {"type": "string", "enum": ["fold", "check", "call", "bet", "raise", "all_in"]},
+    "recipient": {"type": "string", "description": "'croupier', 'board' or 'box N'"},
+    "reason": {"type": "string", "minLength": 1},
+    "mode": {"type": "string", "enum": ["shoe", "shuffler"]},
+}
+
+_ERROR = {"$ref": "#/components/schemas/Error"}
+
+
+def _required(name: str) -> list[str]:
+    """Parameters without a default in the machine's handler."""
+    from controller.table.machine import Table
+    fn = getattr(Table, f"_cmd_{name}", None)
+    if fn is None:
+        return list(COMMANDS[name].params)
+    return [p.name for p in list(inspect.signature(fn).parameters.values())[1:]
+            if p.default is inspect.Parameter.empty]
+
+
+def _response(desc: str, schema: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"description": desc,
+            "content": {"application/json": {"schema": schema or {"type": "object"}}}}
+
+
+def _errors(*codes: int) -> dict[str, Any]:
+    text = {400: "malformed request (not JSON, not an object, unknown parameter)",
+            401: "no token, or a token of no role", 403: "the role lacks the right",
+            404: "no such command", 409: "the table refused it (rules or current state); "
+                                         "nothing changed"}
+    return {str(c): _response(text[c], _ERROR) for c in codes}
+
+
+def build_openapi() -> dict[str, Any]:
+    """The whole description as a JSON-ready dict."""
+    paths: dict[str, Any] = {
+        "/api/table": {"get": {
+            "summary": "The table as the display shows it: game, state, light, devices and "
+                       "the public view of the round (no face-down card)",
+            "responses": {"200": _response("the table", {"$ref": "#/components/schemas/Table"}),
+                          **_errors(401)}}},
+        "/api/health": {"get": {
+            "summary": "Tower light and device health (link, last heard, firmware identity)",
+            "responses": {"200": _response("health"), **_errors(401)}}},
+        "/api/whoami": {"get": {
+            "summary": "The caller's role and the commands it may give",
+            "responses": {"200": _response("role"), **_errors(401)}}},
+        "/api/events": {"get": {
+            "summary": "Server-sent events: snapshot, then table, status and resync events",
+            "parameters": [{"name": "token", "in": "query", "required": False,
+                            "schema": {"type": "string"},
+                            "description": "the token, for clients that cannot send headers"}],
+            "responses": {"200": {"description": "text/event-stream",
+                                  "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+                          **_errors(401)}}},
+        "/api/openapi.json": {"get": {"summary": "This description", "security": [],
+                                      "responses": {"200": _response("OpenAPI 3.1")}}},
+    }
+    for spec in COMMANDS.values():
+        props = {p: PARAMS.get(p, {}) for p in spec.params}
+        body = {"type": "object", "properties": props, "additionalProperties": False,
+                "required": _required(spec.name)}
+        paths[f"/api/commands/{spec.name}"] = {"post": {
+            "summary": spec.help, "operationId": spec.name,
+            "description": f"Roles: {', '.join(spec.roles)}. Journaled with the caller's role "
+                           "before the table acts.",
+            "x-roles": list(spec.roles),
+            "requestBody": {"required": bool(body["required"]),
+                            "content": {"application/json": {"schema": body}}},
+            "responses": {"200": _response("done", {"$ref": "#/components/schemas/Done"}),
+                          **_errors(400, 401, 403, 404, 409)}}}
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "tablectl console API", "version": "1",
+                 "description": "Dealer console and pit display of one table. See docs/api.md."},
+        "security": [{"bearer": []}],
+        "paths": paths,
+        "components": {
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            "schemas": {
+                "Error": {"type": "object", "required": ["ok", "error"], "properties": {
+                    "ok": {"const": False},
+                    "error": {"type": "object", "required": ["status", "code", "message"],
+                              "properties": {"status": {"type": "integer"},
+                                             "code": {"type": "string"},
+                                             "message": {"type": "string"}}}}},
+                "Done": {"type": "object", "properties": {
+                    "ok": {"const": True}, "command": {"type": "string"},
+                    "role": {"type": "string"}, "state": {"type": "string"},
+                    "view": {"type": "object"}}},
+                "Table": {"type": "object", "properties": {
+                    "role": {"type": "string"}, "table": {"type": "string"},
+                    "game": {"type": "object"}, "state": {"type": "string"},
+                    "mode": {"type": "string"}, "light": {"type": "object"},
+                    "devices": {"type": "array"}, "view": {"type": "object"},
+                    "event_id": {"type": "integer"}}},
+            },
+        },
+    }

@@ -1,0 +1,307 @@
+"""The console API: every role, every refusal, journaling with the role, the event stream."""
+import asyncio
+import io
+import json
+
+import pytest
+
+from controller.api import ApiServer, create_app
+from controller.config import ApiConfig, hash_token
+from controller.logs import configure_logging
+from controller.rules.cards import Card
+from controller.table.machine import COMMANDS
+from drivers import events as ev
+
+from test_api_support import TOKENS, api_config, auth, client, make_runner
+
+DEALER_ONLY_OR_BOTH = sorted(n for n, c in COMMANDS.items() if "dealer" in c.roles)
+SUPERVISOR_ONLY = sorted(n for n, c in COMMANDS.items() if c.roles == ("supervisor",))
+
+
+@pytest.fixture
+def runner(tmp_path):
+    r = make_runner(tmp_path / "j.db")
+    yield r
+    r.journal.close()
+
+
+@pytest.fixture
+def logs():
+    stream = io.StringIO()
+    configure_logging("info", "json", stream)
+    return stream
+
+
+def journaled_commands(runner):
+    return [(r.kind, r.payload) for r in runner.journal.records(kinds=["command", "refused"])]
+
+
+def open_round(runner):
+    runner.command("open_table", role="supervisor")
+    runner.command("deck_ready")
+
+
+def test_supervisors_dealers_and_displays_see_the_table(runner):
+    open_round(runner)
+
+    async def check(c):
+        out = {}
+        for role in TOKENS:
+            r = await c.get("/api/table", headers=auth(role))
+            assert r.status == 200
+            out[role] = await r.json()
+        return out
+    docs = client(create_app(runner, api_config()), check)
+    for role, doc in docs.items():
+        assert doc["role"] == role
+        assert doc["state"] == "bets_open" and doc["game"]["id"] == "q-poker"
+        assert doc["game"]["boxes"] == 7 and "versus_croupier" in doc["game"]["wagers"]
+        assert doc["light"] == {"signal": "ready", "colour": "green"}
+        assert {d["device"] for d in doc["devices"]} == {"shoe", "shuffler", "dice"}
+
+
+@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer nope"},
+                                     {"Authorization": "Basic " + TOKENS["dealer"]},
+                                     {"Authorization": "Bearer " + hash_token(TOKENS["dealer"])}])
+def test_no_token_or_a_wrong_one_is_401_for_every_endpoint_and_is_logged(runner, logs, headers):
+    open_round(runner)
+    before = len(runner.journal)
+
+    async def check(c):
+        statuses = []
+        for method, path in (("GET", "/api/table"), ("GET", "/api/health"),
+                             ("GET", "/api/whoami"), ("GET", "/api/events"),
+                             ("POST", "/api/commands/close_bets"),
+                             ("POST", "/api/commands/void_round")):
+            r = await c.request(method, path, headers=headers)
+            body = await r.json()
+            statuses.append(r.status)
+            assert body["ok"] is False and body["error"]["status"] == 401
+            assert "token" in body["error"]["message"]
+            assert r.headers["WWW-Authenticate"].startswith("Bearer")
+        return statuses
+    assert set(client(create_app(runner, api_config()), check)) == {401}
+    assert len(runner.journal) == before and runner.table.state == "bets_open"
+    lines = [json.loads(line) for line in logs.getvalue().splitlines()]
+    refused = [line for line in lines if line["event"] == "api request refused"]
+    assert len(refused) == 6 and {line["status"] for line in refused} == {401}
+    for token in TOKENS.values():                  # the log never holds a token
+        assert token not in logs.getvalue()
+
+
+def test_the_event_stream_takes_the_token_in_the_query_but_nothing_else_does(runner):
+    async def check(c):
+        bad = await c.get("/api/table", params={"token": TOKENS["supervisor"]})
+        good = await c.get("/api/events", params={"token": TOKENS["display"]})
+        first = await good.content.readuntil(b"\n\n")
+        good.close()
+        return bad.status, good.status, first
+    bad, good, first = client(create_app(runner, api_config()), check)
+    assert bad == 401 and good == 200
+    assert first.startswith(b"id: 0\nevent: snapshot\n")
+
+
+def test_display_may_not_give_any_command_403_logged_and_nothing_journaled(runner, logs):
+    open_round(runner)
+    before = len(runner.journal)
+    view = runner.table.public_view()
+
+    async def check(c):
+        out = []
+        for name in COMMANDS:
+            r = await c.post(f"/api/commands/{name}", headers=auth("display"), json={})
+            out.append((r.status, (await r.json())["error"]["code"]))
+        return out
+    assert set(client(create_app(runner, api_config()), check)) == {(403, "read_only")}
+    assert len(runner.journal) == before and runner.table.public_view() == view
+    refused = [json.loads(line) for line in logs.getvalue().splitlines()
+               if "api request refused" in line]
+    assert len(refused) == len(COMMANDS) and {r["role"] for r in refused} == {"display"}
+
+
+@pytest.mark.parametrize("name", SUPERVISOR_ONLY)
+def test_dealer_may_not_give_supervisor_commands(runner, name):
+    open_round(runner)
+    before = len(runner.journal)
+
+    async def check(c):
+        r = await c.post(f"/api/commands/{name}", headers=auth("dealer"),
+                         json={"reason": "x"} if name == "void_round" else {})
+        return r.status, await r.json()
+    status, body = client(create_app(runner, api_config()), check)
+    assert status == 403 and body["error"]["code"] == "forbidden"
+    assert "supervisor" in body["error"]["message"] and name in body["error"]["message"]
+    assert len(runner.journal) == before and runner.table.state == "bets_open"
+
+
+def test_dealer_marks_bets_and_each_command_is_journaled_with_its_role(runner):
+    open_round(runner)
+
+    async def check(c):
+        r1 = await c.post("/api/commands/place_bet", headers=auth("dealer"),
+                          json={"box": 2, "wager": "versus_croupier", "amount": 10})
+        r2 = await c.post("/api/commands/place_bet", headers=auth("supervisor"),
+                          json={"box": 4, "wager": "pair_bonus", "amount": 5})
+        return (r1.status, await r1.json()), (r2.status, await r2.json())
+    (s1, b1), (s2, b2) = client(create_app(runner, api_config()), check)
+    assert s1 == s2 == 200 and b1["ok"] and b2["role"] == "supervisor"
+    assert {(b["box"], b["wager"], b["amount"]) for b in b2["view"]["round"]["bets"]} == \
+        {(2, "versus_croupier", 10), (4, "pair_bonus", 5)}
+    cmds = [p for k, p in journaled_commands(runner) if k == "command"][-2:]
+    assert cmds[0] == {"source": "command", "name": "place_bet", "role": "dealer",
+                       "args": {"box": 2, "wager": "versus_croupier", "amount": 10}}
+    assert cmds[1]["role"] == "supervisor" and cmds[1]["args"]["box"] == 4
+
+
+def test_supervisor_voids_a_round_journaled_with_its_role(runner):
+    open_round(runner)
+    runner.command("place_bet", box=1, wager="versus_croupier", amount=10)
+
+    async def check(c):
+        r = await c.post("/api/commands/void_round", headers=auth("supervisor"),
+                         json={"reason": "a player disputes the bets"})
+        return r.status, await r.json()
+    status, body = client(create_app(runner, api_config()), check)
+    assert status == 200 and body["state"] == "round_void"
+    assert runner.table.round.void["cause"] == "supervisor"
+    last = [p for k, p in journaled_commands(runner) if k == "command"][-1]
+    assert last["name"] == "void_round" and last["role"] == "supervisor"
+    close = runner.journal.last(kind="round_close")
+    assert close.payload["outcome"] == "void"
+
+
+@pytest.mark.parametrize("name,args,words", [
+    ("decide", {"box": 1, "decision": "play"}, "player_decisions"),       # wrong state
+    ("place_bet", {"box": 9, "wager": "versus_croupier", "amount": 5}, "box 9"),
+    ("place_bet", {"box": 1, "wager": "ante", "amount": 5}, "ante"),        # not a Q Poker wager
+    ("place_bet", {"box": 1, "wager": "versus_croupier", "amount": 2.5}, "whole number"),
+    ("confirm_result", {}, "settlement"),
+    ("exposed_card", {"recipient": "croupier"}, "dealing"),
+])
+def test_an_illegal_command_is_409_names_the_problem_changes_nothing_and_is_journaled(
+        runner, name, args, words):
+    open_round(runner)
+    runner.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    view, state = runner.table.public_view(), runner.table.state
+    before = len(runner.journal)
+
+    async def check(c):
+        r = await c.post(f"/api/commands/{name}", headers=auth("dealer"), json=args)
+        return r.status, await r.json()
+    status, body = client(create_app(runner, api_config()), check)
+    assert status == 409 and body["error"]["code"] == "refused"
+    assert words in body["error"]["message"] and body["error"]["state"] == state
+    assert runner.table.public_view() == view and runner.table.state == state
+    recs = list(runner.journal.records(since=before))
+    assert [r.kind for r in recs] == ["command", "refused"]
+    assert recs[0].payload == {"source": "command", "name": name, "role": "dealer", "args": args}
+    assert recs[1].payload["error"] == body["error"]["message"]
+
+
+@pytest.mark.parametrize("body,code,words", [
+    (b"{not json", "bad_json", "not JSON"),
+    (b"[1, 2]", "bad_body", "JSON object"),
+    (b'{"box": 1, "wager": "versus_croupier", "amount": 5, "colour": "red"}',
+     "bad_parameter", "colour"),
+])
+def test_a_malformed_request_is_400_and_changes_nothing(runner, body, code, words):
+    open_round(runner)
+    before = len(runner.journal)
+
+    async def check(c):
+        r = await c.post("/api/commands/place_bet", headers=auth("dealer"), data=body)
+        return r.status, await r.json()
+    status, doc = client(create_app(runner, api_config()), check)
+    assert status == 400 and doc["error"]["code"] == code and words in doc["error"]["message"]
+    assert len(runner.journal) == before and runner.table.round.bets == {}
+
+
+def test_an_unknown_command_is_404_and_lists_the_roles_commands(runner):
+    async def check(c):
+        r = await c.post("/api/commands/deal_faster", headers=auth("dealer"))
+        return r.status, await r.json()
+    status, doc = client(create_app(runner, api_config()), check)
+    assert status == 404 and "deal_faster" in doc["error"]["message"]
+    assert "place_bet" in doc["error"]["message"]
+    assert "void_round" not in doc["error"]["message"]     # not the dealer's
+
+
+def test_whoami_lists_each_roles_commands(runner):
+    async def check(c):
+        out = {}
+        for role in TOKENS:
+            r = await c.get("/api/whoami", headers=auth(role))
+            out[role] = {x["name"] for x in (await r.json())["commands"]}
+        return out
+    got = client(create_app(runner, api_config()), check)
+    assert got["display"] == set()
+    assert got["dealer"] == set(DEALER_ONLY_OR_BOTH)
+    assert got["supervisor"] == set(COMMANDS)
+
+
+def test_the_stream_sends_a_snapshot_then_each_table_event_in_order(runner):
+    open_round(runner)
+    app = create_app(runner, api_config(), status_interval=30)
+
+    async def check(c):
+        stream = await c.get("/api/events", headers=auth("display"))
+        events = []
+
+        async def read(n):
+            while len(events) < n:
+                block = (await stream.content.readuntil(b"\n\n")).decode()
+                fields = dict(line.split(": ", 1) for line in block.strip().split("\n"))
+                events.append((fields["event"], json.loads(fields["data"])))
+        await read(1)
+        await c.post("/api/commands/place_bet", headers=auth("dealer"),
+                     json={"box": 3, "wager": "versus_croupier", "amount": 20})
+        await c.post("/api/commands/close_bets", headers=auth("dealer"))
+        await asyncio.wait_for(read(4), 5)
+        stream.close()
+        return events
+    events = client(app, check)
+    assert events[0][0] == "snapshot" and events[0][1]["state"] == "bets_open"
+    assert [(k, d["kind"]) for k, d in events[1:4]] == [
+        ("table", "bet"), ("table", "bets_closed"), ("table", "state")]
+    assert events[1][1]["box"] == 3 and events[1][1]["amount"] == 20
+    assert events[3][1]["dest"] == "bets_closed"
+
+
+def test_a_device_fault_shows_as_red_light_and_the_device_condition(runner):
+    open_round(runner)
+    runner.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    runner.device(ev.CardDrawn(device="shoe", ts=0.0, card=Card.parse("9h")))
+    runner.device(ev.Jam(device="shoe", ts=0.0, where="exit"))
+
+    async def check(c):
+        r = await c.get("/api/health", headers=auth("display"))
+        return await r.json()
+    doc = client(create_app(runner, api_config()), check)
+    assert doc["state"] == "malfunction"
+    assert doc["light"] == {"signal": "malfunction", "colour": "red"}
+    shoe = next(d for d in doc["devices"] if d["device"] == "shoe")
+    assert shoe["conditions"] == ["jam"]
+
+
+def test_api_listens_on_loopback_unless_configured_otherwise(runner):
+    async def check():
+        server = await ApiServer.start(create_app(runner, ApiConfig()), ApiConfig(), port=0)
+        try:
+            return server.host, server.url
+        finally:
+            await server.close()
+    host, url = asyncio.run(check())
+    assert host == "127.0.0.1" and url.startswith("http://127.0.0.1:")
+    assert ApiConfig().listen == "127.0.0.1"
+
+
+def test_page_is_served_without_external_resources(runner):
+    async def check(c):
+        r = await c.get("/")
+        html = await r.text()
+        js = await (await c.get("/static/app.js")).text()
+        return r.status, r.headers, html, js
+    status, headers, html, js = client(create_app(runner, api_config()), check)
+    assert status == 200 and "default-src 'self'" in headers["Content-Security-Policy"]
+    for text in (html, js):
+        assert "http://" not in text and "https://" not in text and "//cdn" not in text
