@@ -21,9 +21,14 @@ difference is tested on its own elsewhere:
   played either.
 - The odd chip (art. 10(5)) goes elsewhere in PokerKit: hands with an indivisible remainder
   are left out of the stack comparison (tests/test_holdem_pots.py covers the Macau rule).
-- No rake here; PokerKit rakes the whole pot once, tablectl each pot (test_holdem_pots.py).
+- Rake: PokerKit's own rake rounds to the nearest chip and rates and caps each pot left after
+  the losing hands are killed; tablectl rounds down (H9) and rates and caps the hand (H8).
+  PokerKit is given a rake hook of its own shape that rounds down, and the stacks are compared
+  on hands one player wins outright (every pot) with the rake under the cap.
 """
 import random
+from fractions import Fraction
+from functools import partial
 
 import pytest
 from pokerkit import (Automation, BettingStructure, Deck, Mode, Opening, StandardHighHand,
@@ -40,7 +45,16 @@ AUTOMATIONS = (Automation.ANTE_POSTING, Automation.BET_COLLECTION,
                Automation.RUNOUT_COUNT_SELECTION)
 
 
-def pokerkit_state(structure, sb, bb, small_bet, big_bet, stacks):
+def floor_rake(amount, state, *, percent, cap, no_flop_no_drop):
+    """PokerKit's rake hook, shaped like its own ``rake`` (each pot, capped per pot, no flop no
+    drop as a board card dealt) but rounding down like H9 ``down`` instead of to the nearest."""
+    if no_flop_no_drop and not any(state.board_cards):
+        return 0, amount
+    raked = min(amount * percent.numerator // (100 * percent.denominator), cap)
+    return raked, amount - raked
+
+
+def pokerkit_state(structure, sb, bb, small_bet, big_bet, stacks, rake=None):
     limit = structure is Structure.LIMIT
     cap_pre, cap_post = (3, 4) if limit else (None, None)
     size_pre, size_post = (small_bet, big_bet) if limit else (bb, bb)
@@ -52,7 +66,8 @@ def pokerkit_state(structure, sb, bb, small_bet, big_bet, stacks):
     )
     return State(AUTOMATIONS, Deck.STANDARD, (StandardHighHand,), streets,
                  BettingStructure.FIXED_LIMIT if limit else BettingStructure.NO_LIMIT,
-                 True, 0, (sb, bb), 0, tuple(stacks), len(stacks), mode=Mode.CASH_GAME)
+                 True, 0, (sb, bb), 0, tuple(stacks), len(stacks), mode=Mode.CASH_GAME,
+                 **({"rake": rake} if rake else {}))
 
 
 def candidates(mine, rnd):
@@ -78,7 +93,8 @@ def candidates(mine, rnd):
     return out
 
 
-def play_both(rnd, structure, n_players, rules, stack_range, big_blind_choices=(2, 10)):
+def play_both(rnd, structure, n_players, rules, stack_range, big_blind_choices=(2, 10),
+              rake_percent=Fraction(0), without_flop="rake"):
     seats = sorted(rnd.sample(range(1, 11), n_players))
     button = rnd.choice(seats)
     bb = rnd.choice(big_blind_choices)
@@ -91,7 +107,10 @@ def play_both(rnd, structure, n_players, rules, stack_range, big_blind_choices=(
     probe = HandState(seats, stacks, button, sb, bb, structure, rules)
     probe.street_index = 2
     big_bet = probe.bet_size()
-    pk = pokerkit_state(structure, sb, bb, small_bet, big_bet, [stacks[s] for s in order])
+    pk_rake = partial(floor_rake, percent=rake_percent, cap=5 * bb,
+                      no_flop_no_drop=without_flop == "no_flop_no_drop")
+    pk = pokerkit_state(structure, sb, bb, small_bet, big_bet, [stacks[s] for s in order],
+                        pk_rake)
     deck = full_deck()
     rnd.shuffle(deck)
     holes = {s: [deck.pop(), deck.pop()] for s in seats}
@@ -154,10 +173,11 @@ def play_both(rnd, structure, n_players, rules, stack_range, big_blind_choices=(
     values = ({s: holdem_hand(holes[s], board, four_of_a_kind_kicker=True) for s in seats}
               if not mine.won_uncontested else None)
     result = settle_pots(mine.committed, mine.folded, values.get if values else None,
-                         big_blind=bb)
+                         big_blind=bb, rake_percent=rake_percent, flop_seen=mine.street_index >= 1,
+                         interpretations={"rake_without_flop": without_flop})
     final = {s: stacks[s] + result.nets[s] for s in seats}
     theirs = {order[i]: pk.stacks[i] for i in range(n_players)}
-    assert sum(final.values()) == sum(stacks.values()) == sum(theirs.values())
+    assert sum(final.values()) + result.rake == sum(stacks.values())
     return final, theirs, result
 
 
@@ -227,6 +247,31 @@ def test_limit_hands_agree_with_pokerkit_under_both_bet_size_readings():
         compared, odd, showdowns = run(seed, 75, Structure.LIMIT,
                                        BettingRules(limit_bet_sizes=sizes))
         assert compared >= 60 and showdowns >= 20
+
+
+def test_raked_hands_agree_with_pokerkit_where_the_rake_rules_coincide():
+    rnd = random.Random(7)
+    compared = raked = 0
+    for i in range(150):
+        without_flop = ("rake", "no_flop_no_drop")[i % 2]
+        percent = rnd.choice([Fraction(3), Fraction(5), Fraction(9, 2)])
+        bb = rnd.choice((10, 20))
+        final, theirs, result = play_both(rnd, Structure.NO_LIMIT, rnd.randint(2, 8),
+                                          BettingRules(heads_up_blinds="button_small_blind"),
+                                          (20, 400), (bb,), percent, without_flop)
+        # PokerKit rates each pot left once the losing hands are killed (so one pot when one
+        # player wins them all) and caps each; tablectl rates the hand (H8 whole_hand) and caps
+        # the hand: alike when one player takes every pot and the cap is not reached
+        # (hands won by a fold are left out: PokerKit rates only the chips it has collected
+        # when the last opponent folds)
+        winners = {w for p in result.pots for w in p.winners}
+        showdown = len(result.pots[0].eligible) > 1
+        if result.had_odd_chip or result.rake >= 5 * bb or len(winners) != 1 or not showdown:
+            continue
+        assert final == theirs
+        compared += 1
+        raked += result.rake > 0
+    assert compared >= 40 and raked >= 30
 
 
 @pytest.mark.long
