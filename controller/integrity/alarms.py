@@ -10,7 +10,8 @@ the decision helper the table machine uses; its contract:
 
 * every alarm is journaled (kind ``integrity``) and shown on the display at once, and the tower
   light turns amber (``warn``) or red (``stop``): :meth:`IntegrityGate.raise_alarms` returns the
-  :class:`Reaction` to apply;
+  :class:`Reaction` to apply. What is shown names no card (:attr:`Alarm.public_message`): a
+  card named by an alarm may still be face down at the table; the journal keeps the names;
 * an alarm never interrupts what the table is doing: the round in progress (its settlement
   above all) finishes as the regulation says. With ``stop``, the table machine asks
   :meth:`IntegrityGate.may_open_round` at the round boundary (before bets open for the next
@@ -79,6 +80,34 @@ class Alarm:
         """Identity alarms are facts the device reported; sentinel alarms are statistical."""
         return self.kind in IDENTITY_KINDS
 
+    @property
+    def public_message(self) -> str:
+        """The alarm in plain words *without naming any card*: what the display, the event
+        stream and the logs may show while cards of the deck are still face down. ``message``
+        (with the cards) stays in the journal and the integrity report."""
+        n = len(self.cards)
+        some = "a card" if n <= 1 else f"{n} cards"
+        back = (f" (back id {', '.join(map(str, self.deck_ids))})" if self.deck_ids else "")
+        odds = (f" (chance at most {self.p_value:.1g} for a shuffled deck, after "
+                f"{self.cards_seen} cards)" if self.p_value is not None else "")
+        earlier = (f" deck {self.related_deck}" if self.related_deck is not None
+                   else " an earlier deck")
+        text = {
+            AlarmKind.MISSING_CARD: (f"{some} missing from the deck" if n else
+                                     "the deck is short of a card"),
+            AlarmKind.EXTRA_CARD: f"the deck holds {some} too many",
+            AlarmKind.DUPLICATE_CARD: f"{some} twice in the deck",
+            AlarmKind.FOREIGN_CARD: f"a card of another deck{back} is in the deck",
+            AlarmKind.NOT_RETURNED: f"{some} dealt this round not given back",
+            AlarmKind.SORTED_DECK: "the deck comes out in sorted order: not shuffled",
+            AlarmKind.SUIT_RUNS: "the deck comes out in runs of one suit: not shuffled",
+            AlarmKind.RANK_RUNS: "the deck comes out in runs of one rank: not shuffled",
+            AlarmKind.REPEATED_DECK: f"the deck repeats the order of{earlier}: not shuffled",
+            AlarmKind.CUT_DECK: f"the deck follows the order of{earlier}, only cut: "
+                                "not shuffled",
+        }[self.kind]
+        return f"deck {self.deck}: {text}{odds}"
+
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (cards as text); :meth:`from_json` reads it back."""
         return {"kind": str(self.kind), "message": self.message,
@@ -130,7 +159,9 @@ def parse_action(value: Any) -> AlarmAction:
 class Reaction:
     """What the table machine does for one alarm: journal it, show ``display`` on the pit
     display and console, set the tower light, and stop before the next round if
-    ``stop_before_next_round``. It never voids or interrupts the round in progress."""
+    ``stop_before_next_round``. It never voids or interrupts the round in progress.
+    ``display`` names no card (cards of the deck may still be face down); the cards are in
+    the journaled alarm (``alarm.message``, ``alarm.cards``) for the supervisor's report."""
 
     alarm: Alarm
     action: AlarmAction
@@ -159,7 +190,7 @@ class IntegrityGate:
             tail = (" The table stops before the next round until a supervisor clears it."
                     if stop else " Supervisor: check the deck.")
             out.append(Reaction(alarm=alarm, action=self.action,
-                                display=f"DECK ALARM: {alarm.message}{tail}",
+                                display=f"DECK ALARM: {alarm.public_message}.{tail}",
                                 tower_light="red" if stop else "amber",
                                 stop_before_next_round=stop))
         return out
