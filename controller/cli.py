@@ -21,6 +21,7 @@ SUBCOMMANDS = {
     "config": "controller.config_cli",
     "run": "controller.run_cli",
     "sim": "controller.sim_cli",
+    "demo": "controller.demo_cli",
     "integrity": "controller.integrity_cli",
 }
 

@@ -47,6 +47,7 @@ class Rig:
         self._cond = threading.Condition()
         self._ctl: Any = None
         self._sub: socket.socket | None = None
+        self.on_event: Callable[[dict[str, Any]], None] | None = None
 
     # --- devices ------------------------------------------------------------------------
     def start_devices(self) -> None:
@@ -126,6 +127,8 @@ class Rig:
                 with self._cond:
                     self.events.append(doc)
                     self._cond.notify_all()
+                if self.on_event is not None:
+                    self.on_event(doc)
         except (OSError, ValueError):
             pass
 

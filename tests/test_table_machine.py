@@ -335,3 +335,38 @@ def test_no_automatic_shortcuts():
 
 def _identity():
     return ev.DeviceIdentity("shuffler", "sim", "S1", "0001", "1.0", "ab" * 16, True)
+
+
+def test_pan9_rectify_reading_keeps_the_deal_after_a_shoe_failure():
+    t = table("super-pan-9", interpretations={"machine_failure": "rectify"})
+    t.command("set_banker", seat=1, capital=1000)
+    t.command("place_bet", box=2, wager="seat", amount=100)
+    t.command("shake")
+    # In play 1 (banker) and 2; counting 4 from the banker (one): 1, 2, 1, 2 -> seat 2 first.
+    t.handle_device(ev.DiceResult(device="dice", ts=2.0, dice=(1, 1, 1, 1)))
+    draw(t, "9s")
+    t.handle_device(ev.Jam(device="shoe", ts=3.0))
+    assert t.state == "malfunction" and t.round.void is None
+    assert rulings(t)[-1]["remedy"] == "rectify"
+    t.command("clear_malfunction", role="supervisor")
+    assert t.state == "dealing" and t.round.round_id == 1
+    draw(t, "Kd", "2c", "3c")
+    assert t.state == "settlement"
+    assert nets(t)[(2, "seat")] == 95          # seat 2 has 9, the banker 5; art. 9: 5 %
+
+
+def test_pan9_dice_agitator_failure_reshakes_after_repair_p4():
+    t = pan9_round()
+    t.command("shake")
+    t.handle_device(ev.Malfunction(device="dice", ts=1.0, code=3, text="motor"))
+    assert t.state == "malfunction" and t.round.void is None
+    assert rulings(t)[-1]["remedy"] == "reshake"
+    assert [c.action for c in t.commands] == ["shake"]          # no shake into a broken cup
+    with pytest.raises(TablectlError):
+        t.command("shake")                                        # not before the supervisor
+    t.command("clear_malfunction", role="supervisor")             # repaired or replaced
+    assert t.state == "bets_closed"
+    with pytest.raises(TablectlError):                          # art. 2(5): bets stay closed
+        t.command("place_bet", box=4, wager="seat", amount=10)
+    t.command("shake")
+    assert t.state == "dice_shaking"

@@ -70,6 +70,10 @@ TRANSITIONS: list[dict[str, Any]] = [
     {"trigger": "next_round", "source": ["round_complete", "round_void"], "dest": "bets_open"},
     {"trigger": "void_round", "source": ROUND_STATES + ["shuffling"], "dest": "round_void"},
     {"trigger": "fail", "source": STATES, "dest": "malfunction"},
+    {"trigger": "clear", "source": "malfunction", "dest": "dealing",
+     "conditions": "dealing_held"},
+    {"trigger": "clear", "source": "malfunction", "dest": "bets_closed",
+     "conditions": "shake_held"},
     {"trigger": "clear", "source": "malfunction", "dest": "bets_open",
      "conditions": "round_held"},
     {"trigger": "clear", "source": "malfunction", "dest": "shuffling"},
@@ -176,6 +180,7 @@ class Table:
         self._needs_shuffle = True
         self._deck_ready = False
         self._held_round = False        # a malfunction before dealing keeps the round's bets
+        self._held_dealing = ""         # "dealing"/"dice_shaking": a failure the round survives
         self._last_slot: dict[Recipient, int] = {}
         self._holdem = None
         self._supervisor_key = False
@@ -258,6 +263,14 @@ class Table:
 
     def has_decisions(self, event_data: Any = None) -> bool:
         return bool(self.flow.decision_wager or self.flow.betting_streets)
+
+    def dealing_held(self, event_data: Any = None) -> bool:
+        return self._held_dealing == "dealing" and self.round is not None \
+            and self.round.void is None
+
+    def shake_held(self, event_data: Any = None) -> bool:
+        return self._held_dealing == "dice_shaking" and self.round is not None \
+            and self.round.void is None
 
     def round_held(self, event_data: Any = None) -> bool:
         return self._held_round and self.round is not None
@@ -343,16 +356,17 @@ class Table:
         return self.game.ruling(irregularity, phase, self.interpretations)
 
     def _rule(self, irregularity: Irregularity, detail: str, *, recipient: Recipient | None = None,
-              slot: int | None = None, device: str | None = None) -> Ruling | None:
+              slot: int | None = None, device: str | None = None,
+              phase: Phase | None = None) -> Ruling | None:
         """Ask the game, record the ruling with its article, and carry out its remedy."""
         try:
-            ruling = self._ask(irregularity)
+            ruling = self._ask(irregularity, phase)
         except RuleError as exc:
             # The game says this cannot happen in this phase: record it, change nothing.
             self._publish("irregularity_unruled", irregularity=irregularity.value,
                           phase=self._phase().value, detail=detail, reason=str(exc))
             return None
-        entry = {"irregularity": irregularity.value, "phase": self._phase().value,
+        entry = {"irregularity": irregularity.value, "phase": (phase or self._phase()).value,
                  "detail": detail, **ruling.to_json()}
         if recipient is not None:
             entry["recipient"] = str(recipient)
@@ -380,7 +394,8 @@ class Table:
         elif remedy is Remedy.SET_ASIDE and slot is not None and self.tracker is not None:
             self._set_aside(slot, ruling)
         elif remedy is Remedy.RESHAKE:
-            self.commands.append(Command("dice", "shake"))
+            if not ruling.needs_supervisor:      # else once the agitator is repaired
+                self.commands.append(Command("dice", "shake"))
             self._publish("reshake", article=ruling.article)
         if slot is not None and irregularity in (Irregularity.PLAYER_CARD_EXPOSED,
                                                  Irregularity.BOARD_CARD_EXPOSED,
@@ -390,6 +405,8 @@ class Table:
             self._publish("card_exposed", recipient=str(self.vault.slot_recipient(slot)),
                           card=self.vault.expose(slot))
         if ruling.needs_supervisor and self.state != "malfunction":
+            if self.state in ("dealing", "dice_shaking"):
+                self._held_dealing = self.state
             self._held_round = self.state in ("bets_open", "bets_closed", "shuffling")
             self.fail()
 
@@ -418,7 +435,7 @@ class Table:
         if self.round is None or self.round.void is not None:
             return
         self.round.void = {"cause": cause, **ruling.to_json()}
-        self._held_round = False
+        self._held_round, self._held_dealing = False, ""
         self.tracker = None
         self._needs_shuffle = True
         self._deck_ready = False
@@ -505,13 +522,21 @@ class Table:
                       conditions=sorted(self._cond(e.device)))
         if cls not in self.needed_classes():
             return
-        if self.state in ("dealing", "dice_shaking"):
+        # With the shuffler, once the plan is fixed and a hand asked for, cards may be out:
+        # that is dealing, whether or not the first hand has been reported yet.
+        asked = self.state == "bets_closed" and self.tracker is not None
+        if self.state in ("dealing", "dice_shaking") or asked:
             irr = DEVICE_FAILURE.get(cls, Irregularity.SHUFFLER_MALFUNCTION
                                      if self.mode is Mode.SHUFFLER else
                                      Irregularity.SHOE_MALFUNCTION)
-            ruling = self._rule(irr, what, device=e.device)
+            ruling = self._rule(irr, what, device=e.device,
+                                phase=Phase.DEALING if asked else None)
+            if ruling is None:
+                return
             if ruling.remedy is not Remedy.ROUND_VOID and self.state != "malfunction":
-                self._held_round = False
+                # The regulation keeps the round (e.g. the croupier completes the deal):
+                # it waits in malfunction and goes on once the supervisor clears.
+                self._held_dealing = self.state
                 self.fail()
         elif self.state in ("bets_open", "bets_closed", "shuffling"):
             self._held_round = self.round is not None
@@ -773,7 +798,8 @@ class Table:
         """The croupier's (banker's) hand opens, every hand still in is shown, and the game
         settles the round from revealed cards only."""
         for rec in self.vault.recipients():
-            if rec.kind in ("box", "croupier") and not self._folded(rec):
+            if rec.kind in ("box", "croupier") and not self._folded(rec) \
+                    and self.vault.revealed_hand(rec) is None:
                 self._publish("hand_revealed", recipient=str(rec), hand=self.vault.reveal(rec))
         doc = settle_doc.build(self.game.game_id, self)
         settlement = self.game.settle(doc)
@@ -1003,9 +1029,10 @@ class Table:
             raise TablectlError(f"still not ready: {blocked}; close the door or reconnect the "
                                 "device, or switch the table to the other mode")
         self._publish("malfunction_cleared")
-        if not self.round_held():
+        if not (self.round_held() or self.dealing_held() or self.shake_held()):
             self._begin_round()
         self.clear()
+        self._held_round, self._held_dealing = False, ""
 
     def _cmd_switch_mode(self, mode: str) -> None:
         self._require("malfunction", "round_complete", "round_void", "out_of_service",
@@ -1035,7 +1062,8 @@ class Table:
                 "round": r.round_id if r else None,
                 "conditions": {d: sorted(c) for d, c in self.conditions.items() if c},
                 "identities": self.identities, "needs_shuffle": self._needs_shuffle,
-                "deck_ready": self._deck_ready, "held_round": self._held_round}
+                "deck_ready": self._deck_ready, "held_round": self._held_round,
+                "held_dealing": self._held_dealing}
 
     def restore(self, snap: Mapping[str, Any]) -> None:
         """Put the table back as :meth:`snapshot` described it (before replaying inputs)."""
@@ -1051,6 +1079,7 @@ class Table:
         self._needs_shuffle = bool(snap["needs_shuffle"])
         self._deck_ready = bool(snap["deck_ready"])
         self._held_round = bool(snap["held_round"])
+        self._held_dealing = str(snap.get("held_dealing", ""))
         self.machine.set_state(snap["state"])
 
     # ======================================================================================

@@ -85,4 +85,5 @@ class RoundData:
                                                       key=lambda kv: (kv[0][0], kv[0][1] or ""))],
                 "rulings": list(self.rulings), "void_boxes": sorted(self.void_boxes),
                 "dice": list(self.dice) if self.dice else None, "void": self.void,
+                "banker": self.banker, "capital": self.capital, "adjust": self.adjust,
                 "settlement": self.settlement}

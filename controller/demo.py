@@ -1,0 +1,337 @@
+"""``tablectl demo``: every game on simulated devices, through the real controller, on screen.
+
+For each game and dealing mode, :func:`run_demo` starts the simulated devices on
+pseudo-terminals and the real ``tablectl run`` process connected to them (controller.rig), then
+a scripted croupier plays rounds: marks bets, draws cards from the shoe or lets the shuffler
+deal, shakes the dice, records the players' decisions and confirms results. With faults, some
+rounds meet an irregularity (a card out face up, a jam, a die not flat, a device unplugged,
+a misdeal) and the croupier and the supervisor do what the table asks. Every event the
+controller publishes is shown as it happens; the run ends with a summary and each journal
+verified.
+
+What the screen shows is the controller's public stream: no card appears before the table
+reveals it.
+"""
+from __future__ import annotations
+
+import random
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, TextIO
+
+from controller.errors import TablectlError
+from controller.rig import LAYOUT, Rig
+
+GAMES = ("q-poker", "fortune-3-card-poker", "super-pan-9")
+MODES = ("shoe", "shuffler")
+TITLES = {"q-poker": "Q Poker (89/2004)", "fortune-3-card-poker": "Fortune 3 Card Poker (78/2008)",
+          "super-pan-9": "Super Pan 9 (261/96/M)", "texas-holdem": "Texas Hold'em (11/2008)"}
+
+# The faults the scripted table meets, in turn, per mode.
+FAULTS = {
+    "shoe": ("croupier_face_up", "misdeal", "shoe_jam"),
+    "shuffler": ("shuffler_jam", "link_lost", "croupier_face_up"),
+}
+DICE_FAULTS = ("die_not_flat",)
+
+
+@dataclass
+class Tally:
+    game: str
+    mode: str
+    settled: int = 0
+    void: list[str] = field(default_factory=list)
+    rulings: list[str] = field(default_factory=list)
+    house_net: int = 0
+    journal: str = ""
+    journal_ok: bool = False
+
+
+class Screen:
+    """Prints the public events of one table as they arrive."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def __call__(self, e: dict[str, Any]) -> None:
+        line = self.format(e)
+        if line:
+            print(line, file=self.out, flush=True)
+
+    @staticmethod
+    def _cards(hand: list[Any]) -> str:
+        return " ".join(c if c else "··" for c in hand)
+
+    def format(self, e: dict[str, Any]) -> str | None:
+        k = e["kind"]
+        if k == "bets_closed":
+            bets = ", ".join(f"box {b['box']} {b['wager']} {b['amount']}" for b in e["bets"])
+            return f"    bets closed ({e['by']}): {bets}"
+        if k == "dice":
+            return f"    dice {' '.join(map(str, e['dice']))} = {e['total']}"
+        if k == "reshake":
+            return f"    the banker shakes again ({e['article']})"
+        if k in ("hand_opened", "hand_revealed"):
+            return f"    {e['recipient']:<9} {self._cards(e['hand'])}"
+        if k == "card_exposed":
+            return f"    card exposed: {e['recipient']} {e['card']}"
+        if k == "card_set_aside":
+            return f"    set aside face up: {self._cards(e['cards'])} ({e['article']})"
+        if k == "decision":
+            who = f" ({e['player']})" if e.get("player") else ""
+            return f"    box {e['box']}{who} {'plays' if e['decision'] == 'play' else 'folds'}"
+        if k == "ruling":
+            return (f"  ! {e['irregularity'].replace('_', ' ')}: {e['remedy'].replace('_', ' ')}"
+                    f" [{e['article']}] {e['reason']}")
+        if k == "settlement":
+            lines = []
+            for w in e["wagers"]:
+                lines.append(f"    box {w['box']} {w['wager']:<16} stake {w['stake']:>4}  "
+                             f"{w['outcome']:<5} {w['net']:+d}")
+            if e.get("commission"):
+                lines.append(f"    commission {e['commission']}")
+            lines.append(f"    house {e['house_net']:+d}")
+            return "\n".join(lines)
+        if k == "round_void":
+            return f"  ✗ ROUND VOID [{e['article']}] {e['reason']}; every bet returned"
+        if k == "device_condition" and e.get("what"):
+            return f"  ! {e['device']}: {e['what']}"
+        if k == "state" and e["dest"] == "malfunction":
+            return "  ! table in malfunction: the supervisor is called"
+        if k == "malfunction_cleared":
+            return "    supervisor cleared the malfunction"
+        if k == "mode":
+            return f"    the table now deals by {e['mode']}"
+        return None
+
+
+class Croupier:
+    """The scripted croupier and supervisor of one table."""
+
+    def __init__(self, rig: Rig, rng: random.Random, out: TextIO) -> None:
+        self.rig, self.rng, self.out = rig, rng, out
+        self.game = rig.game
+
+    # --- one round --------------------------------------------------------------------
+    def play_round(self, number: int, fault: str | None) -> None:
+        r = self.rig
+        self.ready()
+        self.start = r.mark()
+        mode = r.view()["mode"]
+        print(f"  round {number} ({mode}){' — fault: ' + fault.replace('_', ' ') if fault else ''}",
+              file=self.out, flush=True)
+        self.bets()
+        if fault == "shuffler_jam" and mode == "shuffler":
+            r.devices["shuffler"].inject("jam", at_card=self._cards_out("shuffler") + 4)
+        if fault == "link_lost" and mode == "shuffler":
+            r.devices["shuffler"].inject("disconnect", at_card=self._cards_out("shuffler") + 2)
+        if fault == "die_not_flat":
+            r.devices["dice"].inject("die_not_flat", die=self.rng.randrange(4))
+        self.deal(mode, fault)
+        self.finish()
+
+    def _cards_out(self, device: str) -> int:
+        return sum(len(e.get("cards") or [1]) for e in self.rig.devices[device].emitted()
+                   if e["kind"] in ("hand_dispensed", "card_dispensed"))
+
+    def ready(self) -> None:
+        r = self.rig
+        st = r.state()
+        if st == "shuffling":
+            if r.view()["mode"] == "shoe":
+                r.devices["shoe"].load_deck(fresh=True)
+                r.must("deck_ready")
+            r.wait_state("bets_open", timeout=20)
+
+    def bets(self) -> None:
+        r, rng = self.rig, self.rng
+        boxes = sorted(rng.sample(range(1, LAYOUT[self.game] + 1), rng.randint(1, 3)))
+        if self.game == "q-poker":
+            for b in boxes:
+                r.must("place_bet", box=b, wager="versus_croupier", amount=2 * rng.randint(1, 10))
+                if rng.random() < 0.5:
+                    r.must("place_bet", box=b, wager="pair_bonus", amount=rng.randint(1, 5))
+        elif self.game == "fortune-3-card-poker":
+            for b in boxes:
+                r.must("place_bet", box=b, wager="ante", amount=rng.randint(1, 10),
+                       player=f"p{b}")
+                if rng.random() < 0.5:
+                    r.must("place_bet", box=b, wager="pair_plus", amount=rng.randint(1, 5),
+                           player=f"p{b}")
+        else:
+            seats = rng.sample(range(1, LAYOUT[self.game] + 1), 3)
+            r.must("set_banker", seat=seats[0], capital=1000)
+            for s in seats[1:]:
+                r.must("place_bet", box=s, wager="seat", amount=10 * rng.randint(1, 10),
+                       player=f"p{s}")
+
+    def deal(self, mode: str, fault: str | None) -> None:
+        r = self.rig
+        done = ("player_decisions", "settlement", "round_void", "malfunction", "croupier_reveal")
+        if self.game == "super-pan-9":
+            r.must("shake")
+            st = r.wait_state("dealing", "malfunction", "round_void", timeout=20)
+            if st != "dealing":
+                return
+        elif mode == "shuffler":
+            r.must("close_bets")
+        if mode == "shuffler":
+            r.wait_state(*done, timeout=20)
+            return
+        shoe = r.devices["shoe"]
+        drawn = 0
+        while True:
+            view = r.view()
+            if view["state"] in done:
+                return
+            if view["state"] not in ("bets_open", "bets_closed", "dealing"):
+                r.wait_state(*done, timeout=10)
+                return
+            expected = (view.get("expected") or {}).get("recipient")
+            if fault == "misdeal" and drawn == 2:
+                r.must("misdeal")
+                continue
+            if fault == "shoe_jam" and drawn == 3:
+                shoe.inject("jam")
+                r.wait_state("malfunction", timeout=10)
+                return
+            croupier = expected == "croupier" or (
+                self.game == "super-pan-9" and expected is not None
+                and view["round"] and expected == f"box {self._banker(view)}")
+            face_up = fault == "croupier_face_up" and croupier and drawn < 8
+            if face_up:
+                fault = None
+            mark = r.mark()
+            shoe.draw(face_up=face_up)
+            drawn += 1
+            r.wait_event(lambda e: e["kind"] in ("card", "ruling", "irregular_event",
+                                                 "round_void", "state"), since=mark)
+
+    @staticmethod
+    def _banker(view: dict[str, Any]) -> int | None:
+        return (view.get("round") or {}).get("banker")
+
+    def finish(self) -> None:
+        r = self.rig
+        st = r.wait_state("player_decisions", "settlement", "round_void", "malfunction",
+                          timeout=20)
+        if st == "player_decisions":
+            pending = r.wait_event(lambda e: e["kind"] == "decisions_open",
+                                   since=self.start)["pending"]
+            view = r.view()
+            decided = {(d["box"], d["player"]) for d in view["round"]["decisions"]}
+            for p in pending:
+                if (p["box"], p["player"]) in decided:
+                    continue
+                choice = "play" if self.rng.random() < 0.7 else "fold"
+                r.must("decide", box=p["box"], decision=choice, player=p["player"])
+            st = r.wait_state("settlement", "round_void", "malfunction")
+        if st == "settlement":
+            r.must("confirm_result")
+        elif st == "malfunction":
+            self.supervisor_fixes()
+            return
+        r.must("next_round")
+
+    def supervisor_fixes(self) -> None:
+        """The supervisor puts the device right and clears the malfunction."""
+        r = self.rig
+        for name, dev in r.devices.items():
+            st = dev.status()
+            state = str(st.get("state", ""))
+            if state == "jammed":
+                dev.clear_jam()
+            elif "door" in state or "lid" in state:
+                dev.close_door()
+            if not dev.connected:
+                dev.reconnect()
+        deadline = time.monotonic() + 15
+        while True:
+            mark = r.mark()
+            reply = r.command("clear_malfunction", "supervisor")
+            if reply.get("ok"):
+                r.wait_event(lambda e: e["kind"] == "malfunction_cleared", since=mark)
+                return
+            if time.monotonic() > deadline:
+                raise TablectlError(f"the malfunction could not be cleared: {reply['error']}")
+            time.sleep(0.1)
+
+
+def run_demo(games: tuple[str, ...] = GAMES, modes: tuple[str, ...] = MODES, rounds: int = 2,
+             faults: bool = True, seed: int = 1, out: TextIO = sys.stdout,
+             workdir: str | Path | None = None, speed: float = 200.0) -> list[Tally]:
+    """Play ``rounds`` rounds of each game in each mode; return one tally per table."""
+    rng = random.Random(seed)
+    tallies: list[Tally] = []
+    base = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="tablectl-demo-"))
+    fault_turn = 0
+    for game in games:
+        for mode in modes:
+            tally = Tally(game, mode)
+            tallies.append(tally)
+            print(f"\n═══ {TITLES[game]} — {mode} ═══", file=out, flush=True)
+            rig = Rig(base / f"{game}-{mode}", game, mode, seed=rng.randrange(1 << 30),
+                      speed=speed, table_id=f"demo-{game}-{mode}"[:60])
+            screen = Screen(out)
+            try:
+                rig.start_devices()
+                rig.start_controller()
+                rig.wait_links()
+                rig.on_event = screen
+                rig.must("open_table", "supervisor")
+                croupier = Croupier(rig, random.Random(rng.randrange(1 << 30)), out)
+                for n in range(1, rounds + 1):
+                    fault = None  # noqa
+                    if faults and n % 2 == 0:
+                        pool = DICE_FAULTS + FAULTS[mode] if game == "super-pan-9" \
+                            else FAULTS[mode]
+                        fault = pool[fault_turn % len(pool)]
+                        fault_turn += 1
+                    croupier.play_round(n, fault)
+                rig.on_event = None
+                rig.kill(15)
+            except TimeoutError as exc:
+                raise TablectlError(f"the {game} table ({mode}) stopped answering: {exc}; "
+                                    f"its log and journal are in {rig.dir}") from None
+            finally:
+                rig.on_event = None
+                rig.stop()
+            _tally(rig, tally)
+    _summary(tallies, out)
+    return tallies
+
+
+def _tally(rig: Rig, tally: Tally) -> None:
+    from controller.journal import Journal
+
+    with Journal.open(rig.journal_path, readonly=True) as j:
+        report = j.verify()
+        tally.journal_ok = report.ok
+        tally.journal = str(rig.journal_path)
+        for rec in j.records(kinds=["round_close"]):
+            if rec.payload.get("outcome") == "void":
+                tally.void.append(rec.payload.get("article") or "")
+            else:
+                tally.settled += 1
+        for rec in j.records(kinds=["decision"]):
+            tally.rulings.append(f"{rec.payload['irregularity']} → {rec.payload['remedy']} "
+                                 f"[{rec.article}]")
+        for rec in j.records(kinds=["table"]):
+            if rec.payload.get("kind") == "settlement":
+                tally.house_net += int(rec.payload.get("house_net", 0))
+
+
+def _summary(tallies: list[Tally], out: TextIO) -> None:
+    print("\n═══ summary ═══", file=out)
+    for t in tallies:
+        voids = f", void {len(t.void)} ({'; '.join(sorted(set(t.void)))})" if t.void else ""
+        print(f"  {TITLES[t.game]:<32} {t.mode:<8} settled {t.settled}{voids}; house "
+              f"{t.house_net:+d}; journal {'verified' if t.journal_ok else 'BROKEN'}", file=out)
+        for r in t.rulings:
+            print(f"      {r}", file=out)
+    ok = all(t.journal_ok for t in tallies)
+    print(f"  journals: {'every hash chain verifies' if ok else 'a journal does not verify'}"
+          f" ({tallies[0].journal.rsplit('/', 2)[0] if tallies else ''})", file=out, flush=True)
