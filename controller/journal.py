@@ -24,6 +24,7 @@ that a crash interrupted so that recovery can end it as the regulation says.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import fcntl
 import hashlib
@@ -405,10 +406,36 @@ class Journal:
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY seq"
-        with self._lock:
-            rows = self._query(sql, args)
-        for row in rows:
-            yield _record(row)
+        # Streamed from a snapshot of its own: a long export neither holds the writer's lock
+        # nor loads the journal into memory, and appends made meanwhile do not disturb it.
+        conn = self._reader()
+        try:
+            try:
+                conn.execute("BEGIN")
+                cursor = conn.execute(sql, tuple(args))
+                while True:
+                    rows = cursor.fetchmany(512)
+                    if not rows:
+                        break
+                    for row in rows:
+                        yield _record(row)
+            except sqlite3.DatabaseError as exc:
+                raise JournalError(f"journal {self.path} cannot be read: {exc}; run "
+                                   "`tablectl journal verify` on it") from None
+        finally:
+            conn.close()
+
+    def _reader(self) -> sqlite3.Connection:
+        """A read-only connection of its own, for long reads beside the writer (WAL)."""
+        if self._conn is None:
+            raise JournalError(f"journal {self.path} is closed")
+        try:
+            conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
+                                   isolation_level=None)
+            conn.execute("PRAGMA busy_timeout = 10000")
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"journal {self.path} cannot be read: {exc}") from None
+        return conn
 
     def _query(self, sql: str, args: Iterable[Any] = ()) -> list[tuple]:
         if self._conn is None:
@@ -513,11 +540,11 @@ class Journal:
         def bad(seq: int, reason: str) -> VerifyReport:
             return VerifyReport(False, count, prev_seq, prev_hash, seq, reason)
 
-        with self._lock:
-            if self._conn is None:
-                raise JournalError(f"journal {self.path} is closed")
+        conn = self._reader()  # a snapshot: verifying never holds up the writer
+        with contextlib.closing(conn):
             try:
-                cursor = self._conn.execute(f"SELECT {_COLUMNS} FROM records ORDER BY seq")
+                conn.execute("BEGIN")
+                cursor = conn.execute(f"SELECT {_COLUMNS} FROM records ORDER BY seq")
                 for row in cursor:
                     seq = row[0]
                     expected = prev_seq + 1

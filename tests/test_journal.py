@@ -445,3 +445,16 @@ def test_cli_finds_the_journal_through_the_config(path, tmp_path):
     assert bad.returncode == 2 and "boxs: unknown key" in bad.stderr
     gone = tablectl("journal", "verify", "--config", str(tmp_path / "none.toml"))
     assert gone.returncode == 2 and "does not exist" in gone.stderr
+
+
+def test_reading_while_appending(path):
+    """An iteration sees the journal as it was when it began; appends go on meanwhile."""
+    fill(path)
+    with Journal.open(path, "T1") as j:
+        seen = []
+        for rec in j.records():
+            seen.append(rec.seq)
+            if rec.seq == 2:
+                j.append("service", {"event": "tick"})   # the writer is not held up
+        assert seen == list(range(1, 13))
+        assert len(j) == 13 and j.verify().ok
