@@ -422,3 +422,29 @@ def test_traceability_names_only_tests_that_exist_and_every_article_has_one():
         assert "test_" in tests, f"article {a} has no test"
     # every article 1-16 of the regulation appears
     assert {int(re.match(r"\d+", a).group()) for a in articles} == set(range(1, 17))
+
+
+def test_live_hand_from_start_to_finish():
+    from controller.rules.texas_holdem import finish_hand, start_hand
+    state = start_hand([2, 6, 9], {2: 200, 6: 200, 9: 200}, None, 1, 2)
+    assert state.button == 2 and state.blind_seats() == (6, 9)   # art. 1(2), 5
+    with pytest.raises(RuleError, match="betting is not over"):
+        finish_hand(state, {}, [])
+    state.act(2, "call")
+    state.act(6, "call")
+    state.act(9, "check")
+    assert state.street == "flop" and state.board_cards_due == 3
+    while state.to_act is not None:
+        state.act(state.to_act, "check")
+    holes = {2: ["As", "Ad"], 6: ["Ks", "Kd"], 9: ["2c", "7d"]}
+    board = ["Ah", "Kh", "5c", "9s", "Jd"]
+    with pytest.raises(RuleError, match=r"box\(es\) \[4\]"):
+        finish_hand(state, {**holes, 4: ["3c", "3d"]}, board)
+    with pytest.raises(RuleError, match="board has 3 cards"):
+        finish_hand(state, holes, board[:3])
+    out = finish_hand(state, holes, board, rake=5)
+    # pot 6; three aces win; 5 % of 6 = 0.3, rounded down to nothing
+    assert out.money.nets == {2: 4, 6: -2, 9: -2} and out.money.rake == 0
+    assert out.values[2].category.name == "THREE_OF_A_KIND"
+    with pytest.raises(RuleError, match="do not exist"):
+        start_hand([2, 11], {2: 10, 11: 10}, None, 1, 2)

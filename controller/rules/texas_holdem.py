@@ -12,16 +12,16 @@ open are the interpretations H1-H11 (docs/interpretations.md).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from .base import (BOARD, BURN, Deal, Game, Interpretation, Irregularity, Mode, Phase,
-                   PlanRequest, Remedy, Ruling, Settlement, WagerResult, box)
+from .base import (BOARD, BURN, Deal, Game, Interpretation, Irregularity, Phase, PlanRequest,
+                   Remedy, Ruling, Settlement, WagerResult, box)
 from .cards import Card, ensure_distinct, parse_cards
 from .errors import RuleError
-from .holdem_betting import (BOARD_CARDS_BY_STREET, STREETS, BettingRules, HandState,
-                             Structure, clockwise_after)
+from .holdem_betting import STREETS, BettingRules, HandState, Structure, clockwise_after
 from .holdem_eval import HandValue, holdem_hand
-from .holdem_pots import parse_rake_percent, settle_pots
+from .holdem_pots import PotResult, parse_rake_percent, settle_pots
 
 REGULATION = "11/2008"
 SEATS = 10            # art. 2(1): ten player seats and the croupier's
@@ -228,6 +228,78 @@ class TexasHoldem(Game):
         return settle_hand(self, round_doc)
 
 
+# -- the hand, live or replayed ----------------------------------------------------------------
+def start_hand(seats: Sequence[int], stacks: Mapping[int, int], button: int | None,
+               small_blind: int, big_blind: int, structure: str = "no-limit",
+               interpretations: Mapping[str, str] | None = None,
+               layout: int = SEATS) -> HandState:
+    """A new hand for the table machine: seats checked against the layout and art. 2(3), the
+    button defaulting to art. 1(2), the blinds posted (art. 5). Feed it ``act`` one action at a
+    time and finish it with :func:`finish_hand`."""
+    chosen = GAME.resolve_interpretations(interpretations)
+    GAME.check_layout(layout)
+    outside = [s for s in seats if not isinstance(s, int) or s > layout]
+    if outside:
+        raise RuleError(f"box(es) {outside} do not exist on a table of {layout} player seats")
+    check_players(seats)
+    return HandState(seats, stacks, initial_button(seats) if button is None else button,
+                     small_blind, big_blind, Structure.parse(structure),
+                     BettingRules.from_interpretations(chosen))
+
+
+@dataclass(slots=True)
+class HandResult:
+    """A finished hand: each shown hand's value (empty if won without a showdown), the pots
+    and each seat's net (holdem_pots.PotResult), the cards."""
+
+    values: dict[int, HandValue]
+    money: PotResult
+    holes: dict[int, list[Card]]
+    board: list[Card]
+
+    @property
+    def showdown(self) -> bool:
+        return bool(self.values)
+
+
+def finish_hand(state: HandState, holes: Mapping[int, Sequence[Card | str]],
+                board: Sequence[Card | str], *, rake: Any = 0,
+                interpretations: Mapping[str, str] | None = None) -> HandResult:
+    """Settle a hand whose betting is over: the showdown of art. 8(5) and 10, the rake of
+    art. 16 (``rake`` in percent, 3-5 or 0). ``holes`` needs the cards of every player still in
+    at a showdown; ``board`` the cards dealt (five at a showdown)."""
+    chosen = GAME.resolve_interpretations(interpretations)
+    if not state.is_over:
+        raise RuleError(f"the betting is not over: box {state.to_act} is to act in the "
+                        f"{state.street} round")
+    hole_cards = {s: parse_cards(list(h), count=2, what=f"box {s}'s hole cards")
+                  for s, h in holes.items() if h is not None}
+    unknown = [s for s in hole_cards if s not in state.seats]
+    if unknown:
+        raise RuleError(f"hole cards given for box(es) {unknown}, which are not in the hand")
+    board_cards = parse_cards(list(board), what="the board")
+    due = state.board_cards_due
+    if len(board_cards) != due:
+        raise RuleError(f"the board has {len(board_cards)} cards but the hand ended at the "
+                        f"{_street_reached(state)} with {due} board cards dealt "
+                        f"({art('7(1), 8(1), 8(3)')})")
+    ensure_distinct([c for h in hole_cards.values() for c in h] + board_cards,
+                    what="the hole cards and the board")
+    values: dict[int, HandValue] = {}
+    if not state.won_uncontested:
+        missing = [s for s in state.contenders if s not in hole_cards]
+        if missing:
+            raise RuleError(f"box(es) {missing} reached the showdown ({art('8(5)')}) without "
+                            "hole cards; give their two cards")
+        kicker = chosen["four_of_a_kind_kicker"] == "counts"
+        values = {s: holdem_hand(hole_cards[s], board_cards, four_of_a_kind_kicker=kicker)
+                  for s in state.contenders}
+    money = settle_pots(state.committed, state.folded, values.__getitem__ if values else None,
+                        big_blind=state.big_blind, rake_percent=parse_rake_percent(rake),
+                        flop_seen=state.street_index >= 1, interpretations=chosen)
+    return HandResult(values, money, hole_cards, board_cards)
+
+
 def _int(doc: Mapping[str, Any], key: str, what: str) -> int:
     value = doc.get(key)
     if not isinstance(value, int) or isinstance(value, bool):
@@ -253,30 +325,20 @@ def _seat_entries(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def settle_hand(game: TexasHoldem, doc: Mapping[str, Any]) -> Settlement:
+    """Replay the hand history ``doc`` (docs/settle.md) and settle it."""
     chosen = game.resolve_interpretations(doc.get("interpretations") or {})
     entries = _seat_entries(doc)
     seats = [e["box"] for e in entries]
     if len(set(seats)) != len(seats):
         raise RuleError(f"a box is listed twice among the seats {seats}")
-    layout = doc.get("layout", SEATS)
-    game.check_layout(layout)
-    outside = [s for s in seats if s > layout]
-    if outside:
-        raise RuleError(f"box(es) {outside} do not exist on a table of {layout} player seats")
-    check_players(seats)
     blinds = doc.get("blinds")
     if not isinstance(blinds, Mapping):
         raise RuleError('a Hold\'em hand needs "blinds": {"small": N, "big": N} '
                         f"({art('5')})")
     small, big = _int(blinds, "small", "the small blind"), _int(blinds, "big", "the big blind")
-    button = doc.get("button")
-    if button is None:
-        button = initial_button(seats)
-    stacks = {e["box"]: e.get("stack") for e in entries}
-    state = HandState(seats, stacks, button, small, big,
-                      Structure.parse(doc.get("structure", "no-limit")),
-                      BettingRules.from_interpretations(chosen))
-
+    state = start_hand(seats, {e["box"]: e.get("stack") for e in entries}, doc.get("button"),
+                       small, big, doc.get("structure", "no-limit"), chosen,
+                       doc.get("layout", SEATS))
     actions = doc.get("actions", [])
     if not isinstance(actions, list):
         raise RuleError('"actions" must be a list of {"box", "action", "amount"} objects')
@@ -293,36 +355,10 @@ def settle_hand(game: TexasHoldem, doc: Mapping[str, Any]) -> Settlement:
     if not state.is_over:
         raise RuleError(f"the hand history stops before the betting is over: box {state.to_act} "
                         f"is to act in the {state.street} round")
-
-    # cards: hole cards of every player still in at a showdown; the board as far as dealt
-    holes: dict[int, list[Card]] = {}
-    for e in entries:
-        if e.get("cards") is not None:
-            holes[e["box"]] = parse_cards(e["cards"], count=2, what=f"box {e['box']}'s hole cards")
-    board = parse_cards(doc.get("board") or [], what="the board")
-    due = state.board_cards_due
-    if len(board) != due:
-        raise RuleError(f"the board has {len(board)} cards but the hand ended at the "
-                        f"{_street_reached(state)} with {due} board cards dealt "
-                        f"({art('7(1), 8(1), 8(3)')})")
-    ensure_distinct([c for h in holes.values() for c in h] + board,
-                    what="the hole cards and the board")
-    showdown = not state.won_uncontested
-    values: dict[int, HandValue] = {}
-    if showdown:
-        missing = [s for s in state.contenders if s not in holes]
-        if missing:
-            raise RuleError(f"box(es) {missing} reached the showdown ({art('8(5)')}) without "
-                            "hole cards; give their two cards")
-        kicker = chosen["four_of_a_kind_kicker"] == "counts"
-        values = {s: holdem_hand(holes[s], board, four_of_a_kind_kicker=kicker)
-                  for s in state.contenders}
-
-    result = settle_pots(state.committed, state.folded,
-                         (lambda s: values[s]) if showdown else None,
-                         big_blind=big, rake_percent=parse_rake_percent(doc.get("rake")),
-                         flop_seen=state.street_index >= 1 and not _ended_preflop(state),
-                         interpretations=chosen)
+    outcome = finish_hand(state, {e["box"]: e.get("cards") for e in entries},
+                          doc.get("board") or [], rake=doc.get("rake"), interpretations=chosen)
+    result, values, holes, board = outcome.money, outcome.values, outcome.holes, outcome.board
+    showdown = outcome.showdown
 
     hands: dict[str, dict[str, Any]] = {}
     players = {e["box"]: e.get("player") for e in entries}
@@ -363,15 +399,11 @@ def settle_hand(game: TexasHoldem, doc: Mapping[str, Any]) -> Settlement:
                       commission=result.rake, extra=extra)
 
 
-def _ended_preflop(state: HandState) -> bool:
-    return state.won_uncontested and state.street_index == 0
-
-
 def _street_reached(state: HandState) -> str:
     return STREETS[min(state.street_index, 3)] if state.won_uncontested else state.street
 
 
 GAME = TexasHoldem()
 
-__all__ = ["GAME", "INTERPRETATIONS", "TexasHoldem", "initial_button", "next_button",
-           "check_players", "settle_hand", "BOARD_CARDS_BY_STREET", "Mode"]
+__all__ = ["GAME", "INTERPRETATIONS", "HandResult", "TexasHoldem", "check_players",
+           "finish_hand", "initial_button", "next_button", "settle_hand", "start_hand"]
