@@ -99,7 +99,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
                            control=args.control, link_dir=args.link_dir)
     try:
         for name, cls in wanted:
-            table.add(cls, name, codec=args.codec if cls == "dice" else "tablectl")
+            table.add(cls, name, codec=args.codec)
         table.check_scenario()
         _print(table, args.json)
         control = table._control

@@ -127,11 +127,10 @@ class ControlServer:
         if not isinstance(req, dict):
             return {"ok": False, "error": "a request is a JSON object with action (and device, "
                     "args)"}
-        rid = req.get("id")
-        out: dict[str, Any] = {"id": rid} if "id" in req else {}
+        out: dict[str, Any] = {"id": req["id"]} if "id" in req else {}
         try:
-            out["result"] = self._dispatch(req)
-            out["ok"] = True
+            result = self._dispatch(req)
+            out.update(ok=True, result=result)
         except TablectlError as exc:
             out.update(ok=False, error=str(exc))
         except Exception as exc:          # never let one request take the channel down

@@ -1,0 +1,120 @@
+"""The live control channel: JSON lines over 127.0.0.1 TCP and a Unix socket."""
+from __future__ import annotations
+
+import json
+import socket
+
+import pytest
+import serial
+
+from controller.errors import TablectlError
+from drivers.protocol import messages as m
+from firmware_sim import SimulatedTable
+from firmware_sim.control import ACTIONS, ControlClient
+from firmware_sim.rawhost import RawHost
+
+
+@pytest.fixture
+def table():
+    with SimulatedTable(seed=5, speed=500, control="tcp") as t:
+        t.add("shoe")
+        t.add("dice")
+        yield t
+
+
+def test_list_status_and_actions(table):
+    with ControlClient(table.control_address) as c:
+        listed = {d["name"]: d for d in c.request("list")}
+        assert set(listed) == {"shoe", "dice"}
+        assert listed["shoe"]["port"] == table["shoe"].port
+        assert c.request("status", device="shoe")["firmware"]["cards"] == 52
+        out = c.request("draw", device="shoe", face_up=True)
+        assert out[0]["kind"] == "card_drawn" and out[0]["face_up"] is True
+        assert c.request("set_next_dice", device="dice", values=[1, 1, 2, 2]) is None
+        assert c.request("open_lid", device="dice") == [{"kind": "door_opened"}]
+        ev = c.request("events", device="dice")
+        assert ev == {"events": [{"kind": "door_opened"}], "next": 1}
+        assert c.request("events", device="dice", since=1)["events"] == []
+        assert "corrupt_crc" in c.request("faults")
+
+
+def test_live_fault_reaches_the_host(table):
+    shoe = table["shoe"]
+    port = serial.Serial(shoe.port, timeout=0.05)
+    try:
+        host = RawHost.over_serial(port)
+        host.hello()
+        with ControlClient(table.control_address) as c:
+            c.request("inject", device="shoe", fault="face_up", at_card=2)
+            c.request("draw", device="shoe")
+            c.request("draw", device="shoe")
+            c.request("inject", device="shoe", fault="jam", where="gate")
+        assert host.wait_for(m.CardDrawn).face_up is False
+        assert host.wait_for(m.CardDrawn).face_up is True
+        assert host.wait_for(m.Jam).where == "gate"
+    finally:
+        port.close()
+
+
+@pytest.mark.parametrize("request_, words", [
+    ({"action": "fly"}, ["unknown action 'fly'", "list"]),
+    ({"action": "draw"}, ["needs device", "shoe"]),
+    ({"action": "draw", "device": "shoo"}, ["no simulated device named 'shoo'", "dice"]),
+    ({"action": "draw", "device": "dice"}, ["dice is a dice; draw is an action of a shoe"]),
+    ({"action": "inject", "device": "shoe", "args": {"fault": "jamm"}}, ["unknown fault"]),
+    ({"action": "inject", "device": "shoe", "args": {"fault": "jam", "at_card": 0}},
+     ["at_card = 0 must be a count from 1"]),
+    ({"action": "place_card", "device": "shoe", "args": {"box": 1}}, ["box-sensors"]),
+    ({"action": "draw", "device": "shoe", "args": [1]}, ["args must be a JSON object"]),
+    ({"action": "events", "device": "shoe", "args": {"since": -1}}, ["since must be"]),
+])
+def test_bad_requests_are_answered_and_change_nothing(table, request_, words):
+    before = table["shoe"].status()["firmware"]
+    answer = _raw(table.control_address, request_)
+    assert answer["ok"] is False
+    for w in words:
+        assert w in answer["error"]
+    with ControlClient(table.control_address) as c:
+        with pytest.raises(TablectlError, match="unknown action"):
+            c.request("fly")
+        assert c.request("list")                   # the channel carries on
+    assert table["shoe"].status()["firmware"] == before
+
+
+def _raw(address, req):
+    host, _, port = address.rpartition(":")
+    with socket.create_connection((host, int(port))) as s:
+        f = s.makefile("rwb")
+        f.write((json.dumps(req) + "\n").encode())
+        f.flush()
+        return json.loads(f.readline())
+
+
+def test_not_json_and_ids(table):
+    host, _, port = table.control_address.rpartition(":")
+    with socket.create_connection((host, int(port))) as s:
+        f = s.makefile("rwb")
+        f.write(b"draw the card please\n\n{\"id\": \"x7\", \"action\": \"list\"}\n")
+        f.flush()
+        first = json.loads(f.readline())
+        second = json.loads(f.readline())
+    assert first["ok"] is False and "not JSON" in first["error"]
+    assert second["id"] == "x7" and second["ok"] is True
+
+
+def test_unix_socket_control(tmp_path):
+    path = tmp_path / "sim.sock"
+    with SimulatedTable(speed=500, control=f"unix:{path}") as t:
+        t.add("box-sensors")
+        assert t.control_address == f"unix:{path}"
+        with ControlClient(t.control_address) as c:
+            assert c.request("place_card", box=3) == [{"kind": "card_placed", "box": 3}]
+    assert not path.exists()
+
+
+def test_every_action_is_documented():
+    import pathlib
+    readme = pathlib.Path(__file__).parents[1] / "firmware-sim" / "README.md"
+    text = readme.read_text()
+    for a in ACTIONS:
+        assert f"`{a}`" in text, a
