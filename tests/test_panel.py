@@ -196,3 +196,43 @@ def test_pin_in_use_is_a_clear_error(factory):
               pin_factory=factory).open().close()
     finally:
         first.close()
+
+
+# --- tablectl panel check -------------------------------------------------------------------
+
+def test_panel_check_prints_inputs_and_cycles_the_light(factory):
+    import io
+    from controller.panel_cli import run_check
+
+    out = io.StringIO()
+
+    def wiring_test():
+        # Wait until the check is listening, then press, turn and place like an installer.
+        wait_for(lambda: "press each button" in out.getvalue(), "the prompt")
+        factory.pin(27).drive_low()
+        factory.pin(27).drive_high()
+        factory.pin(24).drive_low()
+        factory.pin(5).drive_low()
+
+    worker = threading.Thread(target=wiring_test)
+    worker.start()
+    seen = run_check(GPIO, 1.0, out, pin_factory=factory, step_s=0.1)
+    worker.join()
+    text = out.getvalue()
+    assert "button misdeal pressed" in text and "key switch on" in text
+    assert "card placed on box 1" in text and len(seen) == 3
+    for signal in ("ready (green)", "waiting (amber)", "malfunction (red)"):
+        assert f"tower light: {signal}" in text
+    assert text.rstrip().endswith("done: 3 inputs")
+    assert lamps(factory) == {"green": False, "amber": False, "red": False}  # left dark
+
+
+def test_panel_check_needs_a_panel(tmp_path):
+    import subprocess
+    import sys
+    config = tmp_path / "table.toml"
+    config.write_text('[table]\nid = "T1"\ngame = "q-poker"\nboxes = 7\n'
+                      '[devices.shoe]\nclass = "shoe"\nport = "/dev/x"\n')
+    out = subprocess.run([sys.executable, "-m", "controller.cli", "panel", "check", "--config",
+                          str(config)], capture_output=True, text=True)
+    assert out.returncode == 2 and "no [gpio] section" in out.stderr
