@@ -382,3 +382,8 @@ def test_no_raise_when_the_others_cannot_call_beyond_the_bet():
     assert h.street == "flop" and h.to_act == 3
     h.act(3, "bet", 100)
     assert kinds(h) == {"fold", "call", "raise", "allin"}  # seat 1 still covers more
+
+
+def test_an_unknown_reading_is_refused():
+    with pytest.raises(RuleError, match="heads_up_raises cannot be 'sometimes'"):
+        BettingRules(heads_up_raises="sometimes")

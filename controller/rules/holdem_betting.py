@@ -56,6 +56,17 @@ class BettingRules:
     heads_up_raises: str = "cap_lifted"     # H5: "cap_lifted" | "amount_unlimited"
     short_all_in_reopens: str = "no"        # H6: "no" | "yes"
 
+    _READINGS = {"limit_bet_sizes": ("literal", "big_blind_doubled"),
+                 "heads_up_blinds": ("literal", "button_small_blind"),
+                 "heads_up_raises": ("cap_lifted", "amount_unlimited"),
+                 "short_all_in_reopens": ("no", "yes")}
+
+    def __post_init__(self) -> None:
+        for key, readings in self._READINGS.items():
+            if getattr(self, key) not in readings:
+                raise RuleError(f"interpretation {key} cannot be {getattr(self, key)!r}; "
+                                f"choose one of: {', '.join(readings)}")
+
     @classmethod
     def from_interpretations(cls, chosen: Mapping[str, str]) -> "BettingRules":
         return cls(
