@@ -248,17 +248,28 @@ def test_cut_off_tail_caught_by_anchor(path):
 # --- the command line -----------------------------------------------------------------------
 
 def tablectl(*args):
+    """Run the command line in this process (fast); output and status as a subprocess's."""
+    import contextlib
+    import io
+    from controller.cli import main
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(args))
+    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
+
+
+def tablectl_process(*args):
     return subprocess.run([sys.executable, "-m", "controller.cli", *args],
                           capture_output=True, text=True)
 
 
 def test_cli_verify(path):
     fill(path)
-    ok = tablectl("journal", "verify", "--journal", str(path))
+    ok = tablectl_process("journal", "verify", "--journal", str(path))
     assert ok.returncode == 0, ok.stderr
     assert "12 records, chain verifies" in ok.stdout
     sql(path, "DELETE FROM records WHERE seq = 8")
-    bad = tablectl("journal", "verify", "--journal", str(path))
+    bad = tablectl_process("journal", "verify", "--journal", str(path))
     assert bad.returncode == 1
     assert "record 8" in bad.stderr and "missing" in bad.stderr
     assert "Traceback" not in bad.stderr
