@@ -16,6 +16,7 @@ import difflib
 import hashlib
 import hmac
 import ipaddress
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -256,6 +257,10 @@ def _positive(v: Any) -> str:
     return "" if v > 0 else "must be greater than 0"
 
 
+def _baud(v: Any) -> str:
+    return "" if 50 <= v <= 12_000_000 else "must be a serial speed such as 9600 or 115200"
+
+
 def _port(v: Any) -> str:
     return "" if 0 <= v <= 65535 else "must be a TCP port from 1 to 65535 (0: any free port)"
 
@@ -344,7 +349,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "class": Key("str", REQUIRED, choices=DEVICE_CLASSES, help="the kind of device"),
         "transport": Key("str", "serial", choices=TRANSPORTS, help="serial or usb"),
         "port": Key("str", "", help="serial port path (/dev/tablectl/shoe) or pyserial URL"),
-        "baudrate": Key("int", 115200, check=_positive, help="serial speed"),
+        "baudrate": Key("int", 115200, check=_baud, help="serial speed"),
         "codec": Key("str", "tablectl", choices=CODECS, help="the wire protocol"),
         "usb_vendor": Key("int", 0, check=_usb_id, help="USB vendor id (e.g. 0x1d50)"),
         "usb_product": Key("int", 0, check=_usb_id, help="USB product id"),
@@ -427,6 +432,10 @@ class _Checker:
             return _BAD
         if spec.kind == "float":
             value = float(value)
+            if not math.isfinite(value):
+                self.add(path, f"is {value}", "write a finite number of seconds, e.g. "
+                         f"{_example(spec)}")
+                return _BAD
         if spec.choices and value not in spec.choices:
             self.add(path, f"{value!r} is not allowed",
                      f"use one of: {', '.join(spec.choices)}"

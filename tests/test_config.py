@@ -360,3 +360,10 @@ def test_one_wrong_value_in_a_good_file(section, key, value):
         validate(doc, EXAMPLE.read_text())
     except ConfigError as exc:
         assert exc.problems and all(p.key and p.reason for p in exc.problems)
+
+
+def test_non_finite_and_absurd_numbers():
+    text = BASE + "heartbeat_s = inf\nbaudrate = 1000000000000\n"
+    found = {p.key: p for p in problems(text)}
+    assert found["devices.shoe.heartbeat_s"].line == line_of(text, "inf")
+    assert "115200" in found["devices.shoe.baudrate"].fix
