@@ -81,3 +81,18 @@ def test_binomial_ceiling_is_what_it_says():
     assert binomial_ceiling(1000, 0.5) > 500
     assert 1 - _binom_cdf(binomial_ceiling(5000, 0.1), 5000, 0.1) < 1e-3
     assert math.isclose(_binom_cdf(1000, 1000, 0.3), 1.0)
+
+
+def test_feeding_in_parts_gives_the_same_as_at_once():
+    from controller.integrity.bench import NullRun
+    orders = genuine_orders(150, seed=3)
+    orders[100] = orders[60]                         # a repeat across the two parts
+    orders[101] = np.roll(orders[99], 5)             # a cut across the two parts
+    whole = NullRun(memory=40).feed(orders)
+    run = NullRun(memory=40)
+    parts = [run.feed(orders[:90]), run.feed(orders[90:])]
+    for t in TESTS:
+        for key in ("max_log_m", "alarm_at"):
+            joined = np.concatenate([p[t][key] for p in parts])
+            assert np.allclose(joined, whole[t][key]), (t, key)
+    assert whole["recent"]["alarm_at"][100] and whole["recent"]["alarm_at"][101]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import random
 import statistics
-from collections import Counter
+from collections import Counter, deque
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -36,10 +36,10 @@ _NB = np.array(NEIGHBOURS, dtype=np.int64)
 
 # --- genuine shuffles, many at once -----------------------------------------------------------
 
-def genuine_orders(n: int, seed: int) -> np.ndarray:
+def genuine_orders(n: int, seed: int | random.Random) -> np.ndarray:
     """``n`` decks as rows of card codes, each shuffled by ``random.Random(seed).shuffle`` (one
     generator for the whole run, decks in sequence)."""
-    rng = random.Random(seed)
+    rng = seed if isinstance(seed, random.Random) else random.Random(seed)
     out = np.empty((n, 52), dtype=np.int64)
     codes = list(range(52))
     for i in range(n):
@@ -57,53 +57,75 @@ def _successors(orders: np.ndarray) -> np.ndarray:
     return succ
 
 
+class NullRun:
+    """The sentinel's tests over single-deck orders dealt one after the other, fed in chunks
+    (each deck is compared with the ``memory`` decks before it, across chunks, and with up to
+    ``fingerprints`` earlier first-six cards)."""
+
+    def __init__(self, *, alpha: float = 1e-5, memory: int = 32,
+                 fingerprints: int = 10_000) -> None:
+        self.sentinel = ShuffleSentinel(alpha=alpha, memory=memory, fingerprints=fingerprints)
+        self.memory = memory
+        self.tail = np.empty((0, 52), dtype=np.int64)
+        self.prints: dict[bytes, int] = {}
+        self.fifo: deque[bytes] = deque()
+        self.seen = 0
+
+    def feed(self, orders: np.ndarray, chunk: int = 20_000) -> dict[str, dict[str, np.ndarray]]:
+        """Per test, the largest log-martingale of every deck (``max_log_m``) and the card at
+        which it first crossed its threshold (``alarm_at``, 0 for none)."""
+        orders = np.asarray(orders, dtype=np.int64)
+        n = len(orders)
+        out = {t: {"max_log_m": np.zeros(n), "alarm_at": np.zeros(n, dtype=np.int64)}
+               for t in TESTS}
+        for lo in range(0, n, chunk):
+            part = orders[lo:lo + chunk]
+            full = np.concatenate([self.tail, part])
+            off = len(self.tail)
+            res = _chunk(full, _successors(full), off, len(full), self.memory,
+                         self.sentinel.log_threshold)
+            for t in res:
+                for key in res[t]:
+                    out[t][key][lo:lo + len(part)] = res[t][key]
+            self.tail = full[-self.memory:]
+        self._fingerprints(orders, out["fingerprint"])
+        self.seen += n
+        return out
+
+    def _fingerprints(self, orders: np.ndarray, fp: dict[str, np.ndarray]) -> None:
+        cap = self.sentinel.fingerprint_capacity
+        p6 = self.sentinel.fingerprint_p
+        prints, fifo = self.prints, self.fifo
+        for i in range(len(orders)):
+            key = orders[i, :FINGERPRINT_CARDS].tobytes()
+            if key in prints:
+                fp["alarm_at"][i] = FINGERPRINT_CARDS
+                fp["max_log_m"][i] = -math.log(min(1.0, p6 * len(fifo)))
+            else:
+                fifo.append(key)
+            prints[key] = self.seen + i
+            while len(fifo) > cap:
+                prints.pop(fifo.popleft(), None)
+
+
 def null_batch(orders: np.ndarray, *, alpha: float = 1e-5, memory: int = 32,
-               fingerprints: int = 10_000, chunk: int = 20_000) -> dict[str, np.ndarray]:
-    """Run the sentinel's tests over single-deck orders dealt one after the other (row i is
-    compared with rows i-1 … i-memory, and with up to ``fingerprints`` earlier first-six
-    cards). Returns, per test, the largest log-martingale of every deck (``max_log_m``) and the
-    card at which it first crossed its threshold (``alarm_at``, 0 for none)."""
-    n, length = orders.shape
-    sentinel = ShuffleSentinel(alpha=alpha, memory=memory, fingerprints=fingerprints)
-    thr = sentinel.log_threshold
-    out = {t: {"max_log_m": np.zeros(n), "alarm_at": np.zeros(n, dtype=np.int64)}
-           for t in TESTS}
-    succ_all = _successors(orders)
-    for lo in range(0, n, chunk):
-        hi = min(n, lo + chunk)
-        _chunk(orders, succ_all, lo, hi, memory, thr, out)
-    # Fingerprints: the first six cards against a FIFO of earlier decks' first six.
-    cap = sentinel.fingerprint_capacity
-    prints: dict[bytes, int] = {}
-    fifo: list[bytes] = []
-    head = 0
-    p6 = sentinel.fingerprint_p
-    fp = out["fingerprint"]
-    for i in range(n):
-        key = orders[i, :FINGERPRINT_CARDS].tobytes()
-        if key in prints:
-            fp["alarm_at"][i] = FINGERPRINT_CARDS
-            fp["max_log_m"][i] = -math.log(min(1.0, p6 * (len(fifo) - head)))
-        if key not in prints:
-            fifo.append(key)
-        prints[key] = i
-        while len(fifo) - head > cap:
-            prints.pop(fifo[head], None)
-            head += 1
-    return out
+               fingerprints: int = 10_000, chunk: int = 20_000) -> dict[str, dict[str, np.ndarray]]:
+    """:class:`NullRun` over one array of orders (rows dealt one after the other)."""
+    return NullRun(alpha=alpha, memory=memory, fingerprints=fingerprints).feed(orders, chunk)
 
 
-def _chunk(orders, succ_all, lo, hi, memory, thr, out) -> None:
+def _chunk(orders, succ_all, lo, hi, memory, thr) -> dict[str, dict[str, np.ndarray]]:
+    """Rows lo..hi of ``orders`` (rows before lo are the remembered decks)."""
     o = orders[lo:hi]
     n = hi - lo
     rows = np.arange(n)
+    out = {t: {"max_log_m": np.zeros(n), "alarm_at": np.zeros(n, dtype=np.int64)}
+           for t in TESTS}
     rem = np.ones((n, 52), dtype=np.int64)
     suit_left = np.full((n, 4), 13, dtype=np.int64)
     rank_left = np.full((n, 13), 4, dtype=np.int64)
     qs = {t: np.array(MIX[t]) for t in MIX}
     logs = {t: np.zeros((n, len(MIX[t]))) for t in LOCAL_TESTS}
-    for t in LOCAL_TESTS:
-        out[t]["max_log_m"][lo:hi] = 0.0
     # Remembered decks: lag l compares row i with row i-l (none before the first deck);
     # one deck per shoe, so a successor is one card (k is 0 or 1 and p = 1/r).
     nlag = memory
@@ -142,10 +164,9 @@ def _chunk(orders, succ_all, lo, hi, memory, thr, out) -> None:
             logs[name] += np.where(bet[:, None], f, 0.0)
             log_m = _lse(logs[name]) - math.log(len(MIX[name]))
             mx = out[name]["max_log_m"]
-            np.maximum(mx[lo:hi], log_m, out=mx[lo:hi])
+            np.maximum(mx, log_m, out=mx)
             at = out[name]["alarm_at"]
-            new = (log_m >= thr) & (at[lo:hi] == 0)
-            at[lo:hi][new] = step + 1
+            at[(log_m >= thr) & (at == 0)] = step + 1
         # recent decks
         sc = succ_flat[base52 + a[None, :]]                  # (lags, n) successor or -1
         ok = sc >= 0
@@ -165,8 +186,9 @@ def _chunk(orders, succ_all, lo, hi, memory, thr, out) -> None:
         rem[rows, b] -= 1
         suit_left[rows, b // 13] -= 1
         rank_left[rows, b % 13] -= 1
-    out["recent"]["max_log_m"][lo:hi] = rmax
-    out["recent"]["alarm_at"][lo:hi] = ralarm
+    out["recent"]["max_log_m"][:] = rmax
+    out["recent"]["alarm_at"][:] = ralarm
+    return out
 
 
 def _lse(x: np.ndarray) -> np.ndarray:
@@ -177,19 +199,24 @@ def _lse(x: np.ndarray) -> np.ndarray:
 def false_alarms(n: int = 20_000, seed: int = 2024, *, alpha: float = 1e-5,
                  memory: int = 32) -> dict[str, Any]:
     """The false-alarm run on ``n`` genuine shuffles (see the module docstring)."""
-    orders = genuine_orders(n, seed)
-    res = null_batch(orders, alpha=alpha, memory=memory)
-    any_alarm = np.zeros(n, dtype=bool)
-    per_test = {}
-    tails = {}
-    for t in TESTS:
-        hit = res[t]["alarm_at"] > 0
-        any_alarm |= hit
-        per_test[t] = int(hit.sum())
-        if t != "fingerprint":
-            mx = res[t]["max_log_m"]
-            tails[t] = {f"1e{e}": int((mx >= e * math.log(10)).sum()) for e in range(1, 7)}
-    k = int(any_alarm.sum())
+    rng = random.Random(seed)
+    run = NullRun(alpha=alpha, memory=memory)
+    per_test = dict.fromkeys(TESTS, 0)
+    tails = {t: {f"1e{e}": 0 for e in range(1, 7)} for t in TESTS if t != "fingerprint"}
+    k = 0
+    block = 20_000
+    for lo in range(0, n, block):
+        res = run.feed(genuine_orders(min(block, n - lo), rng))
+        any_alarm = np.zeros(min(block, n - lo), dtype=bool)
+        for t in TESTS:
+            hit = res[t]["alarm_at"] > 0
+            any_alarm |= hit
+            per_test[t] += int(hit.sum())
+            if t in tails:
+                mx = res[t]["max_log_m"]
+                for e in range(1, 7):
+                    tails[t][f"1e{e}"] += int((mx >= e * math.log(10)).sum())
+        k += int(any_alarm.sum())
     return {"decks": n, "seed": seed, "alpha": alpha, "alarmed_decks": k,
             "rate": k / n, "upper_95": _upper_95(k, n), "per_test": per_test,
             "tail_counts": tails}
