@@ -77,8 +77,8 @@ FAULTS: dict[str, FaultSpec] = {s.name: s for s in [
     _spec("disconnect", "link", ALL, "the port goes away (unplugged); it comes back after "
           "duration_s seconds, or on reconnect", duration_s=(_OPT_NUM, None)),
     _spec("reconnect", "link", ALL, "the port comes back under the same stable name"),
-    _spec("reboot", "link", ALL, "the device restarts: a BOOT hello, sequence numbers from 1 again, "
-          "the firmware back in its power-on state"),
+    _spec("reboot", "link", ALL, "the device restarts: a BOOT hello, sequence numbers from 1 "
+          "again, the firmware back in its power-on state"),
     _spec("garbage", "link", ALL, "random bytes on the wire", nbytes=(int, 16)),
     _spec("corrupt_crc", "link", ALL, "the next `count` frames the device sends carry a wrong "
           "CRC", count=(int, 1), frames=(str, "events")),

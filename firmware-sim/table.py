@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 from controller.errors import TablectlError
 
-from .faults import TRIGGER_KINDS, Fault, FaultSchedule, Trigger, make_fault
+from .faults import Fault, FaultSchedule, Trigger, make_fault
 from .models import MODELS, SimulatorError
 from .models.base import Emit
 from .models.deck import DeckCard

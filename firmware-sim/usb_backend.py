@@ -18,7 +18,6 @@ processes use the pseudo-terminal or TCP transports.
 """
 from __future__ import annotations
 
-import array
 import asyncio
 import errno
 import itertools

@@ -3,7 +3,6 @@ backend, real bulk transfers), and several devices in one table."""
 from __future__ import annotations
 
 import errno
-import time
 
 import pytest
 import serial
