@@ -164,23 +164,35 @@ def _when(rec: Record) -> str:
     return rec.wall.strftime("%Y-%m-%d %H:%M:%S")
 
 
+# Keys that say nothing a reader of one round needs on every line (the round and table are in
+# the header, the device in the source column, the snapshot is for recovery).
+_NOISE = {"table", "round", "round_id", "ts", "device", "snapshot"}
+
+
 def describe(rec: Record) -> str:
     """One line saying what a record holds, in the words of its kind."""
     p = rec.payload
     text = ""
     if isinstance(p, dict):
-        if rec.kind == Kind.STATE and "to" in p:
-            text = f"{p.get('from', '?')} -> {p['to']}"
+        if isinstance(p.get("event"), dict):     # an input wrapped with where it came from
+            p = p["event"]
+        frm, to = p.get("from", p.get("source")), p.get("to", p.get("dest"))
+        if (rec.kind == Kind.STATE or p.get("kind") == "state") and to is not None:
+            text = f"{frm or '?'} -> {to}"
             if p.get("trigger"):
                 text += f" ({p['trigger']})"
-        elif rec.kind in (Kind.DEVICE, Kind.INPUT) and "kind" in p:
-            rest = {k: v for k, v in p.items() if k not in ("kind", "device", "ts")}
-            text = f"{p['kind']} {_pairs(rest)}".rstrip()
-        elif rec.kind == Kind.DECISION:
+        elif rec.kind == Kind.DECISION and (p.get("remedy") or p.get("reason")):
             head = " ".join(str(p[k]) for k in ("irregularity", "remedy") if p.get(k))
-            text = f"{head}: {p['reason']}" if p.get("reason") else head or _pairs(p)
+            text = f"{head}: {p['reason']}" if p.get("reason") else head
+        elif rec.kind == Kind.COMMAND and "name" in p:
+            args = p.get("args") if isinstance(p.get("args"), dict) else {}
+            text = f"{p['name']} {_pairs(args)}".rstrip()
         else:
-            text = _pairs(p)
+            rest = {k: v for k, v in p.items()
+                    if k not in _NOISE and k != "kind" and not (k == "article" and
+                                                                v == rec.article)
+                    and not (k == "source" and v in ("device", "command"))}
+            text = f"{p.get('kind') or ''} {_pairs(rest)}".strip()
     elif p is not None:
         text = json.dumps(p, ensure_ascii=False)
     if rec.article:
@@ -193,6 +205,8 @@ def _pairs(d: dict[str, Any]) -> str:
     for k, v in d.items():
         if isinstance(v, (dict, list)):
             v = json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+            if len(v) > 80:
+                v = v[:79] + "…"   # the whole record: journal show --json
         out.append(f"{k}={v}")
     return " ".join(out)
 

@@ -469,3 +469,28 @@ def test_reading_while_appending(path):
                 j.append("service", {"event": "tick"})   # the writer is not held up
         assert seen == list(range(1, 13))
         assert len(j) == 13 and j.verify().ok
+
+
+def test_show_describes_each_record_shape(path):
+    """The table machine's own record shapes read as plain lines."""
+    from controller.journal_cli import describe
+    with Journal.open(path, "T1") as j:
+        card = ev.CardDrawn(device="shoe", ts=9.5, card=Card.parse("Qh"), face_up=True)
+        recs = j.append_many([
+            Entry(Kind.DEVICE, {"source": "device", "event": card.to_json()}, "2", "shoe"),
+            Entry(Kind.COMMAND, {"source": "command", "name": "place_bet", "role": "dealer",
+                                 "args": {"box": 1, "amount": 16}}, "2", "dealer"),
+            Entry(Kind.STATE, {"kind": "state", "source": "bets_open", "dest": "dealing",
+                               "trigger": "first_card", "table": "T1", "round": 2}, "2"),
+            Entry(Kind.ROUND_OPEN, {"kind": "round_started", "game": "q-poker",
+                                    "snapshot": {"big": list(range(50))}}, "2", "table"),
+            Entry(Kind.ROUND_CLOSE, {"kind": "round_void", "outcome": "void",
+                                     "article": "89/2004 art. 11(3)"}, "2", "table",
+                  "89/2004 art. 11(3)"),
+        ])
+    lines = [describe(r) for r in recs]
+    assert lines[0] == "card_drawn card=Qh face_up=True deck_id=None"
+    assert lines[1] == "place_bet box=1 amount=16"
+    assert lines[2] == "bets_open -> dealing (first_card)"
+    assert lines[3] == "round_started game=q-poker"          # the recovery snapshot left out
+    assert lines[4] == "round_void outcome=void [89/2004 art. 11(3)]"
