@@ -61,6 +61,7 @@ TRANSITIONS: list[dict[str, Any]] = [
      "conditions": "has_decisions"},
     {"trigger": "hands_dealt", "source": "dealing", "dest": "croupier_reveal"},
     {"trigger": "next_street", "source": "player_decisions", "dest": "dealing"},
+    {"trigger": "showdown", "source": "dealing", "dest": "croupier_reveal"},
     {"trigger": "resume_dealing", "source": "player_decisions", "dest": "dealing"},
     {"trigger": "decisions_done", "source": "player_decisions", "dest": "croupier_reveal"},
     {"trigger": "settle", "source": ["croupier_reveal", "player_decisions"], "dest": "settlement"},
@@ -87,6 +88,7 @@ PHASE_OF_STATE = {
     "player_decisions": Phase.DECISIONS, "croupier_reveal": Phase.REVEAL,
     "settlement": Phase.SETTLEMENT,
 }
+HOLDEM_STREETS = {"hole": 0, "flop": 1, "turn": 2, "river": 3}
 DEVICE_FAILURE = {"shuffler": Irregularity.SHUFFLER_MALFUNCTION,
                   "shoe": Irregularity.SHOE_MALFUNCTION,
                   "dice": Irregularity.DICE_MALFUNCTION}
@@ -131,7 +133,7 @@ COMMANDS: dict[str, CommandSpec] = {c.name: c for c in (
     CommandSpec("declare_adjust", ("dealer", "supervisor"), ("points",),
                 "Super Pan 9: points the banker adds or subtracts, before the shake"),
     CommandSpec("shake", ("dealer", "supervisor"), (), "Super Pan 9: shake the dice"),
-    CommandSpec("seat_players", ("dealer", "supervisor"), ("seats", "button"),
+    CommandSpec("seat_players", ("dealer", "supervisor"), ("seats", "stacks", "button"),
                 "Texas Hold'em: the occupied seats and the dealer button"),
     CommandSpec("decide", ("dealer", "supervisor"), ("box", "decision", "player"),
                 "a player plays or folds (three-card games)"),
@@ -157,7 +159,8 @@ class Table:
                  interpretations: Mapping[str, str] | None = None,
                  devices: Mapping[str, str] | None = None, box_sensors: bool = False,
                  limits: Mapping[str, tuple[int, int]] | None = None,
-                 flow: Flow | None = None, wagers: tuple[str, ...] | None = None) -> None:
+                 flow: Flow | None = None, wagers: tuple[str, ...] | None = None,
+                 holdem: Mapping[str, Any] | None = None) -> None:
         self.table_id = table_id
         self.game = game
         self.mode = Mode.parse(mode) if isinstance(mode, str) else mode
@@ -183,6 +186,10 @@ class Table:
         self._held_dealing = ""         # "dealing"/"dice_shaking": a failure the round survives
         self._last_slot: dict[Recipient, int] = {}
         self._holdem = None
+        self._stacks: dict[int, int] = {}
+        self._last_button: int | None = None
+        self.holdem_options = {"small_blind": 1, "big_blind": 2, "structure": "no-limit",
+                               "rake": 0, **dict(holdem or {})}
         self._supervisor_key = False
         self._last_dealt: Recipient | None = None
         self.machine = Machine(model=self, states=STATES, transitions=TRANSITIONS,
@@ -304,6 +311,7 @@ class Table:
             "round": r.summary() if r else None, "hands": hands,
             "set_aside": self.vault.set_aside_cards(),
             "expected": self._expected_json(),
+            "holdem": self._holdem_json(),
         })
         return ev_.to_json()
 
@@ -336,6 +344,15 @@ class Table:
 
     def _irregular_event(self, event: ev.DeviceEvent, why: str) -> None:
         self._publish("irregular_event", device=event.device, event=event.kind, reason=why)
+
+    def _holdem_json(self) -> dict[str, Any] | None:
+        h = self._holdem
+        if h is None:
+            return None
+        return {"street": h.street, "to_act": h.to_act, "pot": h.pot,
+                "folded": sorted(h.folded), "stacks": {str(k): v for k, v in h.stacks.items()},
+                "legal": [{"action": a.kind, "min_to": a.min_to, "max_to": a.max_to}
+                          for a in (h.legal_actions() if h.to_act is not None else [])]}
 
     def _expected_json(self) -> dict[str, Any] | None:
         if self.tracker is None or self.tracker.expected is None:
@@ -698,6 +715,7 @@ class Table:
         self.tracker = None
         self._last_slot = {}
         self._holdem = None
+        self._stacks = {}
         self._publish("round_started", game=self.game.game_id, mode=self.mode.value,
                       needs_shuffle=self.needs_shuffle())
         if self.needs_shuffle() and self.mode is Mode.SHUFFLER:
@@ -726,6 +744,8 @@ class Table:
             return False
         if self.tracker is None:
             self._make_tracker()
+        if self.flow.betting_streets and self._holdem is None:
+            self._start_hand()
         if self.state == "bets_open":
             self._publish("bets_closed", by="first card", bets=self.round.bets_json())
         self.first_card()
@@ -739,6 +759,20 @@ class Table:
         self._needs_shuffle = self._needs_shuffle or self.flow.shuffle_every_round \
             or self.mode is Mode.SHUFFLER
         self._deck_ready = False
+
+    def _start_hand(self) -> None:
+        """Hold'em: the hand begins with the blinds posted by the betting engine (art. 5)."""
+        from controller.rules.texas_holdem import start_hand
+
+        r = self.round
+        o = self.holdem_options
+        self._holdem = start_hand(r.seats, self._stacks, r.button, o["small_blind"],
+                                  o["big_blind"], o["structure"], self.interpretations,
+                                  self.layout_boxes)
+        self._last_button = r.button
+        self._publish("blinds", button=r.button, small_blind=o["small_blind"],
+                      big_blind=o["big_blind"], pot=self._holdem.pot,
+                      posted=[a.to_json() for a in self._holdem.history])
 
     def _ask_shuffler(self) -> None:
         """With the shuffler, the controller asks for each planned hand (or card) in turn."""
@@ -762,7 +796,14 @@ class Table:
 
     def _dealt(self) -> None:
         """The plan is complete."""
-        self.tracker = self.tracker  # kept for late box-sensor events
+        if self.flow.betting_streets:
+            h = self._holdem
+            if h.is_over:
+                self.showdown()
+                self._reveal_and_settle()
+            else:
+                self._street_dealt("river")
+            return
         if self.flow.hands_open_after_deal:
             # 89/2004 and 78/2008 art. 9(1): the players open their hands, then decide.
             for rec in self.vault.recipients():
@@ -779,8 +820,14 @@ class Table:
                 self._reveal_and_settle()
 
     def _street_dealt(self, street: str) -> None:
+        """Hold'em: a street is out; bet on it unless nobody can (all in), then deal on."""
+        h = self._holdem
+        index = HOLDEM_STREETS.get(street, 0)
+        if h.is_over or h.street_index > index:
+            self._ask_shuffler()
+            return
         self.hands_dealt()
-        self._publish("betting_round", street=street)
+        self._publish("betting_round", street=h.street, to_act=h.to_act, pot=h.pot)
 
     def _pending_decisions(self) -> list[dict[str, Any]]:
         r = self.round
@@ -797,8 +844,9 @@ class Table:
     def _reveal_and_settle(self) -> None:
         """The croupier's (banker's) hand opens, every hand still in is shown, and the game
         settles the round from revealed cards only."""
+        uncontested = self._holdem is not None and self._holdem.won_uncontested
         for rec in self.vault.recipients():
-            if rec.kind in ("box", "croupier") and not self._folded(rec) \
+            if rec.kind in ("box", "croupier") and not self._folded(rec) and not uncontested \
                     and self.vault.revealed_hand(rec) is None:
                 self._publish("hand_revealed", recipient=str(rec), hand=self.vault.reveal(rec))
         doc = settle_doc.build(self.game.game_id, self)
@@ -809,7 +857,8 @@ class Table:
         self._publish("settlement", **_public_settlement(self.vault.vouch(settlement.to_json())))
 
     def _folded(self, rec: Recipient) -> bool:
-        return False
+        h = self._holdem
+        return h is not None and rec.kind == "box" and rec.box in h.folded
 
     # ======================================================================================
     # commands
@@ -855,6 +904,9 @@ class Table:
 
     def _cmd_place_bet(self, box: int, wager: str, amount: int, player: str | None = None) -> None:
         self._require("bets_open", what="place a bet")
+        if self.flow.betting_streets:
+            raise TablectlError("in Texas Hold'em the blinds and bets come from the betting "
+                                "engine: seat the players (seat_players), then holdem_action")
         box = self._check_box(box)
         amount = check_amount(amount)
         if self.wagers and wager not in self.wagers:
@@ -903,6 +955,8 @@ class Table:
             raise TablectlError("no bet is on the layout; mark the bets first")
         self._publish("bets_closed", by="croupier", bets=self.round.bets_json())
         self.close_bets()
+        if self.flow.betting_streets:
+            self._start_hand()
         if self.flow.close_bets_at == "first_card" and self.mode is Mode.SHUFFLER:
             self._make_tracker()
             self._ask_shuffler()
@@ -940,16 +994,42 @@ class Table:
         self._start_shake()
         self.commands.append(Command("dice", "shake"))
 
-    def _cmd_seat_players(self, seats: list[int], button: int) -> None:
+    def _cmd_seat_players(self, seats: list[int], stacks: Mapping[Any, int] | list[int],
+                          button: int | None = None) -> None:
         self._require("bets_open", what="seat the players")
         if not self.flow.betting_streets:
             raise TablectlError(f"{self.game.title} has no dealer button; mark bets instead")
+        if not isinstance(seats, (list, tuple)):
+            raise TablectlError("seats must be a list of seat numbers, e.g. [1, 4, 7]")
         seats_t = tuple(sorted({self._check_box(s) for s in seats}))
+        if isinstance(stacks, Mapping):
+            try:
+                stack_map = {int(k): v for k, v in stacks.items()}
+            except ValueError:
+                raise TablectlError("stacks maps seat numbers to chips, e.g. {\"1\": 500}") \
+                    from None
+        elif isinstance(stacks, (list, tuple)) and len(stacks) == len(seats_t):
+            stack_map = dict(zip(seats_t, stacks))
+        else:
+            raise TablectlError("stacks must give each seat's chips: {seat: chips} or a list "
+                                "in seat order")
+        if set(stack_map) != set(seats_t):
+            raise TablectlError(f"give a stack for exactly the seats {list(seats_t)}")
+        for v in stack_map.values():
+            check_amount(v, "a stack")
+        if button is None:
+            from controller.rules.texas_holdem import initial_button, next_button
+            button = (next_button(self._last_button, seats_t) if self._last_button
+                      else initial_button(seats_t))
         if button not in seats_t:
             raise TablectlError(f"the button must be on an occupied seat; got {button}")
+        from controller.rules.texas_holdem import check_players
+        check_players(seats_t)
         self.round.seats = seats_t
         self.round.button = button
-        self._publish("seats", seats=list(seats_t), button=button)
+        self._stacks = stack_map
+        self._publish("seats", seats=list(seats_t), button=button,
+                      stacks={str(k): v for k, v in stack_map.items()})
 
     def _cmd_decide(self, box: int, decision: str, player: str | None = None) -> None:
         self._require("player_decisions", what="record a decision")
@@ -975,11 +1055,26 @@ class Table:
             self.decisions_done()
             self._reveal_and_settle()
 
-    def _cmd_holdem_action(self, seat: int, action: str, amount: int = 0) -> None:
+    def _cmd_holdem_action(self, seat: int, action: str, amount: int | None = None) -> None:
         self._require("player_decisions", what="record a betting action")
-        if not self.flow.betting_streets:
+        if not self.flow.betting_streets or self._holdem is None:
             raise TablectlError(f"{self.game.title} has no betting rounds; use decide")
-        raise TablectlError("Texas Hold'em betting is not available yet on this controller")
+        h = self._holdem
+        betting = h.street_index
+        done = h.act(seat, action, amount)      # RuleError (a TablectlError): nothing changed
+        self.round.actions.append({"box": seat, "action": action, "amount": amount})
+        self._publish("action", **done.to_json(), pot=h.pot,
+                      to_act=h.to_act, street_now=h.street)
+        if h.won_uncontested:
+            self.tracker.skip_street()
+            self._reveal_and_settle()           # no showdown: no hand is shown
+        elif h.is_over or h.street_index > betting:
+            if self.tracker.done:
+                self.decisions_done()
+                self._reveal_and_settle()
+            else:
+                self.next_street()
+                self._ask_shuffler()
 
     def _cmd_confirm_result(self) -> None:
         self._require("settlement", what="confirm the result")
@@ -1063,7 +1158,7 @@ class Table:
                 "conditions": {d: sorted(c) for d, c in self.conditions.items() if c},
                 "identities": self.identities, "needs_shuffle": self._needs_shuffle,
                 "deck_ready": self._deck_ready, "held_round": self._held_round,
-                "held_dealing": self._held_dealing}
+                "held_dealing": self._held_dealing, "button": self._last_button}
 
     def restore(self, snap: Mapping[str, Any]) -> None:
         """Put the table back as :meth:`snapshot` described it (before replaying inputs)."""
@@ -1080,6 +1175,7 @@ class Table:
         self._deck_ready = bool(snap["deck_ready"])
         self._held_round = bool(snap["held_round"])
         self._held_dealing = str(snap.get("held_dealing", ""))
+        self._last_button = snap.get("button")
         self.machine.set_state(snap["state"])
 
     # ======================================================================================

@@ -103,6 +103,30 @@ def super_pan_9(table: "Table") -> dict[str, Any]:
             "seats": seats, "dice": list(r.dice or ()), "adjust": r.adjust}
 
 
+def texas_holdem(table: "Table") -> dict[str, Any]:
+    """A hand history: seats with stacks, the actions as given, the revealed hole cards of
+    the players at the showdown (none when the hand was won uncontested) and the board."""
+    from controller.rules.base import BOARD
+
+    r, h, o = table.round, table._holdem, table.holdem_options
+    seats = []
+    for s in r.seats:
+        entry: dict[str, Any] = {"box": s, "stack": table._stacks[s]}
+        if not h.won_uncontested and s not in h.folded:
+            entry["cards"] = _cards(table, box_recipient(s))
+        seats.append(entry)
+    board = table.vault.revealed_hand(BOARD) or []
+    doc = {"game": r.game, "interpretations": dict(table.interpretations),
+           "structure": o["structure"], "blinds": {"small": o["small_blind"],
+                                                    "big": o["big_blind"]},
+           "button": r.button, "layout": table.layout_boxes, "seats": seats,
+           "actions": [{k: v for k, v in a.items() if v is not None} for a in r.actions],
+           "board": [str(c) for c in board]}
+    if o.get("rake"):
+        doc["rake"] = o["rake"]
+    return doc
+
+
 def generic(table: "Table") -> dict[str, Any]:
     """For a game without its own builder: boxes with bets, decisions and cards."""
     r = table.round
@@ -121,6 +145,7 @@ def generic(table: "Table") -> dict[str, Any]:
 
 BUILDERS: dict[str, Callable[["Table"], dict[str, Any]]] = {
     "q-poker": q_poker, "fortune-3-card-poker": fortune, "super-pan-9": super_pan_9,
+    "texas-holdem": texas_holdem,
 }
 
 

@@ -1,0 +1,105 @@
+"""Texas Hold'em (11/2008) on the table machine: streets, betting rounds, showdown, secrecy.
+
+The hands are the worked examples of docs/settle.md, whose results are worked out by hand
+from the articles there.
+"""
+import json
+
+import pytest
+
+from controller.errors import TablectlError
+from drivers import events as ev
+
+from table_helpers import draw, kinds, nets, rulings, settlement, table
+
+
+def act(t, seat, action, amount=None):
+    t.command("holdem_action", seat=seat, action=action, amount=amount)
+
+
+def test_example_1_side_pot_and_rake_through_the_machine():
+    t = table("texas-holdem", holdem={"small_blind": 5, "big_blind": 10, "rake": 5})
+    t.command("seat_players", seats=[1, 3, 6], stacks={"1": 1000, "3": 500, "6": 200},
+              button=1)
+    # art. 6(1): one card at a time from the left of the button: 3, 6, 1, 3, 6, 1.
+    draw(t, "Qd", "7h", "As", "Qc", "2c", "Ks")
+    assert t.state == "player_decisions"
+    act(t, 1, "raise", 30)
+    act(t, 3, "raise", 100)
+    act(t, 6, "allin")
+    act(t, 1, "call")
+    act(t, 3, "call")
+    assert t.state == "dealing"
+    draw(t, "5h")                                   # art. 7(1): burn
+    draw(t, "Ah", "Qs", "3d")                       # flop, face up
+    assert t.state == "player_decisions"
+    act(t, 3, "bet", 100)
+    act(t, 1, "call")
+    draw(t, "6h", "9c")                             # burn, turn
+    act(t, 3, "check")
+    act(t, 1, "check")
+    draw(t, "8h", "Jd")                             # burn, river
+    act(t, 3, "check")
+    act(t, 1, "check")
+    assert t.state == "settlement"
+    n = nets(t)
+    assert n[(3, "pot")] == 460 and n[(1, "pot")] == -300 and n[(6, "pot")] == -200
+    assert settlement(t)["house_net"] == 40
+    # burn cards are never shown; the flop was public as it came.
+    text = json.dumps([e.to_json() for e in t.outbox])
+    for burn in ("5h", "6h", "8h"):
+        assert burn not in text
+
+
+def test_example_3_uncontested_hand_shows_no_hole_card():
+    t = table("texas-holdem", holdem={"small_blind": 5, "big_blind": 10, "rake": 5},
+              interpretations={"rake_without_flop": "no_flop_no_drop"})
+    t.command("seat_players", seats=[4, 7], stacks=[300, 300], button=4)
+    draw(t, "As", "Kd", "Ah", "Kc")                 # 7, 4, 7, 4
+    act(t, 7, "raise", 30)
+    act(t, 4, "fold")
+    assert t.state == "settlement"
+    n = nets(t)
+    assert n[(7, "pot")] == 10 and n[(4, "pot")] == -10
+    text = json.dumps([e.to_json() for e in t.outbox])
+    assert not any(c in text for c in ("As", "Kd", "Ah", "Kc"))
+
+
+def test_action_out_of_turn_is_refused_and_changes_nothing():
+    t = table("texas-holdem", holdem={"small_blind": 5, "big_blind": 10})
+    t.command("seat_players", seats=[1, 3, 6], stacks=[500, 500, 500], button=1)
+    draw(t, "Qd", "7h", "As", "Qc", "2c", "Ks")
+    before = len(t.outbox)
+    with pytest.raises(TablectlError):
+        act(t, 3, "call")                           # seat 1 is to act
+    assert len(t.outbox) == before
+
+
+def test_all_in_preflop_deals_the_board_without_betting_pauses():
+    t = table("texas-holdem", "shuffler", holdem={"small_blind": 5, "big_blind": 10})
+    t.command("seat_players", seats=[2, 5], stacks=[100, 100], button=2)
+    t.command("close_bets")
+    assert [c.action for c in t.commands][-1] == "dispense_card"
+    for c in ("As", "Kd", "Ah", "Kc"):
+        t.handle_device(ev.CardDispensed(device="shuffler", ts=0.0, card=_c(c)))
+    act(t, 5, "allin")      # heads-up (literal H4): seat 5 small blind acts first preflop
+    act(t, 2, "call")
+    assert t.state == "dealing"
+    for c in ("2c", "7s", "8d", "9h", "3c", "Qs", "4d", "5s"):
+        t.handle_device(ev.CardDispensed(device="shuffler", ts=0.0, card=_c(c)))
+    assert t.state == "settlement"
+    assert "betting_round" not in kinds(t)[kinds(t).index("action"):]
+
+
+def test_misdeal_voids_the_hand_art_9_2():
+    t = table("texas-holdem")
+    t.command("seat_players", seats=[1, 2], stacks=[100, 100])
+    draw(t, "As")
+    t.command("misdeal")
+    assert t.state == "round_void"
+    assert rulings(t)[-1]["article"].startswith("11/2008 art. 9")
+
+
+def _c(text):
+    from controller.rules.cards import Card
+    return Card.parse(text)
