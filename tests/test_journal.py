@@ -490,7 +490,7 @@ def test_show_describes_each_record_shape(path):
         ])
     lines = [describe(r) for r in recs]
     assert lines[0] == "card_drawn card=Qh deck_id=None face_up=True"  # the JSON key order
-    assert lines[1] == "place_bet box=1 amount=16"
+    assert lines[1] == "place_bet amount=16 box=1"
     assert lines[2] == "bets_open -> dealing (first_card)"
     assert lines[3] == "round_started game=q-poker"          # the recovery snapshot left out
     assert lines[4] == "round_void outcome=void [89/2004 art. 11(3)]"
