@@ -363,3 +363,24 @@ def test_dice_binary_codec_over_the_same_pty(open_host):
     finally:
         port.close()
         dev.stop()
+
+
+def test_deck_faults_as_the_shuffler_reports_them(open_host):
+    dev, host = open_host("shuffler", seed=4)
+    dev.inject("deck_missing", card="Qs")                 # Qs = code 10
+    host.command(m.DeckCheck())
+    res = host.wait_for(m.DeckCheckResult)
+    assert res.count == 51 and 10 not in {c for c, _ in res.cards}
+
+    dev.inject("deck_duplicate", card="2s")               # code 0, twice; another card gone
+    host.command(m.DeckCheck())
+    res = host.wait_for(m.DeckCheckResult)
+    codes = [c for c, _ in res.cards]
+    assert res.count == 51 and codes.count(0) == 2 and len(set(codes)) == 50
+
+    dev.inject("deck_sorted")
+    host.command(m.Shuffle())
+    host.wait_for(m.ShuffleDone)
+    host.command(m.DispenseHand(5))
+    codes = [c for c, _ in host.wait_for(m.HandDispensed).cards]
+    assert codes == sorted(codes)                         # code order: never shuffled

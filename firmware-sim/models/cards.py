@@ -2,7 +2,8 @@
 
 Deck faults (missing, extra, duplicate, sorted, cut, repeat, explicit order) are armed and take
 effect on the *next* deck the device makes: at the shuffler's next shuffle, at the shoe's next
-load. That is how they happen at a table: a card falls on the floor while the deck is collected,
+load. A lost, extra or duplicated card also shows at the shuffler's next deck check, which
+gathers the deck as a shuffle does. That is how they happen at a table: a card falls on the floor while the deck is collected,
 a card of another deck slips in, a shuffler is left in sort mode.
 """
 from __future__ import annotations
@@ -46,13 +47,18 @@ class CardModel(FirmwareModel):
         self.decks_made += 1
         for f in self._due_deck():
             self._apply_fault(f)
-        for f in self._pending_changes:
-            self._change_deck(f)
-        self._pending_changes.clear()
+        self._collect()
         if self._explicit:
             return self.maker.explicit(self._explicit.pop(0))
         mode, args = self._order_mode.pop(0) if self._order_mode else ("shuffle", {})
         return self.maker.order(self.owned, mode, **args)
+
+    def _collect(self) -> None:
+        """The croupier gathers the deck: armed content faults (a card lost, one slipped in)
+        happen now."""
+        for f in self._pending_changes:
+            self._change_deck(f)
+        self._pending_changes.clear()
 
     def _due_deck(self) -> list[Fault]:
         return []

@@ -66,6 +66,7 @@ class ShufflerModel(CardModel):
     def _cmd_deck_check(self) -> None:
         self._idle_or_refuse()
         self.state = "checking"
+        self._collect()
         self.held = list(self.owned)         # collected, unshuffled
         self._after(self._duration("deck_check"), self._deck_check_done)
 
