@@ -98,9 +98,11 @@ class Service:
         for wager in ("pair_bonus", "versus_croupier", "pair_plus", "ante", "seat"):
             lo, hi = cfg.limits.for_wager(wager)
             limits[wager] = (lo or 0, hi or 0)
+        from controller.integrity.monitor import IntegrityMonitor
+        monitor = IntegrityMonitor(deck_per_round=cfg.game == "super-pan-9")
         table = Table(cfg.table_id, get_game(cfg.game), cfg.mode, layout_boxes=cfg.boxes,
                       interpretations=cfg.interpretations, devices=devices, box_sensors=sensors,
-                      limits=limits)
+                      limits=limits, integrity=monitor, integrity_action=cfg.integrity_alarm)
         self.runner = TableRunner(table, self.journal, publish=self._publish, send=self._send)
         self.journal.append(Kind.SERVICE.value, {"event": "start", "pid": os.getpid()},
                             source="service")

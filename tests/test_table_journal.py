@@ -179,3 +179,34 @@ def test_many_rounds_recover_from_the_last_snapshot(tmp_path):
     assert opens == ["1", "2", "3", "4"]          # nothing duplicated
     closes = [r.round_id for r in journal2.records(kinds=["round_close"])]
     assert closes == ["1", "2", "3"]
+
+
+def test_deck_alarm_is_journaled_shown_without_the_card_and_stops_the_next_round(tmp_path):
+    from controller.integrity.monitor import IntegrityMonitor
+
+    journal = Journal.open(tmp_path / "j.db", "T1")
+    table = Table("T1", get_game("q-poker"), "shuffler", layout_boxes=7, devices=DEVICES,
+                  integrity=IntegrityMonitor(), integrity_action="stop")
+    seen = []
+    runner = TableRunner(table, journal, publish=seen.append)
+    runner.command("open_table", role="supervisor")
+    runner.device(ev.DeckCheckResult(device="shuffler", ts=0.0, count=51,
+                                     missing=(Card.parse("As"),)))
+    runner.device(ev.ShuffleDone(device="shuffler", ts=0.0, count=51))
+    alarms = [e.to_json() for e in seen if e.kind == "integrity_alarm"]
+    assert alarms and alarms[0]["stop_before_next_round"]
+    assert "As" not in str(alarms)                       # the display names no card
+    recorded = [r.payload for r in journal.records(kinds=["integrity"])]
+    assert any("As" in r.get("cards", []) for r in recorded)   # the journal does
+    runner.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    runner.command("close_bets")
+    for hand_ in (("2h", "3h", "4h"), ("5c", "9d", "Kd")):
+        runner.device(ev.HandDispensed(device="shuffler", ts=0.0,
+                                       cards=tuple(Card.parse(c) for c in hand_)))
+    runner.command("decide", box=1, decision="play")
+    runner.command("confirm_result")
+    with pytest.raises(TablectlError, match="integrity"):
+        runner.command("next_round")
+    runner.command("clear_integrity", role="supervisor", supervisor="S. Lam")
+    runner.command("next_round")
+    assert table.state == "shuffling"

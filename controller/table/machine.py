@@ -147,6 +147,8 @@ COMMANDS: dict[str, CommandSpec] = {c.name: c for c in (
     CommandSpec("void_round", ("supervisor",), ("reason",), "void the round by hand"),
     CommandSpec("clear_malfunction", ("supervisor",), (),
                 "the device is fixed or replaced; let the table go on"),
+    CommandSpec("clear_integrity", ("supervisor",), ("supervisor",),
+                "the deck was checked after an integrity alarm; the table may go on"),
     CommandSpec("switch_mode", ("supervisor",), ("mode",),
                 "deal with the shoe or the shuffler from the next round"),
 )}
@@ -160,7 +162,8 @@ class Table:
                  devices: Mapping[str, str] | None = None, box_sensors: bool = False,
                  limits: Mapping[str, tuple[int, int]] | None = None,
                  flow: Flow | None = None, wagers: tuple[str, ...] | None = None,
-                 holdem: Mapping[str, Any] | None = None) -> None:
+                 holdem: Mapping[str, Any] | None = None, integrity: Any = None,
+                 integrity_action: str = "warn") -> None:
         self.table_id = table_id
         self.game = game
         self.mode = Mode.parse(mode) if isinstance(mode, str) else mode
@@ -192,6 +195,12 @@ class Table:
                                "rake": 0, **dict(holdem or {})}
         self._supervisor_key = False
         self._last_dealt: Recipient | None = None
+        # Deck integrity (controller.integrity): alarms are shown without naming a card; the
+        # records (which do name cards) go only to the journal, through private_records.
+        from controller.integrity.alarms import IntegrityGate
+        self.integrity = integrity
+        self.gate = IntegrityGate(integrity_action)
+        self.private_records: list[dict[str, Any]] = []
         self.machine = Machine(model=self, states=STATES, transitions=TRANSITIONS,
                                initial="out_of_service", auto_transitions=False, queued=True,
                                send_event=True, after_state_change="_published_state",
@@ -251,6 +260,8 @@ class Table:
     def handle_device(self, event: ev.DeviceEvent) -> None:
         """Take one device event. Never raises for an event out of place: that becomes an
         ``irregular_event`` (and, where the regulation says so, a ruling)."""
+        if self.integrity is not None:
+            self._guarded(lambda: self._integrity(self.integrity.observe(event)))
         handler: Callable[[ev.DeviceEvent], None] | None = getattr(
             self, f"_on_{event.kind}", None)
         if handler is None:
@@ -312,6 +323,7 @@ class Table:
             "set_aside": self.vault.set_aside_cards(),
             "expected": self._expected_json(),
             "holdem": self._holdem_json(),
+            "integrity_stop": not self.gate.may_open_round(),
         })
         return ev_.to_json()
 
@@ -341,6 +353,22 @@ class Table:
             self._void(self._ask(DEVICE_FAILURE["shoe" if self.mode is Mode.SHOE else "shuffler"],
                                  Phase.DEALING), "controller fault")
         self.fail()
+
+    def _integrity(self, update: Any) -> None:
+        self.private_records.extend(update.records)
+        for reaction in self.gate.raise_alarms(update.alarms):
+            self._publish("integrity_alarm", alarm=str(reaction.alarm.kind),
+                          display=reaction.display, tower_light=reaction.tower_light,
+                          stop_before_next_round=reaction.stop_before_next_round)
+
+    def _round_may_open(self) -> None:
+        if not self.gate.may_open_round():
+            raise TablectlError("a deck integrity alarm stops the table before the next round; "
+                                "a supervisor checks the deck, then clear_integrity")
+
+    def _cmd_clear_integrity(self, supervisor: str) -> None:
+        cleared = self.gate.clear(supervisor)
+        self._publish("integrity_cleared", supervisor=str(supervisor), alarms=len(cleared))
 
     def _irregular_event(self, event: ev.DeviceEvent, why: str) -> None:
         self._publish("irregular_event", device=event.device, event=event.kind, reason=why)
@@ -458,6 +486,8 @@ class Table:
         self._deck_ready = False
         self._publish("round_void", cause=cause, article=ruling.article, reason=ruling.reason,
                       returned=self.round.bets_json())
+        if self.integrity is not None:
+            self._integrity(self.integrity.round_ended())
 
     # ======================================================================================
     # device events
@@ -870,6 +900,7 @@ class Table:
 
     def _cmd_open_table(self) -> None:
         self._require("out_of_service", what="open the table")
+        self._round_may_open()
         blocked = self.blocking_conditions()
         if blocked:
             raise TablectlError(f"devices not ready: {blocked}; clear them first")
@@ -893,6 +924,8 @@ class Table:
         if blocked:
             raise TablectlError(f"devices not ready: {blocked}; clear them first")
         self._deck_ready = True
+        if self.integrity is not None:
+            self._integrity(self.integrity.new_deck())
         self._publish("shuffle", device="croupier", status="done")
         self.deck_ready()
 
@@ -1079,10 +1112,13 @@ class Table:
     def _cmd_confirm_result(self) -> None:
         self._require("settlement", what="confirm the result")
         self._publish("round_complete", settlement=self.round.settlement is not None)
+        if self.integrity is not None:
+            self._integrity(self.integrity.round_ended())
         self.confirm_result()
 
     def _cmd_next_round(self) -> None:
         self._require("round_complete", "round_void", what="start the next round")
+        self._round_may_open()
         blocked = self.blocking_conditions()
         if blocked:
             raise TablectlError(f"devices not ready: {blocked}; a supervisor must clear them")
@@ -1125,6 +1161,7 @@ class Table:
                                 "device, or switch the table to the other mode")
         self._publish("malfunction_cleared")
         if not (self.round_held() or self.dealing_held() or self.shake_held()):
+            self._round_may_open()
             self._begin_round()
         self.clear()
         self._held_round, self._held_dealing = False, ""
@@ -1158,7 +1195,8 @@ class Table:
                 "conditions": {d: sorted(c) for d, c in self.conditions.items() if c},
                 "identities": self.identities, "needs_shuffle": self._needs_shuffle,
                 "deck_ready": self._deck_ready, "held_round": self._held_round,
-                "held_dealing": self._held_dealing, "button": self._last_button}
+                "held_dealing": self._held_dealing, "button": self._last_button,
+                "integrity_pending": [a.to_json() for a in self.gate.pending]}
 
     def restore(self, snap: Mapping[str, Any]) -> None:
         """Put the table back as :meth:`snapshot` described it (before replaying inputs)."""
@@ -1176,6 +1214,8 @@ class Table:
         self._held_round = bool(snap["held_round"])
         self._held_dealing = str(snap.get("held_dealing", ""))
         self._last_button = snap.get("button")
+        from controller.integrity.alarms import Alarm
+        self.gate.pending = [Alarm.from_json(a) for a in snap.get("integrity_pending", [])]
         self.machine.set_state(snap["state"])
 
     # ======================================================================================

@@ -41,22 +41,16 @@ class TableRunner:
     """
 
     def __init__(self, table: Table, journal: Journal, *, publish: Publisher | None = None,
-                 send: Sender | None = None, monitor: Any = None) -> None:
+                 send: Sender | None = None) -> None:
         self.table = table
         self.journal = journal
         self.publish = publish or (lambda e: None)
         self.send = send or (lambda c: None)
-        self.monitor = monitor
 
     # --- inputs -------------------------------------------------------------------------
     def device(self, event: ev.DeviceEvent) -> None:
         """One device event: journaled, then applied."""
         self._input(Kind.DEVICE, {"source": "device", "event": event.to_json()}, event.device)
-        if self.monitor is not None:
-            update = self.monitor.observe(event)
-            if update.records:
-                self.journal.append_many([Entry("integrity", r, self._round_id(), event.device)
-                                          for r in update.records])
 
     def command(self, name: str, role: str = "dealer", **args: Any) -> None:
         """A dealer or supervisor command: journaled with its role, then applied. A command the
@@ -82,8 +76,10 @@ class TableRunner:
 
     def _flush(self) -> None:
         out, cmds = self.table.outbox, self.table.commands
-        self.table.outbox, self.table.commands = [], []
-        entries = [self._entry(e) for e in out]
+        private = self.table.private_records
+        self.table.outbox, self.table.commands, self.table.private_records = [], [], []
+        entries = [Entry("integrity", r, self._round_id(), "integrity") for r in private]
+        entries += [self._entry(e) for e in out]
         entries += [Entry("device_command", c.to_json(), self._round_id(), c.device_class)
                     for c in cmds]
         if entries:
@@ -126,6 +122,7 @@ class TableRunner:
         last_input_seq = None
         for rec in self.journal.records(since=start, kinds=INPUT_KINDS):
             self.table.outbox, self.table.commands = [], []
+            self.table.private_records = []
             try:
                 self.table.apply(rec.payload)
             except TablectlError:
@@ -133,7 +130,7 @@ class TableRunner:
             replayed += 1
             last_input_seq = rec.seq
         pending = list(self.table.outbox)
-        self.table.outbox, self.table.commands = [], []
+        self.table.outbox, self.table.commands, self.table.private_records = [], [], []
         head_seq, _ = self.journal.head()
         if last_input_seq is not None and head_seq == last_input_seq and pending:
             # The crash fell between an input and its decisions: write them now.
