@@ -85,6 +85,12 @@ def cmd_sim(args: argparse.Namespace) -> int:
         raise TablectlError("name at least one device: shuffler, shoe, dice or box-sensors "
                             "(e.g. tablectl sim shuffler shoe)")
 
+    for name, _ in wanted:
+        if scenario is not None and scenario.devices.get(name, {}).get("transport") == "usb":
+            raise TablectlError(f"{scenario.source}: [devices.{name}] transport = \"usb\" works "
+                                "only inside the host's own process (the Python API); use pty "
+                                "or tcp with tablectl sim")
+
     stop = threading.Event()
 
     def on_signal(signum, frame):     # noqa: ARG001 - the signal API's signature

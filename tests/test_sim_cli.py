@@ -126,6 +126,14 @@ def test_sim_errors_are_one_clear_line(args, words, tmp_path):
         assert w in proc.stderr
 
 
+def test_sim_refuses_usb_from_a_scenario(tmp_path):
+    sc = tmp_path / "usb.toml"
+    sc.write_text('[devices.dice]\ntransport = "usb"\n')
+    proc = subprocess.run([sys.executable, "-m", "controller.cli", "sim", "--scenario", str(sc)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 2 and "use pty or tcp" in proc.stderr
+
+
 def test_sim_bad_scenario_key_is_named(tmp_path):
     sc = tmp_path / "bad.toml"
     sc.write_text('[[faults]]\nfault = "jam"\nat_crad = 3\n')
