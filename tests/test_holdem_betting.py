@@ -4,6 +4,7 @@ Seat 1 is immediately left of the croupier; clockwise is increasing seat number.
 import copy
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from controller.rules.errors import RuleError
 from controller.rules.holdem_betting import BettingRules, HandState, clockwise_after
@@ -387,3 +388,44 @@ def test_no_raise_when_the_others_cannot_call_beyond_the_bet():
 def test_an_unknown_reading_is_refused():
     with pytest.raises(RuleError, match="heads_up_raises cannot be 'sometimes'"):
         BettingRules(heads_up_raises="sometimes")
+
+
+# -- any hand played by legal actions keeps the engine's books straight ----------------------
+@settings(max_examples=120, deadline=None)
+@given(st.randoms(use_true_random=False), st.sampled_from(["limit", "no-limit"]),
+       st.integers(2, 10),
+       st.sampled_from([BettingRules(), BettingRules(limit_bet_sizes="big_blind_doubled",
+                                                     heads_up_blinds="button_small_blind",
+                                                     heads_up_raises="amount_unlimited",
+                                                     short_all_in_reopens="yes")]))
+def test_legal_actions_are_accepted_and_the_chips_add_up(rnd, structure, n, rules):
+    seats = sorted(rnd.sample(range(1, 11), n))
+    stacks = {s: rnd.randint(1, 120) for s in seats}
+    h = HandState(seats, stacks, rnd.choice(seats), 1, 2, structure, rules)
+    total = sum(stacks.values())
+    while h.to_act is not None:
+        seat = h.to_act
+        assert seat in h.contenders and h.stacks[seat] > 0
+        legal = h.legal_actions()
+        for a in legal:
+            assert h.is_legal(seat, a.kind, a.min_to if a.kind in ("bet", "raise") else None)
+            if a.kind in ("bet", "raise"):
+                assert h.is_legal(seat, a.kind, a.max_to)
+                below = a.min_to - 1
+                if h.current_bet < below < h.round_bets[seat] + h.stacks[seat]:
+                    assert not h.is_legal(seat, a.kind, below)          # art. 12(1), 11(2)
+                assert not h.is_legal(seat, a.kind, h.round_bets[seat] + h.stacks[seat] + 1)
+        for other in h.seats:
+            if other != seat:
+                assert not h.is_legal(other, "fold")                      # out of turn
+        a = rnd.choice(legal)
+        amount = rnd.randint(a.min_to, a.max_to) if a.kind in ("bet", "raise") else None
+        h.act(seat, a.kind, amount)
+        assert all(v >= 0 for v in h.stacks.values())
+        assert sum(h.stacks.values()) + h.pot == total
+        assert all(h.round_bets[s] <= h.committed[s] for s in h.seats)
+    assert h.is_over
+    # at the end nobody still in owes chips: each matched the largest stake or is all-in
+    top = max(h.committed[s] for s in h.contenders)
+    if not h.won_uncontested:
+        assert all(h.committed[s] == top or h.stacks[s] == 0 for s in h.contenders)
