@@ -212,7 +212,7 @@ class SimulatedDevice:
             return self._act("shoe", "load_deck", cards, cut_at=cut_at, fresh=fresh)
         if cut_at is not None:
             raise SimulatorError("only a shoe takes a cut card")
-        return self._act("shuffler", "load_deck", None if fresh else cards)
+        return self._act("shuffler", "load_deck", cards, fresh=fresh)
 
     def set_next_deck(self, cards: Any) -> None:
         """Shoe or shuffler: the next deck (next shuffle, next load) comes out in this order."""

@@ -344,3 +344,18 @@ def test_bad_faults_are_named(name, cls, args, words):
         make_fault(name, cls, **args)
     for w in words:
         assert w in str(exc.value)
+
+
+def test_shuffler_load_deck_fresh_or_given_cards():
+    m = ShufflerModel(seed=20, speed=1000)
+    m.inject(make_fault("deck_missing", card="2c"), 0)
+    m.load_deck(0)                                   # gathered again: the 2c is lost
+    assert m.status()["cards"] == 51 and m.state == "idle"
+    m.load_deck(0, fresh=True)
+    assert m.status()["cards"] == 52
+    m.load_deck(0, ["As", "Ad"])
+    m.command("shuffle", 0)
+    assert m.advance(LONG)[0].fields["count"] == 2
+    m.command("dispense_card", LONG)
+    with pytest.raises(SimulatorError, match="idle"):
+        m.load_deck(LONG)

@@ -136,15 +136,19 @@ class ShufflerModel(CardModel):
 
     # --- physical actions -------------------------------------------------------------
 
-    def load_deck(self, now: float, cards: Any = None) -> None:
-        """The croupier loads a fresh deck (or these exact cards, unordered until shuffled)."""
+    def load_deck(self, now: float, cards: Any = None, *, fresh: bool = False) -> list:
+        """The croupier loads the shuffler: these exact cards, or a complete new pack with
+        ``fresh``, or else the table's deck gathered again. They stay unordered (idle) until
+        the next shuffle."""
         self._at(now)
         if self.state in ("shuffling", "dispensing", "checking"):
             raise SimulatorError(f"the shuffler is {self.state}; load the deck when it is idle")
-        if cards is None:
-            self.fresh_deck()
-        else:
+        if cards is not None:
             self.owned = parse_deck(cards)
+        elif fresh:
+            self.fresh_deck()
+        self._collect()
         self.held = list(self.owned)
         if self.state in ("ready", "empty"):
             self.state = "idle"
+        return self._flush()
