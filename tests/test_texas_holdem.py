@@ -240,6 +240,7 @@ def test_example_3_heads_up_no_flop_no_drop(capsys, monkeypatch):
     assert nets(r) == {4: -10, 7: 10} and r["house_net"] == 0
     assert r["blinds"]["small_blind_box"] == 7 and r["blinds"]["big_blind_box"] == 4
     assert "uncalled 20 returned" in [w for w in r["wagers"] if w["box"] == 7][0]["note"]
+    assert r["hands"]["box 7"] == {"cards": [], "category": "not shown"}
     doc = dict(doc, interpretations={})
     r = settle_cli(doc, capsys, monkeypatch)
     assert nets(r) == {4: -10, 7: 9} and r["house_net"] == 1   # 5 % of the 20 contested
@@ -375,7 +376,8 @@ def test_settled_hands_conserve_chips(rnd, structure, hu_blinds, odd_chip, side_
 def test_art_13_2_a_folded_hand_is_not_shown_or_ranked(capsys, monkeypatch):
     r = settle_cli(documented_examples()[1], capsys, monkeypatch)
     folded = r["hands"]["box 2"]
-    assert folded["category"] == "folded" and "best_five" not in folded
+    assert folded == {"cards": [], "category": "folded"}     # face down to the croupier
+    assert r["hands"]["box 5"]["cards"] == ["2c", "3c"]         # shown at the showdown
     # its ace would have made the better straight: a folded hand wins nothing (13(3))
     assert nets(r)[2] == -3
 

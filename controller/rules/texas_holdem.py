@@ -7,8 +7,10 @@ seats, or more if the house chooses (art. 2(1)-(2)).
 Where things live: the ranking of art. 14-15 in :mod:`.holdem_eval`, the betting of art. 5-8 and
 11-13 in :mod:`.holdem_betting`, the pots, odd chip and rake of art. 10 and 16 in
 :mod:`.holdem_pots`. This module holds the rest (material, seating, button, dealing plan,
-irregularities) and ties the parts into :meth:`TexasHoldem.settle`. The points the text leaves
-open are the interpretations H1-H11 (docs/interpretations.md).
+irregularities) and ties the parts together: :func:`start_hand` and :func:`finish_hand` for a
+hand played live at the table, :meth:`TexasHoldem.settle` for a hand history replayed through
+them. The points the text leaves open are the interpretations H1-H11
+(docs/interpretations.md).
 """
 from __future__ import annotations
 
@@ -363,11 +365,16 @@ def settle_hand(game: TexasHoldem, doc: Mapping[str, Any]) -> Settlement:
     hands: dict[str, dict[str, Any]] = {}
     players = {e["box"]: e.get("player") for e in entries}
     for s in state.seats:
-        h: dict[str, Any] = {"cards": [str(c) for c in holes.get(s, [])]}
+        # hole cards are shown only at a showdown (art. 8(5)); a folded hand goes face down
+        # to the croupier (art. 13(2)) and a hand won without showdown is never turned over
+        h: dict[str, Any] = {"cards": []}
         if s in state.folded:
             h["category"] = "folded"
         elif s in values:
+            h["cards"] = [str(c) for c in holes[s]]
             h.update(values[s].to_json())
+        else:
+            h["category"] = "not shown"
         hands[f"box {s}"] = h
     hands["board"] = {"cards": [str(c) for c in board]}
     wagers = []
