@@ -188,7 +188,7 @@ class Link:
         self.state = "hello"
         loop = asyncio.get_running_loop()
         self._hello_wait = loop.create_future()
-        hello = m.Hello(heartbeat_ms=max(1, min(0xFFFF, round(self.timing.heartbeat_s * 1000))))
+        hello = self._hello_message()
         assert self._lost is not None
         for _ in range(self.timing.hello_attempts):
             self._send(hello)
@@ -206,6 +206,12 @@ class Link:
                 return True
         self.log.info("no answer to hello", attempts=self.timing.hello_attempts)
         return False
+
+    def _hello_message(self) -> m.Hello:
+        # Ask to resume once we have had a session: then a frame the device sent before the
+        # loss and sends again keeps its number, and is recognised if it already arrived.
+        return m.Hello(heartbeat_ms=max(1, min(0xFFFF, round(self.timing.heartbeat_s * 1000))),
+                       resume=self._ever_up)
 
     def _go_down(self, reason: str) -> None:
         was_up = self.state == "up"
@@ -363,14 +369,16 @@ class Link:
             return
         if info.boot:
             # The device just started and waits for our Hello: ask at once.
-            self._send(m.Hello(heartbeat_ms=max(1, round(self.timing.heartbeat_s * 1000))))
+            self._send(self._hello_message())
             return
         problem = self._check(info)
         if problem:
             self._hello_wait.set_result(problem)
             return
-        self._recent.clear()
-        self._tx_seq = 0
+        if not (info.resumed and self._ever_up):
+            # A new session: both sides number from 1 and forget what they saw.
+            self._recent.clear()
+            self._tx_seq = 0
         self._last_uptime = -1
         self._last_rx = asyncio.get_running_loop().time()
         self.identity = ev.DeviceIdentity(

@@ -40,6 +40,8 @@ class Peer:
         self.silent = False         # send nothing, answer nothing
         self.ignore_commands = False
         self.drop_acks = 0          # commands whose ack is not sent (host must resend)
+        self.deaf_to_acks = False   # the host's acks of our events do not reach us
+        self.supports_resume = True
         self.serial_no = "00421"
         self.master = None
         self._hb_task = None
@@ -102,14 +104,21 @@ class Peer:
             self._handle(item.seq, item.message)
 
     # -- device behaviour -----------------------------------------------------------------
-    def hello_info(self, boot=False):
+    def hello_info(self, boot=False, resumed=False):
+        flags = self.flags | (m.FLAG_BOOT if boot else 0) | (m.FLAG_RESUMED if resumed else 0)
         return m.HelloInfo(m.PROTOCOL_VERSION, m.DEVICE_CLASS_CODES[self.device_class],
-                           self.flags | (m.FLAG_BOOT if boot else 0), 4, "Acme", "T-1",
+                           flags, 4, "Acme", "T-1",
                            self.serial_no, "2.1.0", bytes(range(32)))
 
     def _handle(self, seq, msg):
         self.received.append((seq, msg))
         if isinstance(msg, m.Hello):
+            if msg.resume and self.supports_resume:
+                # Same numbering, same memory: the unacknowledged frame goes again as it was.
+                self.send_now(self.hello_info(resumed=True))
+                if self._inflight:
+                    self.write(self._inflight[1])
+                return
             self._recent.clear()
             self._tx_seq = 0
             self.send_now(self.hello_info())
@@ -118,6 +127,8 @@ class Peer:
                 self._inflight = None
             self._pump()
         elif isinstance(msg, m.Ack):
+            if self.deaf_to_acks:
+                return
             if self._inflight and (msg.seq == self._inflight[0] or not self.codec.sequenced):
                 self._inflight = None
                 self._pump()
@@ -644,5 +655,49 @@ def test_rfc2217_url_reaches_a_device(link_path):
         assert e.card == Card.parse("Kd")
         await drv.close()
         await asyncio.to_thread(server.close)
+        peer.unplug()
+    run(main())
+
+
+def test_event_resent_after_reconnection_arrives_once(link_path):
+    async def main():
+        peer, drv, q, up = await started(link_path)
+        peer.deaf_to_acks = True                 # the host's ack of the next event is lost
+        peer.send(m.CardDispensed(9, 1))
+        first, _ = await next_event(q, "card_dispensed")
+        peer.silent = True                       # ... and then the link drops
+        await next_event(q, "link_lost")
+        peer.deaf_to_acks = False
+        peer.silent = False
+        await next_event(q, "link_restored")
+        hellos = [msg for _, msg in peer.received if isinstance(msg, m.Hello)]
+        assert hellos[0].resume is False and hellos[-1].resume is True
+        # The device sent the event again under its old number: recognised, not delivered.
+        await until(lambda: peer._inflight is None)
+        peer.send(m.Empty())
+        _, between = await next_event(q, "empty")
+        assert first.card == Card.from_code(9) and between == []
+        assert drv.stats.duplicates >= 1
+        await drv.close()
+        peer.unplug()
+    run(main())
+
+
+def test_device_that_does_not_resume_starts_a_new_session(link_path):
+    async def main():
+        peer, drv, q, up = await started(link_path)
+        peer.supports_resume = False
+        await drv.shuffle()
+        await drv.shuffle()
+        peer.silent = True
+        await next_event(q, "link_lost")
+        peer.silent = False
+        await next_event(q, "link_restored")
+        await drv.deck_check()
+        seqs = [seq for seq, msg in peer.received if isinstance(msg, (m.Shuffle, m.DeckCheck))]
+        assert seqs[0] == 1 and seqs[-1] == 1      # numbered from 1 again after the hello
+        peer.send(m.CardDispensed(1, 1))          # the device's numbering restarted too
+        assert (await next_event(q, "card_dispensed"))[0].card == Card.from_code(1)
+        await drv.close()
         peer.unplug()
     run(main())

@@ -34,6 +34,7 @@ DEVICE_CLASS_NAMES = {v: k for k, v in DEVICE_CLASS_CODES.items()}
 # HelloInfo.flags bits.
 FLAG_RECOGNISES_CARDS = 0x01   # reports card identities (shuffler) / reads cards (shoe)
 FLAG_BOOT = 0x02               # sent unsolicited after power-on or reboot
+FLAG_RESUMED = 0x04            # answer to Hello(resume=True): numbering and memory kept
 
 # Result codes carried by Ack.code: 0 accepted; anything else the command was refused and
 # nothing was done.
@@ -285,14 +286,17 @@ class Nak(Message):
 
 @dataclass(frozen=True, slots=True)
 class Hello(Message):
-    """The host opens (or reopens) the link and says how often it expects heartbeats."""
+    """The host opens (or reopens) the link and says how often it expects heartbeats.
+    ``resume``: the host kept its sequence numbers and duplicate memory from an earlier
+    session with this device and asks the device to keep its own (docs/protocol.md 3.2)."""
 
     TYPE: ClassVar[int] = 0x03
     SENDER: ClassVar[str] = "host"
     RELIABLE: ClassVar[bool] = False
-    WIRE: ClassVar[tuple] = (("protocol", "u8"), ("heartbeat_ms", "u16"))
+    WIRE: ClassVar[tuple] = (("protocol", "u8"), ("heartbeat_ms", "u16"), ("resume", "bool"))
     protocol: int = PROTOCOL_VERSION
     heartbeat_ms: int = 250
+    resume: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,6 +332,10 @@ class HelloInfo(Message):
     @property
     def boot(self) -> bool:
         return bool(self.flags & FLAG_BOOT)
+
+    @property
+    def resumed(self) -> bool:
+        return bool(self.flags & FLAG_RESUMED)
 
 
 @dataclass(frozen=True, slots=True)
