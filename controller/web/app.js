@@ -1,0 +1,466 @@
+// The pit display and dealer console of one table. No build step, no external resources.
+// The token comes from the address's fragment (#token=..., never sent to the server) or the
+// login form, and is kept in this tab's sessionStorage only. Every request sends it as
+// "Authorization: Bearer"; the event stream is read with fetch() so it can send it too.
+"use strict";
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const TOKEN_KEY = "tablectl-token";
+  const SUITS = { s: "♠", h: "♥", d: "♦", c: "♣" };
+  let token = null, role = null, commands = [], doc = null, refreshTimer = null;
+  let streamAbort = null, retry = 500;
+
+  // ---- words ------------------------------------------------------------------------------
+  function pair(table, key) {
+    const v = (window.L[table] || {})[key];
+    return v || [key, key];
+  }
+  function bi(table, key) {
+    const [zh, en] = pair(table, key);
+    const s = document.createElement("span");
+    s.className = "bi";
+    if (zh === en) { s.textContent = en; return s; }
+    const z = document.createElement("span"); z.lang = "zh-Hant"; z.textContent = zh;
+    const e = document.createElement("span"); e.lang = "en"; e.textContent = en;
+    s.append(z, " ", e);
+    return s;
+  }
+  function el(tag, attrs, ...children) {
+    const n = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "class") n.className = v;
+      else if (k === "text") n.textContent = v;
+      else if (k.startsWith("on")) n.addEventListener(k.slice(2), v);
+      else n.setAttribute(k, v === true ? "" : v);
+    }
+    for (const c of children) if (c !== null && c !== undefined) n.append(c);
+    return n;
+  }
+  // replaceChildren() would print "null" for a missing part: leave those out.
+  function put(node, ...children) {
+    node.replaceChildren(...children.filter((c) => c !== null && c !== undefined && c !== false));
+    return node;
+  }
+  function fillLabels() {
+    for (const n of document.querySelectorAll("[data-l]")) put(n, bi("labels", n.dataset.l));
+  }
+
+  // ---- token ----------------------------------------------------------------------------
+  function takeToken() {
+    const m = location.hash.match(/token=([^&]+)/);
+    if (m) {
+      sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(m[1]));
+      history.replaceState(null, "", location.pathname);
+    }
+    return sessionStorage.getItem(TOKEN_KEY);
+  }
+  function showLogin(problem) {
+    $("table").hidden = true;
+    $("login").hidden = false;
+    put($("login-error"), problem ? bi("labels", "wrong_token") : "");
+  }
+
+  async function api(path, options) {
+    const opts = Object.assign({ headers: {} }, options || {});
+    opts.headers = Object.assign({ Authorization: "Bearer " + token }, opts.headers);
+    const r = await fetch(path, opts);
+    let body = null;
+    try { body = await r.json(); } catch (e) { body = { ok: false, error: { message: r.statusText } }; }
+    if (r.status === 401) { sessionStorage.removeItem(TOKEN_KEY); showLogin(true); }
+    return { status: r.status, body };
+  }
+
+  // ---- start ----------------------------------------------------------------------------
+  async function start() {
+    fillLabels();
+    $("login").addEventListener("submit", (e) => {
+      e.preventDefault();
+      sessionStorage.setItem(TOKEN_KEY, $("token-input").value.trim());
+      $("token-input").value = "";
+      start2();
+    });
+    $("command-form").addEventListener("submit", sendGenericCommand);
+    $("command-name").addEventListener("change", renderGenericParams);
+    start2();
+  }
+  async function start2() {
+    token = takeToken();
+    if (!token) return showLogin(false);
+    const who = await api("/api/whoami");
+    if (who.status !== 200) return;
+    role = who.body.role;
+    commands = who.body.commands;
+    $("login").hidden = true;
+    $("table").hidden = false;
+    document.body.dataset.role = role;
+    put($("role"), bi("labels", role));
+    buildGenericForm();
+    await refresh();
+    stream();
+  }
+
+  async function refresh() {
+    const r = await api("/api/table");
+    if (r.status === 200) render(r.body);
+  }
+  function refreshSoon() {
+    if (refreshTimer) return;
+    refreshTimer = setTimeout(() => { refreshTimer = null; refresh(); }, 60);
+  }
+
+  // ---- the stream ---------------------------------------------------------------------------
+  async function stream() {
+    if (streamAbort) streamAbort.abort();
+    const ctl = new AbortController();
+    streamAbort = ctl;
+    try {
+      const r = await fetch("/api/events", { headers: { Authorization: "Bearer " + token }, signal: ctl.signal });
+      if (r.status === 401) { showLogin(true); return; }
+      if (!r.ok || !r.body) throw new Error("stream " + r.status);
+      setLink(true);
+      retry = 500;
+      const reader = r.body.getReader();
+      const dec = new TextDecoder();
+      let buf = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buf += dec.decode(value, { stream: true });
+        let i;
+        while ((i = buf.indexOf("\n\n")) >= 0) {
+          const block = buf.slice(0, i); buf = buf.slice(i + 2);
+          const f = {};
+          for (const line of block.split("\n")) {
+            const j = line.indexOf(": ");
+            if (j > 0) f[line.slice(0, j)] = line.slice(j + 2);
+          }
+          if (f.data) onMessage(f.event || "message", JSON.parse(f.data));
+        }
+      }
+    } catch (e) {
+      if (ctl.signal.aborted) return;
+    }
+    setLink(false);
+    retry = Math.min(retry * 2, 5000);
+    setTimeout(stream, retry);
+  }
+  function setLink(up) {
+    const n = $("link");
+    n.className = "link " + (up ? "up" : "down");
+    put(n, bi("labels", up ? "stream_up" : "stream_down"));
+  }
+  function onMessage(kind, data) {
+    if (kind === "snapshot") render(data);
+    else if (kind === "status") renderStatus(data);
+    else if (kind === "resync") { refresh(); stream(); }
+    else if (kind === "table") { logEvent(data); refreshSoon(); }
+  }
+
+  // ---- rendering ------------------------------------------------------------------------------
+  function render(d) {
+    doc = d;
+    const v = d.view || {};
+    const r = v.round || null;
+    $("table-id").textContent = d.table;
+    put($("game-title"), bi("games", d.game.id));
+    $("regulation").textContent = d.game.regulation || "";
+    put($("mode"), bi("modes", d.mode));
+    $("round-no").textContent = r ? String(r.round) : "—";
+    renderStatus({ state: d.state, light: d.light, devices: d.devices, mode: d.mode });
+    renderIrregularity(r, d.state);
+    keepFocus(() => {
+      renderHands(d, v, r);
+      renderSettlement(r);
+      renderControls(d, v, r);
+    });
+  }
+
+  function renderStatus(s) {
+    put($("state"), bi("states", s.state));
+    $("state").dataset.state = s.state;
+    document.body.dataset.state = s.state;
+    const colour = s.light ? s.light.colour : "off";
+    $("light").className = "lamp " + colour + (s.light && /blink|malfunction|action/.test(s.light.signal) ? " blink" : "");
+    $("light").dataset.colour = colour;
+    put($("light-text"), bi("lights", colour));
+    const tb = $("devices");
+    put(tb);
+    for (const dev of s.devices || []) {
+      const id = dev.identity || {};
+      const ident = id.vendor ? `${id.vendor} ${id.model} · ${id.serial} · fw ${id.firmware_version} · ${String(id.firmware_hash || "").slice(0, 12)}` : "—";
+      const conds = el("td", {});
+      for (const c of dev.conditions || []) conds.append(el("span", { class: "cond" }, bi("conditions", c)));
+      tb.append(el("tr", { "data-device": dev.device, class: "link-" + dev.link },
+        el("td", {}, el("b", { text: dev.device }), " ", el("span", { class: "muted", text: dev.class })),
+        el("td", { class: "link-cell" }, bi("links", dev.link)),
+        el("td", { text: dev.last_heard_s === null || dev.last_heard_s === undefined ? "—" : dev.last_heard_s.toFixed(1) + " s" }),
+        el("td", { class: "ident", text: ident }),
+        conds));
+    }
+  }
+
+  function renderIrregularity(r, state) {
+    const box = $("irregularity");
+    const rulings = r ? r.rulings || [] : [];
+    let ruling = rulings.length ? rulings[rulings.length - 1] : null;
+    if (r && r.void && (!ruling || r.void.cause === "supervisor")) {
+      ruling = { irregularity: r.void.cause, article: r.void.article, reason: r.void.reason, remedy: r.void.remedy, needs_supervisor: r.void.needs_supervisor };
+    }
+    if (!ruling) { box.hidden = true; put(box); return; }
+    box.hidden = false;
+    box.className = "irregularity " + (ruling.remedy === "round_void" ? "void" : "notice");
+    put(box, 
+      el("div", { class: "what" }, bi("irregularities", ruling.irregularity)),
+      el("div", { class: "article", "data-testid": "article" }, bi("labels", "article"), " ", el("b", { text: ruling.article || "—" })),
+      el("div", { class: "remedy" }, bi("remedies", ruling.remedy)),
+      el("div", { class: "reason", lang: "en", text: ruling.reason || "" }),
+      ruling.needs_supervisor || state === "malfunction" ? el("div", { class: "supervisor" }, bi("labels", "needs_supervisor")) : null);
+  }
+
+  function cardEl(c) {
+    if (!c) return el("span", { class: "card back", "data-card": "back", title: "face down" });
+    const rank = c.slice(0, -1), suit = c.slice(-1).toLowerCase();
+    const red = suit === "h" || suit === "d";
+    return el("span", { class: "card" + (red ? " red" : ""), "data-card": c }, rank.replace("T", "10"), el("small", { text: SUITS[suit] || suit }));
+  }
+  function handEl(cards) {
+    const h = el("div", { class: "cards" });
+    for (const c of cards || []) h.append(cardEl(c));
+    return h;
+  }
+
+  function renderHands(d, v, r) {
+    const hands = v.hands || {};
+    const st = r && r.settlement ? r.settlement : null;
+    const sh = st && st.hands ? st.hands : {};
+    const cr = $("croupier");
+    const pan9 = d.game.id === "super-pan-9";
+    cr.hidden = pan9 && !hands.croupier;
+    put(cr, el("h3", {}, bi("labels", "croupier")), handEl(hands.croupier),
+      sh.croupier && sh.croupier.category ? el("div", { class: "category", text: sh.croupier.category + (sh.croupier.qualifies === false ? " · not qualified" : "") }) : null);
+    const board = $("board");
+    board.hidden = !hands.board;
+    if (hands.board) put(board, el("h3", {}, bi("labels", "board")), handEl(hands.board));
+    const sa = $("set-aside");
+    sa.hidden = !(v.set_aside && v.set_aside.length);
+    if (!sa.hidden) put(sa, el("h3", {}, bi("labels", "set_aside")), handEl(v.set_aside));
+    const dice = $("dice");
+    dice.hidden = !(r && r.dice);
+    if (r && r.dice) put(dice, el("h3", {}, bi("labels", "dice")), ...r.dice.map((n) => el("span", { class: "die", text: "⚀⚁⚂⚃⚄⚅"[n - 1] || String(n), title: String(n) })), el("b", { text: " = " + r.dice.reduce((a, b) => a + b, 0) }));
+
+    const boxes = $("boxes");
+    put(boxes);
+    const bets = r ? r.bets || [] : [];
+    const decisions = r ? r.decisions || [] : [];
+    const wagers = st && st.wagers ? st.wagers : [];
+    const expected = v.expected ? v.expected.recipient : null;
+    for (let n = 1; n <= d.game.boxes; n++) {
+      const name = "box " + n;
+      const myBets = bets.filter((b) => b.box === n);
+      const isBanker = r && r.banker === n;
+      const seated = r && r.seats && r.seats.includes(n);
+      const classes = ["box"];
+      if (myBets.length || hands[name] || isBanker || seated) classes.push("active");
+      if (r && (r.void_boxes || []).includes(n)) classes.push("void");
+      if (expected === name) classes.push("expected");
+      const b = el("div", { class: classes.join(" "), "data-testid": "box-" + n },
+        el("h3", {}, bi("labels", "box"), " ", el("b", { text: String(n) }), isBanker ? el("span", { class: "tag" }, bi("labels", "banker")) : null,
+          r && r.button === n ? el("span", { class: "tag", text: "D" }) : null));
+      if (isBanker && r.capital) b.append(el("div", { class: "muted" }, bi("labels", "capital"), " " + r.capital));
+      const ul = el("ul", { class: "bets" });
+      for (const bet of myBets) ul.append(el("li", { "data-wager": bet.wager }, bi("wagers", bet.wager), el("b", { text: " " + bet.amount }), bet.player ? el("span", { class: "muted", text: " · " + bet.player }) : null));
+      b.append(ul);
+      if (hands[name]) b.append(handEl(hands[name]));
+      if (sh[name] && sh[name].category) b.append(el("div", { class: "category", text: sh[name].category }));
+      for (const dec of decisions.filter((x) => x.box === n)) b.append(el("div", { class: "decision " + dec.decision, "data-testid": "decision-" + n }, bi("labels", dec.decision)));
+      const mine = wagers.filter((w) => w.box === n);
+      if (mine.length) {
+        const res = el("ul", { class: "results", "data-testid": "result-" + n });
+        for (const w of mine) res.append(el("li", { class: w.net > 0 ? "win" : w.net < 0 ? "lose" : "even" }, bi("wagers", w.wager), " ", bi("outcomes", w.outcome), el("b", { class: "net", text: " " + (w.net > 0 ? "+" : "") + w.net })));
+        b.append(res);
+      }
+      if (classes.includes("void")) b.append(el("div", { class: "void-tag" }, bi("labels", "void")));
+      boxControls(b, n, d, r);
+      boxes.append(b);
+    }
+  }
+
+  function renderSettlement(r) {
+    const s = $("settlement");
+    const st = r && r.settlement;
+    if (!st && !(r && r.void)) { s.hidden = true; return; }
+    s.hidden = false;
+    if (r.void) {
+      s.className = "settlement void";
+      put(s, el("h3", {}, bi("states", "round_void")), el("div", {}, bi("labels", "returned")));
+      return;
+    }
+    s.className = "settlement";
+    const total = (st.wagers || []).reduce((a, w) => a + (w.net || 0), 0);
+    put(s, el("h3", {}, bi("labels", "settlement")),
+      el("div", {}, bi("labels", "house_net"), el("b", { "data-testid": "house-net", text: " " + (st.house_net !== undefined ? st.house_net : -total) })),
+      st.commission ? el("div", {}, bi("labels", "commission"), el("b", { text: " " + st.commission })) : null);
+  }
+
+  // ---- events ----------------------------------------------------------------------------------
+  function describe(e) {
+    switch (e.kind) {
+      case "state": return `${e.source} → ${e.dest}`;
+      case "bet": return `box ${e.box} ${e.wager} ${e.amount}`;
+      case "card": return `${e.recipient} (${e.count})`;
+      case "decision": return `box ${e.box} ${e.decision}`;
+      case "ruling": return `${e.irregularity} · ${e.article}`;
+      case "round_void": return `${e.article || ""} ${e.reason || ""}`;
+      case "device_link": return `${e.device} ${e.link}`;
+      case "device_condition": return `${e.device} ${(e.conditions || []).join(", ")} ${e.what || ""}`;
+      case "dice": return `${(e.dice || []).join(" ")} = ${e.total}`;
+      case "shuffle": return `${e.device} ${e.status}`;
+      case "hand_opened": case "hand_revealed": return e.recipient;
+      case "card_exposed": return `${e.recipient} ${e.card}`;
+      case "irregular_event": return `${e.device} ${e.event}: ${e.reason}`;
+      case "box_void": return `box ${e.box} · ${e.article}`;
+      default: return "";
+    }
+  }
+  function logEvent(e) {
+    const list = $("events");
+    list.prepend(el("li", { "data-kind": e.kind }, bi("events", e.kind), el("span", { class: "muted", text: " " + describe(e) })));
+    while (list.children.length > 40) list.lastChild.remove();
+  }
+
+  // ---- controls ----------------------------------------------------------------------------------
+  const can = (name) => commands.some((c) => c.name === name);
+
+  // What the dealer is typing survives the page re-drawing itself on every table event.
+  const drafts = {};
+  function field(tag, key, attrs, options) {
+    const n = el(tag, Object.assign({ "data-draft": key, "data-testid": key }, attrs));
+    for (const o of options || []) n.append(o);
+    if (key in drafts) n.value = drafts[key];
+    const keep = () => { drafts[key] = n.value; };
+    n.addEventListener("input", keep);
+    n.addEventListener("change", keep);
+    return n;
+  }
+  function keepFocus(fn) {
+    const a = document.activeElement;
+    const key = a && a.dataset ? a.dataset.draft : null;
+    fn();
+    if (key) { const again = document.querySelector(`[data-draft="${key}"]`); if (again) again.focus(); }
+  }
+
+  async function send(name, args) {
+    const msg = $("message");
+    msg.className = "message busy";
+    msg.textContent = "…";
+    const r = await api("/api/commands/" + name, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(args || {}) });
+    if (r.body && r.body.ok) {
+      msg.className = "message ok";
+      put(msg, bi("commands", name), " ✓");
+      render(Object.assign({}, doc, { state: r.body.state, view: r.body.view }));
+      refreshSoon();
+    } else {
+      msg.className = "message error";
+      const err = (r.body && r.body.error) || {};
+      put(msg, bi("commands", name), " ✗ ", el("span", { "data-testid": "error", text: `${r.status}: ${err.message || ""}` }));
+    }
+    return r;
+  }
+  function button(name, args, extra) {
+    return el("button", Object.assign({ type: "button", "data-command": name, onclick: () => send(name, typeof args === "function" ? args() : args) }, extra || {}), bi("commands", name));
+  }
+
+  function boxControls(b, n, d, r) {
+    if (!r) return;
+    if (d.state === "bets_open" && can("place_bet") && (d.game.wagers || []).length && !(r.banker === n)) {
+      const sel = field("select", "wager-" + n, { "aria-label": "wager" }, d.game.wagers.map((w) => el("option", { value: w, text: pair("wagers", w).join(" ") })));
+      const amt = field("input", "amount-" + n, { type: "number", min: "1", step: "1", value: "10", "aria-label": "amount", class: "amount" });
+      b.append(el("div", { class: "box-controls" }, sel, amt,
+        button("place_bet", () => ({ box: n, wager: sel.value, amount: parseInt(amt.value, 10) }), { "data-testid": "bet-" + n })));
+    }
+    if (d.state === "player_decisions" && can("decide") && d.game.id !== "texas-holdem") {
+      const pending = (d.view.round && (r.bets || []).some((x) => x.box === n)) && !(r.decisions || []).some((x) => x.box === n) && !(r.void_boxes || []).includes(n);
+      if (pending) {
+        b.append(el("div", { class: "box-controls" },
+          el("button", { type: "button", class: "play", "data-testid": "play-" + n, onclick: () => send("decide", { box: n, decision: "play" }) }, bi("labels", "play")),
+          el("button", { type: "button", class: "fold", "data-testid": "fold-" + n, onclick: () => send("decide", { box: n, decision: "fold" }) }, bi("labels", "fold"))));
+      }
+    }
+  }
+
+  function renderControls(d, v, r) {
+    const c = $("controls");
+    if (!commands.length) { c.hidden = true; return; }
+    c.hidden = false;
+    const q = $("quick");
+    put(q);
+    const s = d.state;
+    const add = (...nodes) => q.append(el("div", { class: "group" }, ...nodes));
+    if (s === "out_of_service" && can("open_table")) add(button("open_table"));
+    if (s === "shuffling" && d.mode === "shoe" && can("deck_ready")) add(button("deck_ready"));
+    if (s === "bets_open" && d.game.id === "super-pan-9" && can("set_banker")) {
+      const seat = field("input", "banker-seat", { type: "number", min: "1", value: "1", "aria-label": "seat", class: "amount" });
+      const cap = field("input", "banker-capital", { type: "number", min: "1", value: "1000", "aria-label": "capital", class: "amount" });
+      add(seat, cap, button("set_banker", () => ({ seat: parseInt(seat.value, 10), capital: parseInt(cap.value, 10) })));
+    }
+    if (s === "bets_open" && d.game.id === "texas-holdem" && can("seat_players")) {
+      const seats = field("input", "seats", { type: "text", value: "1,2,3", "aria-label": "seats" });
+      const btn = field("input", "button-seat", { type: "number", min: "1", value: "1", "aria-label": "button", class: "amount" });
+      add(seats, btn, button("seat_players", () => ({ seats: seats.value.split(",").map((x) => parseInt(x, 10)), button: parseInt(btn.value, 10) })));
+    }
+    if ((s === "bets_open") && can("close_bets") && d.game.id !== "super-pan-9") add(button("close_bets"));
+    if ((s === "bets_open" || s === "bets_closed") && d.game.id === "super-pan-9" && can("shake")) add(button("shake"));
+    if (s === "player_decisions" && d.game.id === "texas-holdem" && can("holdem_action")) {
+      const seat = field("input", "action-seat", { type: "number", min: "1", value: "1", "aria-label": "seat", class: "amount" });
+      const act = field("select", "action", { "aria-label": "action" }, ["fold", "check", "call", "bet", "raise", "all_in"].map((a) => el("option", { value: a, text: a })));
+      const amt = field("input", "action-amount", { type: "number", min: "0", value: "0", "aria-label": "amount", class: "amount" });
+      add(seat, act, amt, button("holdem_action", () => ({ seat: parseInt(seat.value, 10), action: act.value, amount: parseInt(amt.value, 10) || 0 })));
+    }
+    if (["dealing", "player_decisions", "croupier_reveal"].includes(s) && can("misdeal")) add(button("misdeal", {}, { class: "warn" }));
+    if (["dealing", "player_decisions"].includes(s) && can("exposed_card")) {
+      const rec = field("select", "exposed-recipient", { "aria-label": "recipient" }, Object.keys(v.hands || {}).map((name) => el("option", { value: name, text: name })));
+      add(rec, button("exposed_card", () => ({ recipient: rec.value }), { class: "warn" }));
+    }
+    if (s === "settlement" && can("confirm_result")) add(button("confirm_result", {}, { class: "primary" }));
+    if ((s === "round_complete" || s === "round_void") && can("next_round")) add(button("next_round", {}, { class: "primary" }));
+    if (can("void_round") && ["bets_open", "bets_closed", "dice_shaking", "dealing", "player_decisions", "croupier_reveal", "settlement", "shuffling"].includes(s)) {
+      const reason = field("input", "void-reason", { type: "text", placeholder: "原因 reason", "aria-label": "reason" });
+      add(reason, button("void_round", () => ({ reason: reason.value }), { class: "danger" }));
+    }
+    if (s === "malfunction" && can("clear_malfunction")) add(button("clear_malfunction", {}, { class: "primary" }));
+    if (can("switch_mode") && ["malfunction", "round_complete", "round_void", "out_of_service"].includes(s)) {
+      const other = d.mode === "shoe" ? "shuffler" : "shoe";
+      add(el("button", { type: "button", "data-command": "switch_mode", onclick: () => send("switch_mode", { mode: other }) }, bi("commands", "switch_mode"), " → ", bi("modes", other)));
+    }
+    if (can("close_table") && ["round_complete", "round_void", "malfunction"].includes(s)) add(button("close_table"));
+  }
+
+  // ---- the generic form: every command the role may give --------------------------------------
+  function buildGenericForm() {
+    const sel = $("command-name");
+    put(sel);
+    for (const c of commands) sel.append(el("option", { value: c.name, text: pair("commands", c.name).join(" ") + "  (" + c.name + ")" }));
+    renderGenericParams();
+  }
+  function renderGenericParams() {
+    const c = commands.find((x) => x.name === $("command-name").value);
+    const box = $("command-params");
+    put(box);
+    if (!c) return;
+    box.append(el("p", { class: "muted", text: c.help }));
+    for (const p of c.params) box.append(el("label", {}, p + " ", el("input", { name: p, "data-param": p })));
+  }
+  function sendGenericCommand(e) {
+    e.preventDefault();
+    const args = {};
+    for (const input of document.querySelectorAll("#command-params input")) {
+      const raw = input.value.trim();
+      if (!raw) continue;
+      try { args[input.dataset.param] = JSON.parse(raw); } catch (err) { args[input.dataset.param] = raw; }
+    }
+    send($("command-name").value, args);
+  }
+
+  document.addEventListener("DOMContentLoaded", start);
+})();

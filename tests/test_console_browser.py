@@ -1,0 +1,274 @@
+"""The pit display and dealer console in headless Chromium against the controller with
+simulated devices (shoe, shuffler and dice on pseudo-terminals, the real drivers, the runner
+and the API on a real port). Screenshots go to artifacts/screenshots/.
+
+Chromium is Debian's (``apt-get install chromium``; scripts/test installs it when missing),
+driven by Playwright for Python without Playwright's own browser download.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from test_api_support import TOKENS, LiveTable
+
+CHROMIUM = "/usr/bin/chromium"
+SHOTS = Path(__file__).resolve().parent.parent / "artifacts" / "screenshots"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not os.path.exists(CHROMIUM),
+                       reason=f"Chromium is not installed at {CHROMIUM}: "
+                              "apt-get install -y chromium (scripts/test does it)"),
+]
+playwright_sync = pytest.importorskip("playwright.sync_api",
+                                      reason="Playwright for Python is missing: "
+                                             "pip install -e '.[test]'")
+expect = playwright_sync.expect
+TIMEOUT = 15_000
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One Chromium for the module, with a fresh profile of its own."""
+    with playwright_sync.sync_playwright() as p, tempfile.TemporaryDirectory() as profile:
+        ctx = p.chromium.launch_persistent_context(
+            profile, executable_path=CHROMIUM, headless=True, args=ARGS,
+            viewport={"width": 1400, "height": 1000}, service_workers="block")
+        ctx.set_default_timeout(TIMEOUT)
+        yield ctx
+        ctx.close()
+
+
+@pytest.fixture
+def live(tmp_path, request):
+    game, mode = request.param
+    table = LiveTable(tmp_path, game, mode)
+    yield table
+    table.close()
+
+
+def open_page(browser, live, role):
+    page = browser.new_page()
+    page.goto(f"{live.url}/#token={TOKENS[role]}")
+    expect(page.get_by_test_id("role")).to_contain_text(role)
+    expect(page.get_by_test_id("stream")).to_have_class(re.compile(r"\bup\b"))
+    return page
+
+
+def supervisor(live, name, **args):
+    """A supervisor command over HTTP (as the supervisor's own console would send it)."""
+    req = urllib.request.Request(f"{live.url}/api/commands/{name}", method="POST",
+                                 data=json.dumps(args).encode(),
+                                 headers={"Authorization": f"Bearer {TOKENS['supervisor']}",
+                                          "Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def state_is(page, state):
+    expect(page.get_by_test_id("state")).to_have_attribute("data-state", state)
+
+
+def bet(page, box, wager, amount):
+    page.get_by_test_id(f"wager-{box}").select_option(wager)
+    page.get_by_test_id(f"amount-{box}").fill(str(amount))
+    page.get_by_test_id(f"bet-{box}").click()
+    expect(page.get_by_test_id(f"box-{box}").locator(f"[data-wager={wager}]")).to_contain_text(
+        str(amount))
+
+
+def cards_of(page, box):
+    return page.get_by_test_id(f"box-{box}").locator(".card").evaluate_all(
+        "els => els.map(e => e.dataset.card)")
+
+
+def dealt_cards(live):
+    """Every card the devices dealt this round, from the journal, as text."""
+    out = []
+    for rec in live.journal.records(kinds=["device"]):
+        e = rec.payload["event"]
+        if e["kind"] in ("card_drawn", "card_dispensed"):
+            out.append(e["card"])
+        elif e["kind"] == "hand_dispensed":
+            out.extend(e["cards"])
+    return out
+
+
+def shot(page, name):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def settled_nets(live):
+    s = live.do(lambda: live.table.round.settlement)
+    return s, {(w["box"], w["wager"]): w["net"] for w in s["wagers"]}
+
+
+def check_results_shown(display, nets):
+    """Each wager's net on the display is the controller's settled net for it."""
+    for (box, wager), net in nets.items():
+        line = display.get_by_test_id(f"result-{box}").locator("li").filter(
+            has=display.locator(f"text=/{re.escape(wager_en(wager))}/"))
+        expect(line.first).to_contain_text(("+" if net > 0 else "") + str(net))
+
+
+def wager_en(w):
+    return {"pair_bonus": "Pair bonus", "versus_croupier": "Versus croupier",
+            "pair_plus": "Pair Plus", "ante": "Ante", "play": "Play", "seat": "Bet"}[w]
+
+
+# --- a full round of each game --------------------------------------------------------------
+
+@pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)
+def test_q_poker_round_with_the_shoe_appears_on_the_display(browser, live):
+    supervisor(live, "open_table")
+    dealer, display = open_page(browser, live, "dealer"), open_page(browser, live, "display")
+    state_is(display, "shuffling")
+    dealer.locator("[data-command=deck_ready]").click()
+    state_is(display, "bets_open")
+    bet(dealer, 1, "versus_croupier", 10)
+    bet(dealer, 3, "pair_bonus", 5)
+    bet(dealer, 3, "versus_croupier", 20)
+    expect(display.get_by_test_id("box-3").locator("[data-wager=pair_bonus]")).to_contain_text("5")
+    for _ in range(9):      # art. 7(1): one card at a time to boxes 1 and 3, croupier last
+        live.devices["shoe"].draw()
+    state_is(display, "player_decisions")
+    cards = dealt_cards(live)
+    # art. 9(1): the players open their hands; the croupier's stays face down
+    expect(display.get_by_test_id("box-1").locator(".card")).to_have_count(3)
+    assert cards_of(display, 1) == cards[0::3]
+    assert cards_of(display, 3) == cards[1::3]
+    assert display.get_by_test_id("croupier").locator(".card").evaluate_all(
+        "els => els.map(e => e.dataset.card)") == ["back"] * 3
+    shot(display, "q-poker-shoe-decisions")
+    dealer.get_by_test_id("play-1").click()
+    dealer.get_by_test_id("fold-3").click()
+    state_is(display, "settlement")
+    expect(display.get_by_test_id("decision-3")).to_contain_text("Fold")
+    croupier = display.get_by_test_id("croupier").locator(".card")
+    expect(croupier.first).not_to_have_attribute("data-card", "back")
+    assert croupier.evaluate_all("els => els.map(e => e.dataset.card)") == cards[2::3]
+    settlement, nets = settled_nets(live)
+    assert nets[(3, "versus_croupier")] == -10     # art. 9(3): not playing loses half the bet
+    check_results_shown(display, nets)
+    expect(display.get_by_test_id("house-net")).to_contain_text(str(settlement["house_net"]))
+    expect(display.get_by_test_id("light")).to_have_attribute("data-colour", "amber")
+    shot(display, "q-poker-shoe-settlement")
+    dealer.locator("[data-command=confirm_result]").click()
+    state_is(display, "round_complete")
+
+
+@pytest.mark.parametrize("live", [("fortune-3-card-poker", "shuffler")], indirect=True)
+def test_fortune_round_with_the_shuffler_appears_on_the_display(browser, live):
+    supervisor(live, "open_table")           # the shuffler shuffles, then bets open
+    dealer, display = open_page(browser, live, "dealer"), open_page(browser, live, "display")
+    state_is(display, "bets_open")
+    bet(dealer, 2, "ante", 10)
+    bet(dealer, 2, "pair_plus", 5)
+    bet(dealer, 5, "ante", 20)
+    dealer.locator("[data-command=close_bets]").click()
+    state_is(display, "player_decisions")    # hands of three, box by box, croupier last
+    hands = dealt_cards(live)
+    assert cards_of(display, 2) == hands[0:3] and cards_of(display, 5) == hands[3:6]
+    assert display.get_by_test_id("croupier").locator("[data-card=back]").count() == 3
+    dealer.get_by_test_id("play-2").click()
+    dealer.get_by_test_id("fold-5").click()
+    state_is(display, "settlement")
+    assert display.get_by_test_id("croupier").locator(".card").evaluate_all(
+        "els => els.map(e => e.dataset.card)") == hands[6:9]
+    _, nets = settled_nets(live)
+    assert nets[(5, "ante")] == -20           # a fold loses the Ante (78/2008 art. 9)
+    check_results_shown(display, nets)
+    shot(display, "fortune-shuffler-settlement")
+    dealer.locator("[data-command=confirm_result]").click()
+    state_is(display, "round_complete")
+
+
+@pytest.mark.parametrize("live", [("super-pan-9", "shuffler")], indirect=True)
+def test_super_pan_9_round_with_dice_and_shuffler_appears_on_the_display(browser, live):
+    supervisor(live, "open_table")
+    dealer, display = open_page(browser, live, "dealer"), open_page(browser, live, "display")
+    state_is(display, "bets_open")
+    dealer.get_by_test_id("banker-seat").fill("1")
+    dealer.get_by_test_id("banker-capital").fill("1000")
+    dealer.locator("[data-command=set_banker]").click()
+    expect(display.get_by_test_id("box-1")).to_contain_text("Banker")
+    for box, amount in ((2, 50), (4, 30), (6, 20)):
+        bet(dealer, box, "seat", amount)
+    live.devices["dice"].set_next_dice([3, 5, 1, 6])
+    dealer.locator("[data-command=shake]").click()
+    state_is(display, "settlement")
+    expect(display.get_by_test_id("dice").locator(".die")).to_have_count(4)
+    expect(display.get_by_test_id("dice")).to_contain_text("15")
+    view = live.do(lambda: live.table.public_view())
+    for box in (1, 2, 4, 6):                 # every hand in play is face up at settlement
+        hand = view["hands"][f"box {box}"]
+        assert len(hand) == 2 and None not in hand
+        assert cards_of(display, box) == hand
+    _, nets = settled_nets(live)
+    check_results_shown(display, {k: v for k, v in nets.items() if k[1] == "seat"})
+    shot(display, "super-pan-9-shuffler-settlement")
+    dealer.locator("[data-command=confirm_result]").click()
+    state_is(display, "round_complete")
+
+
+# --- a fault --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("live", [("q-poker", "shuffler")], indirect=True)
+def test_shuffler_jam_while_dealing_shows_art_11_5_and_the_supervisor_clears_it(browser, live):
+    supervisor(live, "open_table")
+    dealer, display = open_page(browser, live, "dealer"), open_page(browser, live, "display")
+    state_is(display, "bets_open")
+    bet(dealer, 1, "versus_croupier", 10)
+    bet(dealer, 4, "versus_croupier", 10)
+    live.devices["shuffler"].inject("jam", at_card=5)     # during box 4's hand
+    dealer.locator("[data-command=close_bets]").click()
+    state_is(display, "malfunction")
+    banner = display.get_by_test_id("irregularity")
+    # 89/2004 art. 11(5): a shuffler malfunction while dealing voids the round
+    expect(banner).to_contain_text("洗牌機故障")
+    expect(banner).to_contain_text("Shuffler malfunction")
+    expect(banner.get_by_test_id("article")).to_contain_text("89/2004 art. 11(5)")
+    expect(banner).to_contain_text("round void, bets returned")
+    expect(display.get_by_test_id("light")).to_have_attribute("data-colour", "red")
+    expect(display.locator("tr[data-device=shuffler]")).to_contain_text("jam")
+    decision = live.journal.last(kind="decision")
+    assert decision.article == "89/2004 art. 11(5)"
+    shot(display, "q-poker-shuffler-jam")
+    # the dealer has no way to clear it; the supervisor has
+    assert dealer.locator("[data-command=clear_malfunction]").count() == 0
+    boss = open_page(browser, live, "supervisor")
+    expect(boss.locator("[data-command=switch_mode]")).to_be_visible()
+    boss.locator("[data-command=clear_malfunction]").click()
+    state_is(display, "shuffling")
+    expect(display.get_by_test_id("irregularity")).to_be_hidden()
+    shot(boss, "q-poker-supervisor-after-clear")
+
+
+# --- the display is read only ----------------------------------------------------------------
+
+@pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)
+def test_a_display_token_cannot_issue_a_command(browser, live):
+    supervisor(live, "open_table")
+    display = open_page(browser, live, "display")
+    state_is(display, "shuffling")
+    expect(display.get_by_test_id("controls")).to_be_hidden()
+    before = len(live.journal)
+    answer = display.evaluate("""async () => {
+        const r = await fetch('/api/commands/deck_ready', {method: 'POST',
+            headers: {Authorization: 'Bearer ' + sessionStorage.getItem('tablectl-token')}});
+        return [r.status, await r.json()];
+    }""")
+    assert answer[0] == 403 and answer[1]["error"]["code"] == "read_only"
+    assert live.do(lambda: live.table.state) == "shuffling" and len(live.journal) == before
+    state_is(display, "shuffling")
+    shot(display, "display-read-only")
