@@ -165,7 +165,8 @@ class TexasHoldem(Game):
         button = initial_button(seats) if request.button is None else request.button
         if button not in seats:
             raise RuleError(f"the button at seat {button} is not in front of a player; the "
-                            f"occupied seats are {seats} ({art('1(2)')})")
+                            f"occupied seats are {seats}: put it in front of one of them "
+                            f"({art('1(2)')})")
         order = clockwise_after(seats, button)   # starts left of the button, button last
         plan = [Deal(box(s), 1, False, "hole") for _ in range(HOLE_CARDS) for s in order]
         plan.append(Deal(BURN, 1, False, "flop"))
