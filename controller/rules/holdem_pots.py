@@ -10,8 +10,8 @@ nets and the rake add up to zero.
   one seat put chips into is that seat's uncalled bet: it goes back untouched and is no pot.
 - Split pots (art. 10(4)): equal hands share a pot in equal parts down to the chip unit.
 - The odd chip (art. 10(5), interpretation H2): what does not divide goes to one seat.
-- Rake (art. 16, interpretations H7-H9): a rate of 3-5 % of each pot, rounded to the chip unit,
-  at most five big blinds in the hand.
+- Rake (art. 16, interpretations H7-H9): a rate of 3-5 % of the hand's pot (by default all its
+  pots together, rounded once to the chip unit), at most five big blinds in the hand.
 """
 from __future__ import annotations
 
