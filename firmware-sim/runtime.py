@@ -179,7 +179,8 @@ class DeviceRuntime:
         elif isinstance(msg, m.Nak):
             if self.inflight is not None and msg.seq == self.inflight[0]:
                 if msg.reason == m.NAK_CRC:
-                    self._retransmit(now)
+                    self.stats["nak_retransmissions"] += 1
+                    self._retransmit(now, "after nak")
                 else:
                     self.inflight = None          # not understood: never send it again
         else:
@@ -253,7 +254,7 @@ class DeviceRuntime:
         self.inflight = [self.tx_seq, msg, data, now, 0]
         self._transmit(data, now, "events", type(msg).__name__, self.tx_seq)
 
-    def _retransmit(self, now: float) -> None:
+    def _retransmit(self, now: float, why: str = "retransmission") -> None:
         assert self.inflight is not None
         seq, msg, data, _, tries = self.inflight
         if tries >= RETRIES:
@@ -264,7 +265,7 @@ class DeviceRuntime:
         self.inflight[3] = now
         self.inflight[4] = tries + 1
         self.stats["retransmissions"] += 1
-        self._transmit(data, now, "events", type(msg).__name__, seq, "retransmission")
+        self._transmit(data, now, "events", type(msg).__name__, seq, why)
 
     def _send(self, msg: m.Message, now: float, kind: str = "link") -> None:
         """An unsequenced frame (ack, nak, hello info, heartbeat) or, for a codec without
