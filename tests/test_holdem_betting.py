@@ -132,6 +132,7 @@ def test_out_of_turn_unknown_action_and_chips_not_held_are_refused():
     refused(h, 4, "raise", 301, match="only 300 behind")
     refused(h, 4, "raise", None, match="needs an amount")
     refused(h, 4, "raise", "50", match="whole number")
+    refused(h, "4", "call", match="must be a seat number")
 
 
 def test_art_11_3_no_limit_minimum_bet_is_the_big_blind():

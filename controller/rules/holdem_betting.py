@@ -385,6 +385,8 @@ class HandState:
         if kind not in ACTIONS:
             raise RuleError(f"unknown action {action!r}; the actions are "
                             f"{', '.join(ACTIONS)} (11/2008 art. 6(3), 7(3))")
+        if not isinstance(seat, int) or isinstance(seat, bool):
+            raise RuleError(f"the seat acting must be a seat number, got {seat!r}")
         if self.is_over or self.to_act is None:
             raise RuleError(f"seat {seat} cannot {kind}: the betting of this hand is over")
         if seat != self.to_act:
