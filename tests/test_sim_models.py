@@ -359,3 +359,14 @@ def test_shuffler_load_deck_fresh_or_given_cards():
     m.command("dispense_card", LONG)
     with pytest.raises(SimulatorError, match="idle"):
         m.load_deck(LONG)
+
+
+def test_a_device_in_fault_reports_nothing_of_what_still_happens():
+    b = BoxSensorsModel(boxes=3)
+    b.inject(make_fault("malfunction", code=2), 0)
+    assert b.place_card(0, 1) == [] and b.status()["cards_on_box"] == [1, 0, 0]
+    s = ShoeModel(seed=22)
+    s.inject(make_fault("malfunction"), 0)
+    assert s.draw(0) == [] and len(s.cards) == 51
+    s.reboot(0)
+    assert s.state == "ready" and s.draw(0)[0].kind == "card_drawn"

@@ -2,7 +2,8 @@
 
 The sensors only report: a card placed on box N, a card removed from box N. The firmware counts
 the cards on each box (a hand of several cards lies in a pile) and reports every change. Boxes
-are numbered from 1, as the regulations number them.
+are numbered from 1, as the regulations number them. After a malfunction the cards still land
+(the croupier's hands do not stop) but nothing is reported until a reboot.
 """
 from __future__ import annotations
 
@@ -37,8 +38,6 @@ class BoxSensorsModel(FirmwareModel):
         if isinstance(box, bool) or not isinstance(box, int) or not 1 <= box <= self.boxes:
             raise SimulatorError(f"box {box!r} does not exist: the sensors cover boxes 1 to "
                                  f"{self.boxes}")
-        if self.state == "fault":
-            raise SimulatorError("the box sensors have a malfunction: reboot them first")
         return box
 
     def place_card(self, now: float, box: int) -> list:
@@ -46,7 +45,8 @@ class BoxSensorsModel(FirmwareModel):
         self._at(now)
         b = self._box(box)
         self.on_box[b] += 1
-        self._emit("card_placed", box=b)
+        if self.state != "fault":           # a firmware in fault senses nothing
+            self._emit("card_placed", box=b)
         return self._flush()
 
     def remove_card(self, now: float, box: int) -> list:
@@ -56,7 +56,8 @@ class BoxSensorsModel(FirmwareModel):
         if self.on_box[b] == 0:
             raise SimulatorError(f"box {b} holds no card to remove")
         self.on_box[b] -= 1
-        self._emit("card_removed", box=b)
+        if self.state != "fault":
+            self._emit("card_removed", box=b)
         return self._flush()
 
     def clear_boxes(self, now: float) -> list:
@@ -65,5 +66,6 @@ class BoxSensorsModel(FirmwareModel):
         for b in range(1, self.boxes + 1):
             while self.on_box[b]:
                 self.on_box[b] -= 1
-                self._emit("card_removed", box=b)
+                if self.state != "fault":
+                    self._emit("card_removed", box=b)
         return self._flush()

@@ -87,10 +87,13 @@ class ShoeModel(CardModel):
         self._at(now)
         if self.state == "jammed":
             raise SimulatorError("the shoe is jammed: clear_jam() before drawing")
-        if self.state == "fault":
-            raise SimulatorError("the shoe has a malfunction: reboot it before drawing")
         if not self.cards:
             raise SimulatorError("the shoe is empty: load_deck() before drawing")
+        if self.state == "fault":
+            # The card still leaves the shoe; a firmware in fault reports nothing of it.
+            self.cards.pop(0)
+            self.drawn += 1
+            return self._flush()
         stop, misread, armed_face_up = self._card_faults()
         if stop:
             return self._flush()
