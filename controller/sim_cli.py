@@ -48,6 +48,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--link-dir", metavar="DIR",
                    help="where the stable names (symlinks to the pseudo-terminals) are made")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--list-scenarios", action="store_true",
+                   help="list the bundled scenarios with what each shows, and exit")
     p.set_defaults(func=cmd_sim)
 
 
@@ -73,6 +75,12 @@ def cmd_sim(args: argparse.Namespace) -> int:
     from firmware_sim import SimulatedTable
     from firmware_sim.scenario import load_scenario
 
+    if args.list_scenarios:
+        from firmware_sim.scenario import bundled
+        for name in bundled():
+            text = " ".join(load_scenario(name).description.split())
+            print(f"{name}: {text}" if text else name)
+        return 0
     if args.speed is not None and not args.speed > 0:
         raise TablectlError(f"--speed {args.speed} must be above 0 (1.0 is real time)")
     if args.codec not in ("tablectl", "dice-binary"):

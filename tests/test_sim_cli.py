@@ -141,3 +141,11 @@ def test_sim_bad_scenario_key_is_named(tmp_path):
                            str(sc)], cwd=ROOT, capture_output=True, text=True, timeout=30)
     assert proc.returncode == 2
     assert "unknown key 'at_crad'" in proc.stderr and "at_card" in proc.stderr
+
+
+def test_sim_lists_the_bundled_scenarios():
+    proc = subprocess.run([sys.executable, "-m", "controller.cli", "sim", "--list-scenarios"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 0
+    lines = dict(line.split(": ", 1) for line in proc.stdout.splitlines())
+    assert "deck-sorted" in lines and "sort mode" in lines["deck-sorted"]
