@@ -24,6 +24,7 @@ SUBCOMMANDS = {
     "sim": "controller.sim_cli",
     "demo": "controller.demo_cli",
     "integrity": "controller.integrity_cli",
+    "bench": "controller.bench_cli",
 }
 
 

@@ -1,0 +1,18 @@
+"""``tablectl bench``: the controller's figures, each beside the baseline it is compared with.
+
+One module per figure group; each has ``NAME``, ``TITLE``, ``KEYS`` (the figures it always
+reports) and ``run(quick: bool) -> list[Figure]``. Absolute times vary from machine to machine,
+so every figure carries the baseline measured in the same run and the ratio of the two, and
+what the figure would be on a Raspberry Pi (taken as ten times slower than the machine the
+bench ran on, see :data:`controller.bench.figures.PI_FACTOR`). docs/performance.md holds the
+latest figures and how each is measured.
+"""
+from __future__ import annotations
+
+# name -> module, in the order they run (the cheap ones first).
+BENCHMARKS = {
+    "codec": "controller.bench.codec",
+    "journal": "controller.bench.journal",
+    "throughput": "controller.bench.throughput",
+    "odds": "controller.bench.odds",
+}

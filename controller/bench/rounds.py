@@ -1,0 +1,175 @@
+"""A scripted croupier that plays whole rounds on a table with synthetic device events.
+
+Used where the devices are not the subject (the core and journal throughput figures, the
+soak's machine-only part): it builds the same typed events a driver would put on the queue
+(drivers.events) and feeds them with the croupier's commands to any *target* with
+``command(name, role, **args)``, ``device(event)``, ``state`` and ``view()``. :class:`TableTarget`
+adapts a bare :class:`~controller.table.Table`, :class:`RunnerTarget` a
+:class:`~controller.table.runner.TableRunner` (journal first). :class:`Recorder` keeps every
+input as the journal would hold it, so a run can be replayed through another target.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from controller.errors import TablectlError
+from drivers import events as ev
+
+LAYOUT = {"q-poker": 7, "fortune-3-card-poker": 7, "super-pan-9": 8, "texas-holdem": 10}
+DEVICES = {"shoe": "shoe", "shuffler": "shuffler", "dice": "dice"}
+GAMES = ("q-poker", "fortune-3-card-poker", "super-pan-9")
+
+
+def make_table(game: str, mode: str = "shoe", table_id: str = "bench-1") -> Any:
+    """A table as the daemon builds it, with the three devices."""
+    from controller.rules import get_game
+    from controller.table import Table
+
+    return Table(table_id, get_game(game), mode, layout_boxes=LAYOUT[game], devices=DEVICES)
+
+
+class TableTarget:
+    """A bare table machine: no journal (the core figure)."""
+
+    def __init__(self, table: Any) -> None:
+        self.table = table
+
+    @property
+    def state(self) -> str:
+        return self.table.state
+
+    def view(self) -> dict[str, Any]:
+        return self.table.public_view()
+
+    def command(self, name: str, role: str = "dealer", **args: Any) -> None:
+        self.table.command(name, role=role, **args)
+        self.table.outbox.clear()
+        self.table.commands.clear()
+
+    def device(self, event: ev.DeviceEvent) -> None:
+        self.table.handle_device(event)
+        self.table.outbox.clear()
+        self.table.commands.clear()
+
+
+class RunnerTarget(TableTarget):
+    """A table runner: every input journaled before the machine sees it."""
+
+    def __init__(self, runner: Any) -> None:
+        super().__init__(runner.table)
+        self.runner = runner
+
+    def command(self, name: str, role: str = "dealer", **args: Any) -> None:
+        self.runner.command(name, role, **args)
+
+    def device(self, event: ev.DeviceEvent) -> None:
+        self.runner.device(event)
+
+
+class Recorder(TableTarget):
+    """A bare table that also keeps every input record (``inputs``) in order."""
+
+    def __init__(self, table: Any) -> None:
+        super().__init__(table)
+        self.inputs: list[dict[str, Any]] = []
+
+    def command(self, name: str, role: str = "dealer", **args: Any) -> None:
+        self.inputs.append({"source": "command", "name": name, "role": role, "args": args})
+        super().command(name, role, **args)
+
+    def device(self, event: ev.DeviceEvent) -> None:
+        self.inputs.append({"source": "device", "event": event.to_json()})
+        super().device(event)
+
+
+class Croupier:
+    """Plays rounds in shoe mode on ``target`` with a seeded deck and seeded bets."""
+
+    def __init__(self, target: Any, game: str, seed: int = 0) -> None:
+        from controller.rules.cards import full_deck
+
+        self.t, self.game, self.rng = target, game, random.Random(seed)
+        self.deck = full_deck()
+        self.shoe: list[Any] = []
+        self.events = 0
+
+    def _device(self, event: ev.DeviceEvent) -> None:
+        self.events += 1
+        self.t.device(event)
+
+    def open(self) -> None:
+        if self.t.state == "out_of_service":
+            self.t.command("open_table", "supervisor")
+
+    def _draw(self) -> None:
+        if not self.shoe:
+            self.shoe = self.rng.sample(self.deck, len(self.deck))
+        self._device(ev.CardDrawn(device="shoe", ts=0.0, card=self.shoe.pop(), face_up=False))
+
+    def play_round(self) -> str:
+        """One whole round; returns the state it ended in."""
+        t, rng = self.t, self.rng
+        if t.state == "shuffling" or len(self.shoe) < 30:
+            # A fresh deck whenever the shoe runs low: no card twice in one round.
+            self.shoe = self.rng.sample(self.deck, len(self.deck))
+        if t.state == "shuffling":
+            t.command("deck_ready")
+        boxes = sorted(rng.sample(range(1, LAYOUT[self.game] + 1), rng.randint(1, 3)))
+        if self.game == "q-poker":
+            for b in boxes:
+                t.command("place_bet", box=b, wager="versus_croupier", amount=2 * rng.randint(1, 9))
+        elif self.game == "fortune-3-card-poker":
+            for b in boxes:
+                t.command("place_bet", box=b, wager="ante", amount=rng.randint(1, 9),
+                          player=f"p{b}")
+        else:
+            seats = rng.sample(range(1, LAYOUT[self.game] + 1), 3)
+            t.command("set_banker", seat=seats[0], capital=1000)
+            for s in seats[1:]:
+                t.command("place_bet", box=s, wager="seat", amount=10, player=f"p{s}")
+            t.command("shake")
+            self._device(ev.ShakeStarted(device="dice", ts=0.0))
+            self._device(ev.DiceResult(device="dice", ts=0.0,
+                                       dice=tuple(rng.randint(1, 6) for _ in range(4))))
+        for _ in range(60):
+            if t.state not in ("bets_open", "bets_closed", "dealing"):
+                break
+            self._draw()
+        if t.state == "player_decisions":
+            for d in self.pending():
+                t.command("decide", box=d["box"], decision="play" if rng.random() < 0.7
+                          else "fold", player=d["player"])
+        if t.state == "settlement":
+            t.command("confirm_result")
+        if t.state in ("round_complete", "round_void"):
+            end = t.state
+            t.command("next_round")
+            return end
+        return t.state
+
+    def pending(self) -> list[dict[str, Any]]:
+        """The decisions the table waits for, from its public view."""
+        view = self.t.view()
+        rnd = view.get("round") or {}
+        decided = {(d["box"], d["player"]) for d in rnd.get("decisions", [])}
+        out = []
+        for bet in rnd.get("bets", []):
+            key = (bet["box"], bet["player"])
+            if bet["wager"] in ("versus_croupier", "ante") and key not in decided \
+                    and bet["box"] not in rnd.get("void_boxes", []):
+                out.append({"box": bet["box"], "player": bet["player"]})
+                decided.add(key)
+        return out
+
+
+def record_rounds(game: str, rounds: int, seed: int = 0) -> list[dict[str, Any]]:
+    """The input records of ``rounds`` rounds of ``game`` (shoe mode), from opening the table."""
+    rec = Recorder(make_table(game))
+    c = Croupier(rec, game, seed)
+    c.open()
+    for _ in range(rounds):
+        end = c.play_round()
+        if end not in ("round_complete", "round_void"):
+            raise TablectlError(f"{game}: the scripted round ended in {end}")
+    return rec.inputs

@@ -1,0 +1,113 @@
+"""``tablectl bench [--json] [--quick] [--only NAME…]``: the controller's figures and baselines.
+
+Each figure is printed beside the baseline measured in the same run, as a ratio, and with
+what it means on a Raspberry Pi (ten times slower than most development machines). ``--json``
+prints one document: ``machine`` (where it ran), ``quick``, ``pi_factor`` and ``benchmarks``,
+each benchmark with its ``title`` and ``figures``: key -> ``title``, ``value``, ``unit``,
+``baseline`` {``title``, ``value``, ``unit``}, ``ratio`` (value / baseline), ``better``
+(``lower`` or ``higher``), ``pi`` {``value``, ``note``} and ``extra``. A benchmark that could not
+run has ``error`` instead of ``figures``. docs/performance.md describes every figure.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import logging
+import sys
+import time
+from typing import Any
+
+from controller.errors import TablectlError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from controller.bench import BENCHMARKS
+
+    p = sub.add_parser("bench", help="measure latency, throughput, footprint and the odds "
+                                     "engine, each against its baseline",
+                       description="Measure the controller's figures beside their baselines "
+                                   "(docs/performance.md).")
+    p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    p.add_argument("--quick", action="store_true",
+                   help="small samples (seconds, not minutes): to check the bench runs")
+    p.add_argument("--only", nargs="+", metavar="NAME", default=None,
+                   help=f"run only these: {', '.join(BENCHMARKS)}")
+    p.set_defaults(func=cmd_bench)
+
+
+def run_benchmarks(names: list[str] | None = None, quick: bool = False,
+                   progress: Any = None) -> dict[str, Any]:
+    """Run the named benchmarks (all by default); the document ``--json`` prints."""
+    from controller.bench import BENCHMARKS
+    from controller.bench.figures import PI_FACTOR, machine
+
+    names = list(names or BENCHMARKS)
+    unknown = [n for n in names if n not in BENCHMARKS]
+    if unknown:
+        raise TablectlError(f"no benchmark named {', '.join(unknown)}; choose from "
+                            f"{', '.join(BENCHMARKS)}")
+    _quiet_logs()
+    doc: dict[str, Any] = {"machine": machine(), "quick": quick, "pi_factor": PI_FACTOR,
+                           "benchmarks": {}}
+    for name in names:
+        module = importlib.import_module(BENCHMARKS[name])
+        if progress:
+            progress(f"{name}: {module.TITLE} …")
+        t0 = time.perf_counter()
+        entry: dict[str, Any] = {"title": module.TITLE}
+        try:
+            entry["figures"] = {f.key: f.to_json() for f in module.run(quick=quick)}
+        except (OSError, RuntimeError, TimeoutError, TablectlError) as exc:
+            entry["error"] = f"{type(exc).__name__}: {exc}"
+        entry["seconds"] = round(time.perf_counter() - t0, 3)
+        doc["benchmarks"][name] = entry
+    return doc
+
+
+def _quiet_logs() -> None:
+    """The drivers log every event at info; a benchmark wants only warnings and worse."""
+    from controller.logs import configure_logging
+
+    configure_logging("error", "json", stream=sys.stderr)
+    logging.getLogger().setLevel(logging.ERROR)
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    progress = None if args.json else (lambda s: print(s, file=sys.stderr, flush=True))
+    doc = run_benchmarks(args.only, args.quick, progress)
+    if args.json:
+        json.dump(doc, sys.stdout, indent=2)
+        print()
+    else:
+        print(render(doc))
+    return 1 if any("error" in b for b in doc["benchmarks"].values()) else 0
+
+
+def render(doc: dict[str, Any]) -> str:
+    """The document as a table for people."""
+    from controller.bench.figures import fmt
+
+    m = doc["machine"]
+    lines = [f"tablectl bench{' --quick' if doc['quick'] else ''}: Python {m['python']}, "
+             f"{m['cpus']} CPUs ({m['cpu'] or 'unknown CPU'}), load {m['load_average']}",
+             f"Pi: taken as {doc['pi_factor']:g} times slower than this machine", ""]
+    for name, b in doc["benchmarks"].items():
+        lines.append(f"{b['title']}  [{name}, {b['seconds']:.1f} s]")
+        if "error" in b:
+            lines.append(f"  could not run: {b['error']}")
+            lines.append("")
+            continue
+        for key, f in b["figures"].items():
+            unit = f["unit"]
+            ratio = f["ratio"]
+            rtxt = "n/a" if ratio is None else (f"{ratio:.3g}x" if ratio >= 0.001
+                                                 else f"{ratio:.2e}x")
+            lines.append(f"  {f['title']}")
+            lines.append(f"      {fmt(f['value'], unit):>18}   vs {fmt(f['baseline']['value'], unit)}"
+                         f" ({f['baseline']['title']})   ratio {rtxt}"
+                         f" ({f['better']} is better)")
+            pi = f["pi"]
+            lines.append(f"      Pi ≈ {fmt(pi['value'], unit)}: {pi['note']}")
+        lines.append("")
+    return "\n".join(lines).rstrip()

@@ -1,0 +1,75 @@
+"""`tablectl bench --quick` runs every benchmark and reports every documented figure with its
+baseline, ratio and Pi estimate. No time is asserted: speed is what the bench reports."""
+import importlib
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+
+from controller.bench import BENCHMARKS
+
+pytestmark = pytest.mark.hil     # the latency and throughput figures use simulated devices
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    env_dir = tmp_path_factory.mktemp("bench")
+    proc = subprocess.run([sys.executable, "-m", "controller.cli", "bench", "--quick", "--json"],
+                          capture_output=True, text=True, timeout=600,
+                          env={**__import__("os").environ, "TABLECTL_BENCH_DIR": str(env_dir)})
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    return json.loads(proc.stdout)
+
+
+def test_every_benchmark_ran_without_error(report):
+    assert list(report["benchmarks"]) == list(BENCHMARKS)
+    for name, b in report["benchmarks"].items():
+        assert "error" not in b, f"{name}: {b.get('error')}"
+        assert b["title"] == importlib.import_module(BENCHMARKS[name]).TITLE
+    assert report["quick"] is True and report["pi_factor"] == 10.0
+    assert report["machine"]["cpus"] >= 1 and report["machine"]["python"]
+
+
+def test_every_documented_key_has_a_figure_with_its_baseline(report):
+    for name, b in report["benchmarks"].items():
+        keys = importlib.import_module(BENCHMARKS[name]).KEYS
+        assert set(keys) <= set(b["figures"]), f"{name} lacks {set(keys) - set(b['figures'])}"
+        for key, f in b["figures"].items():
+            assert isinstance(f["title"], str) and f["title"], key
+            assert f["unit"] == f["baseline"]["unit"], key
+            assert f["better"] in ("lower", "higher"), key
+            v, base = f["value"], f["baseline"]["value"]
+            assert isinstance(v, (int, float)) and v > 0 and math.isfinite(v), (key, v)
+            assert isinstance(base, (int, float)) and base > 0, (key, base)
+            assert f["ratio"] == pytest.approx(v / base, rel=1e-6), key
+            assert f["pi"]["value"] > 0 and f["pi"]["note"], key
+            assert isinstance(f["extra"], dict)
+
+
+def test_odds_baseline_agrees_with_the_engine(report):
+    for key, f in report["benchmarks"]["odds"]["figures"].items():
+        # the plain enumeration must find the engine's own counts for the hands it sampled
+        assert f["extra"]["agrees"] in (True, None), key
+        assert f["extra"]["player_hands_sampled"] <= f["extra"]["player_hands_total"]
+
+
+def test_group_commit_journal_recovers(report):
+    assert report["benchmarks"]["throughput"]["figures"]["throughput.group_commit"][
+        "extra"]["recovers"] is True
+
+
+def test_unknown_benchmark_is_a_clear_error():
+    proc = subprocess.run([sys.executable, "-m", "controller.cli", "bench", "--only", "nosuch"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "no benchmark named nosuch" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_text_report_names_each_figure_and_baseline():
+    proc = subprocess.run([sys.executable, "-m", "controller.cli", "bench", "--quick",
+                           "--only", "codec"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "decode one card frame" in proc.stdout and "115,200 baud" in proc.stdout
+    assert "ratio" in proc.stdout and "Pi ≈" in proc.stdout
