@@ -25,7 +25,7 @@ from typing import Any, Callable, TextIO
 from controller.errors import TablectlError
 from controller.rig import LAYOUT, Rig
 
-GAMES = ("q-poker", "fortune-3-card-poker", "super-pan-9")
+GAMES = ("q-poker", "fortune-3-card-poker", "texas-holdem", "super-pan-9")
 MODES = ("shoe", "shuffler")
 TITLES = {"q-poker": "Q Poker (89/2004)", "fortune-3-card-poker": "Fortune 3 Card Poker (78/2008)",
           "super-pan-9": "Super Pan 9 (261/96/M)", "texas-holdem": "Texas Hold'em (11/2008)"}
@@ -33,9 +33,22 @@ TITLES = {"q-poker": "Q Poker (89/2004)", "fortune-3-card-poker": "Fortune 3 Car
 # The faults the scripted table meets, in turn, per mode.
 FAULTS = {
     "shoe": ("croupier_face_up", "misdeal", "shoe_jam"),
-    "shuffler": ("shuffler_jam", "link_lost", "croupier_face_up"),
+    "shuffler": ("shuffler_jam", "link_lost"),
 }
 DICE_FAULTS = ("die_not_flat",)
+# The first fault each table meets, so that one run shows every kind of ruling.
+FIRST_FAULT = {("q-poker", "shoe"): "croupier_face_up", ("q-poker", "shuffler"): "link_lost",
+               ("fortune-3-card-poker", "shoe"): "croupier_face_up",
+               ("fortune-3-card-poker", "shuffler"): "shuffler_jam",
+               ("texas-holdem", "shoe"): "croupier_face_up",
+               ("texas-holdem", "shuffler"): "shuffler_jam",
+               ("super-pan-9", "shoe"): "die_not_flat", ("super-pan-9", "shuffler"): "link_lost"}
+
+
+def fault_pool(game: str, mode: str) -> list[str]:
+    pool = list(FAULTS[mode]) + (list(DICE_FAULTS) if game == "super-pan-9" else [])
+    first = FIRST_FAULT.get((game, mode), pool[0])
+    return [first] + [f for f in pool if f != first]
 
 
 @dataclass
@@ -67,6 +80,8 @@ class Screen:
 
     def format(self, e: dict[str, Any]) -> str | None:
         k = e["kind"]
+        if k == "bets_closed" and not e["bets"]:
+            return None
         if k == "bets_closed":
             bets = ", ".join(f"box {b['box']} {b['wager']} {b['amount']}" for b in e["bets"])
             return f"    bets closed ({e['by']}): {bets}"
@@ -80,6 +95,16 @@ class Screen:
             return f"    card exposed: {e['recipient']} {e['card']}"
         if k == "card_set_aside":
             return f"    set aside face up: {self._cards(e['cards'])} ({e['article']})"
+        if k == "blinds":
+            posted = ", ".join(f"box {p['box']} {p['action'].replace('_', ' ')} {p['to']}"
+                               for p in e["posted"])
+            return f"    button at box {e['button']}; {posted}"
+        if k == "action":
+            amount = f" {e['to']}" if e["action"] in ("bet", "raise", "allin") else ""
+            return f"    box {e['box']} {e['action']}{amount} (pot {e['pot']})"
+        if k == "card" and e["recipient"] == "board" and all(e["hand"]) \
+                and len(e["hand"]) in (3, 4, 5):
+            return f"    board     {self._cards(e['hand'])}"
         if k == "decision":
             who = f" ({e['player']})" if e.get("player") else ""
             return f"    box {e['box']}{who} {'plays' if e['decision'] == 'play' else 'folds'}"
@@ -161,6 +186,9 @@ class Croupier:
                 if rng.random() < 0.5:
                     r.must("place_bet", box=b, wager="pair_plus", amount=rng.randint(1, 5),
                            player=f"p{b}")
+        elif self.game == "texas-holdem":
+            seats = sorted(rng.sample(range(1, LAYOUT[self.game] + 1), rng.randint(2, 4)))
+            r.must("seat_players", seats=seats, stacks=[200] * len(seats))
         else:
             seats = rng.sample(range(1, LAYOUT[self.game] + 1), 3)
             r.must("set_banker", seat=seats[0], capital=1000)
@@ -181,6 +209,11 @@ class Croupier:
         if mode == "shuffler":
             r.wait_state(*done, timeout=20)
             return
+        self.draw_until(done, fault)
+
+    def draw_until(self, done: tuple[str, ...], fault: str | None) -> None:
+        """Shoe: the croupier draws card after card until the table stops dealing."""
+        r = self.rig
         shoe = r.devices["shoe"]
         drawn = 0
         while True:
@@ -200,7 +233,8 @@ class Croupier:
                 return
             croupier = expected == "croupier" or (
                 self.game == "super-pan-9" and expected is not None
-                and view["round"] and expected == f"box {self._banker(view)}")
+                and view["round"] and expected == f"box {self._banker(view)}") or (
+                self.game == "texas-holdem" and str(expected).startswith("box"))
             face_up = fault == "croupier_face_up" and croupier and drawn < 8
             if face_up:
                 fault = None
@@ -214,10 +248,45 @@ class Croupier:
     def _banker(view: dict[str, Any]) -> int | None:
         return (view.get("round") or {}).get("banker")
 
+    def holdem_betting(self) -> str:
+        """Hold'em: the players act in turn (mostly check or call) and the streets follow."""
+        r = self.rig
+        done = ("settlement", "round_void", "malfunction")
+        while True:
+            view = r.view()
+            st = view["state"]
+            if st in done:
+                return st
+            if st == "dealing":
+                if view["mode"] == "shoe":
+                    self.draw_until(done + ("player_decisions",), None)
+                else:
+                    r.wait_state("player_decisions", *done, timeout=20)
+                continue
+            if st != "player_decisions":
+                return r.wait_state(*done, timeout=20)
+            h = view["holdem"]
+            legal = {a["action"]: a for a in h["legal"]}
+            roll = self.rng.random()
+            if "check" in legal:
+                choice, amount = ("bet", legal["bet"]["min_to"]) if (
+                    roll < 0.2 and "bet" in legal) else ("check", None)
+            elif roll < 0.15 and "fold" in legal:
+                choice, amount = "fold", None
+            elif roll < 0.3 and "raise" in legal:
+                choice, amount = "raise", legal["raise"]["min_to"]
+            else:
+                choice, amount = ("call", None) if "call" in legal else ("allin", None)
+            mark = r.mark()
+            r.must("holdem_action", seat=h["to_act"], action=choice, amount=amount)
+            r.wait_event(lambda e: e["kind"] == "action", since=mark)
+
     def finish(self) -> None:
         r = self.rig
         st = r.wait_state("player_decisions", "settlement", "round_void", "malfunction",
                           timeout=20)
+        if st == "player_decisions" and self.game == "texas-holdem":
+            st = self.holdem_betting()
         if st == "player_decisions":
             pending = r.wait_event(lambda e: e["kind"] == "decisions_open",
                                    since=self.start)["pending"]
@@ -267,7 +336,6 @@ def run_demo(games: tuple[str, ...] = GAMES, modes: tuple[str, ...] = MODES, rou
     rng = random.Random(seed)
     tallies: list[Tally] = []
     base = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="tablectl-demo-"))
-    fault_turn = 0
     for game in games:
         for mode in modes:
             tally = Tally(game, mode)
@@ -283,13 +351,9 @@ def run_demo(games: tuple[str, ...] = GAMES, modes: tuple[str, ...] = MODES, rou
                 rig.on_event = screen
                 rig.must("open_table", "supervisor")
                 croupier = Croupier(rig, random.Random(rng.randrange(1 << 30)), out)
+                pool = fault_pool(game, mode)
                 for n in range(1, rounds + 1):
-                    fault = None  # noqa
-                    if faults and n % 2 == 0:
-                        pool = DICE_FAULTS + FAULTS[mode] if game == "super-pan-9" \
-                            else FAULTS[mode]
-                        fault = pool[fault_turn % len(pool)]
-                        fault_turn += 1
+                    fault = pool[(n // 2 - 1) % len(pool)] if faults and n % 2 == 0 else None
                     croupier.play_round(n, fault)
                 rig.on_event = None
                 rig.kill(15)

@@ -27,9 +27,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    if args.game == "texas-holdem":
-        raise TablectlError("the demo does not play Texas Hold'em yet; choose "
-                            f"{', '.join(GAMES)} or all")
     if args.game != "all" and args.game not in GAMES:
         raise TablectlError(f"unknown game {args.game!r}; choose {', '.join(GAMES)} or all")
     if args.rounds is not None and not 1 <= args.rounds <= 1000:

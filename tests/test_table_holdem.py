@@ -103,3 +103,18 @@ def test_misdeal_voids_the_hand_art_9_2():
 def _c(text):
     from controller.rules.cards import Card
     return Card.parse(text)
+
+
+def test_exposed_hole_card_is_replaced_by_the_next_card_art_9_1():
+    t = table("texas-holdem")
+    t.command("seat_players", seats=[1, 2], stacks=[100, 100], button=1)
+    draw(t, "As")                                   # seat 2's first card
+    draw(t, "Kd", face_up=True)                     # seat 1's first card, face up
+    r = rulings(t)[-1]
+    assert r["remedy"] == "rectify" and r["article"] == "11/2008 art. 9(1)"
+    aside = [e.to_json() for e in t.outbox if e.kind == "card_set_aside"][-1]
+    assert aside["cards"] == ["Kd"]
+    draw(t, "Qh")                                   # seat 1 receives the next card instead
+    draw(t, "2c", "3c")                             # second cards: seat 2, seat 1
+    assert t.state == "player_decisions"
+    assert t.vault.count(t.tracker.plan[0].deal.recipient) == 2

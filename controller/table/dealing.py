@@ -148,6 +148,11 @@ class DealingTracker:
         self.extra_to_croupier += cards
         self.plan.insert(self._next, Step(-1, Deal(CROUPIER, cards)))
 
+    def replace_card(self, recipient: Recipient, street: str = "deal") -> None:
+        """An exposed card taken out of play (Hold'em art. 9(1)): the same recipient receives
+        the next card instead, before the plan goes on."""
+        self.plan.insert(self._next, Step(-1, Deal(recipient, 1, False, street)))
+
     def skip_street(self) -> None:
         """Hold'em: nothing more to deal (every player but one folded)."""
         self._next = len(self.plan)

@@ -438,6 +438,15 @@ class Table:
             self._publish("box_void", box=recipient.box, article=ruling.article)
         elif remedy is Remedy.SET_ASIDE and slot is not None and self.tracker is not None:
             self._set_aside(slot, ruling)
+        elif (remedy is Remedy.RECTIFY and slot is not None and self.tracker is not None
+              and irregularity is Irregularity.PLAYER_CARD_EXPOSED and self.state == "dealing"):
+            # Hold'em art. 9(1): the exposed hole card is replaced by the next card.
+            rec = self.vault.slot_recipient(slot)
+            self.vault.set_aside(slot)
+            self.tracker.replace_card(rec, self.tracker.current_street() or "hole")
+            self._publish("card_set_aside", recipient=str(rec), article=ruling.article,
+                          cards=self.vault.set_aside_cards())
+            return
         elif remedy is Remedy.RESHAKE:
             if not ruling.needs_supervisor:      # else once the agitator is repaired
                 self.commands.append(Command("dice", "shake"))
@@ -697,6 +706,9 @@ class Table:
             self._rule(out.irregularity, out.detail, recipient=out.recipient, slot=slot)
             if self.state != "dealing":
                 return
+            nxt = self.tracker.expected if self.tracker else None
+            if nxt is not None and out.step is not None and nxt.deal.street == out.step.deal.street:
+                out.street_done = False      # a replacement card is still owed on this street
         if self.tracker is not None and self.tracker.done:
             self._dealt()
         elif out.street_done and self.flow.betting_streets:
