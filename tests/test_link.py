@@ -133,8 +133,12 @@ class Peer:
                 self._inflight = None
                 self._pump()
         elif isinstance(msg, m.Nak):
-            if self._inflight and msg.seq == self._inflight[0] and msg.reason == m.NAK_CRC:
-                self.write(self._inflight[1])
+            if self._inflight and msg.seq == self._inflight[0]:
+                if msg.reason == m.NAK_CRC:
+                    self.write(self._inflight[1])
+                else:                                # not understood: never again
+                    self._inflight = None
+                    self._pump()
         elif isinstance(msg, m.Heartbeat):
             pass
         else:
@@ -698,6 +702,38 @@ def test_device_that_does_not_resume_starts_a_new_session(link_path):
         assert seqs[0] == 1 and seqs[-1] == 1      # numbered from 1 again after the hello
         peer.send(m.CardDispensed(1, 1))          # the device's numbering restarted too
         assert (await next_event(q, "card_dispensed"))[0].card == Card.from_code(1)
+        await drv.close()
+        peer.unplug()
+    run(main())
+
+
+SAMPLE = {"u8": 3, "u16": 513, "u32": 0, "i32": -5, "bool": True, "card": 12, "deck": 4,
+          "str": "x", "blob": b"\x01", "cards": ((1, 2), (m.UNKNOWN_CARD, m.NO_DECK)),
+          "dice": (1, 6), "kv": (("a", 1),)}
+
+
+def test_any_message_a_device_may_send_leaves_the_link_up(link_path):
+    # A shoe that (wrongly) sends every message type there is, with sample values: messages of
+    # other classes are dropped and counted, none stops the link or the driver.
+    async def main():
+        peer, drv, q, up = await started(link_path, "shoe")
+        for cls in sorted(m.MESSAGE_TYPES.values(), key=lambda c: c.TYPE):
+            msg = cls(**{name: SAMPLE[w] for name, w in cls.WIRE})
+            if isinstance(msg, (m.HelloInfo, m.Hello)):
+                continue          # a hello answer out of turn is covered elsewhere
+            if cls.RELIABLE:
+                peer.send(msg)
+            else:
+                peer.send_now(msg, 0)
+        await drv.status()      # may be answered by the sample StatusReport sent above
+        assert (await drv.status()).state == "ready" and drv.is_up
+        kinds = []
+        while not q.empty():
+            kinds.append(q.get_nowait().kind)
+        assert {"card_drawn", "cut_card_reached", "misread", "jam", "door_opened", "empty",
+                "malfunction"} <= set(kinds)
+        assert not {"card_dispensed", "dice_result", "card_placed"} & set(kinds)
+        assert drv.stats.rejected >= 3 and drv.stats.links_lost == 0
         await drv.close()
         peer.unplug()
     run(main())
