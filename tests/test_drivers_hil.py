@@ -433,3 +433,38 @@ def test_silent_device_is_lost_and_found_again():
             await r.next("link_restored")
             assert (await r.next("card_placed")).box == 4
     run(main())
+
+
+def test_every_device_class_on_one_queue():
+    # The controller's one queue: each event names its device, each device's events in order.
+    async def main():
+        with SimulatedTable(seed=11, speed=SPEED) as table:
+            sims = {c: table.add(c) for c in ("shuffler", "shoe", "dice", "box-sensors")}
+            table.add("dice", "dice-usb", transport="usb", serial="D-USB")
+            sims["dice-usb"] = table.devices["dice-usb"]
+            q = asyncio.Queue()
+            drivers = {name: open_driver(dev.spec(**FAST), q) for name, dev in sims.items()}
+            for d in drivers.values():
+                await d.wait_up(5)
+            sims["dice"].set_next_dice([1, 1, 1, 1])
+            sims["dice-usb"].set_next_dice([6, 6, 6, 6])
+            await drivers["shuffler"].shuffle()
+            await drivers["dice"].shake()
+            await drivers["dice-usb"].shake()
+            sims["shoe"].draw()
+            sims["box-sensors"].place_card(5)
+            want = {("shuffler", "shuffle_done"), ("dice", "dice_result"),
+                    ("dice-usb", "dice_result"), ("shoe", "card_drawn"),
+                    ("box-sensors", "card_placed")}
+            got = {}
+            async with asyncio.timeout(10):
+                while not want <= set(got):
+                    e = await q.get()
+                    got.setdefault((e.device, e.kind), e)
+            assert got[("dice", "dice_result")].dice == (1, 1, 1, 1)
+            assert got[("dice-usb", "dice_result")].dice == (6, 6, 6, 6)
+            assert got[("box-sensors", "card_placed")].box == 5
+            assert got[("dice-usb", "link_up")].identity.serial == "D-USB"
+            for d in drivers.values():
+                await d.close()
+    run(main())
