@@ -17,7 +17,7 @@ from typing import Any, Awaitable, Callable
 
 from aiohttp.test_utils import TestClient, TestServer
 
-from controller.api import ApiServer, create_app
+from controller.api import ApiServer, create_app, hub_of
 from controller.config import ApiConfig, hash_token
 from controller.journal import Journal
 from controller.rules import get_game
@@ -104,6 +104,7 @@ class LiveTable:
         self._pump = asyncio.ensure_future(self._pump_events())
         app = create_app(self.runner, self.config, submit=self._submit, drivers=self.drivers,
                          status_interval=1.0)
+        self.hub = hub_of(app)
         self.server = await ApiServer.start(app, self.config)
 
     async def _pump_events(self) -> None:
