@@ -737,3 +737,21 @@ def test_any_message_a_device_may_send_leaves_the_link_up(link_path):
         await drv.close()
         peer.unplug()
     run(main())
+
+
+def test_events_are_stamped_by_the_injected_clock(link_path):
+    ticks = iter(range(1000, 2000))
+
+    async def main():
+        peer = Peer(link_path, "dice")
+        peer.plug()
+        q = asyncio.Queue()
+        drv = open_driver(DeviceSpec(id="dice", device_class="dice", port=link_path, **FAST), q,
+                          clock=lambda: float(next(ticks)))
+        up, _ = await next_event(q, "link_up")
+        peer.send(m.DieOutOfCup(1))
+        out, _ = await next_event(q, "die_out_of_cup")
+        assert up.ts == 1000.0 and out.ts == 1001.0 and out.die == 1
+        await drv.close()
+        peer.unplug()
+    run(main())
