@@ -48,6 +48,15 @@ def test_every_documented_key_has_a_figure_with_its_baseline(report):
             assert isinstance(f["extra"], dict)
 
 
+def test_latency_figures_hold_percentiles_in_order(report):
+    for key, f in report["benchmarks"]["latency"]["figures"].items():
+        x = f["extra"]
+        if "p50_s" in x:
+            assert 0 < x["p50_s"] <= x["p99_s"] <= x["max_s"], key
+            assert x["samples"] >= 1
+            assert x["escaped"] == 0, key             # nothing escaped the runner
+
+
 def test_odds_baseline_agrees_with_the_engine(report):
     for key, f in report["benchmarks"]["odds"]["figures"].items():
         # the plain enumeration must find the engine's own counts for the hands it sampled

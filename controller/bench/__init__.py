@@ -14,5 +14,6 @@ BENCHMARKS = {
     "codec": "controller.bench.codec",
     "journal": "controller.bench.journal",
     "throughput": "controller.bench.throughput",
+    "latency": "controller.bench.latency",
     "odds": "controller.bench.odds",
 }

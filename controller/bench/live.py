@@ -1,0 +1,468 @@
+"""A table on the bench in one process: simulated devices, the real drivers, the real runner.
+
+:class:`LiveTable` starts the firmware simulator's devices behind pseudo-terminals, opens each
+through the real driver path (drivers.factory.open_driver: pyserial, the link layer, the
+codec), and feeds their events and the croupier's commands, in order, through one asyncio
+queue to a :class:`~controller.table.runner.TableRunner` with a real journal, as the daemon
+does. It keeps what a benchmark or a reliability test needs to see: when each device event was
+written by the simulator, dequeued, and its first decision published (after the journal
+commit), every published event, and any exception that escaped the runner.
+
+:class:`LiveCroupier` plays rounds on it the way a croupier and a supervisor would, whatever
+state the table is in: it places bets, draws from the shoe or lets the shuffler deal, shakes the
+dice, takes decisions, confirms results, and when the table calls for it, puts the devices
+right (clears a jam, closes a door, plugs a device back in, reboots it) and clears the
+malfunction.
+"""
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from controller.errors import TablectlError
+from controller.journal import Journal
+from controller.table.machine import Command
+from controller.table.runner import TableRunner
+from controller.table.secrecy import PublicEvent
+
+from .rounds import LAYOUT, make_table
+
+FAST_LINK = {"heartbeat_s": 0.05, "link_timeout_s": 0.4}
+ROUND_END = ("round_complete", "round_void")
+
+
+@dataclass
+class Sample:
+    """One device event's way through the controller (time.monotonic seconds)."""
+
+    device: str
+    kind: str
+    emitted: float | None      # the simulator wrote the frame
+    dequeued: float            # the controller took the event off its queue
+    published: float | None    # its first decision was durable and published
+    done: float                # the runner returned
+
+
+@dataclass
+class _Cmd:
+    name: str
+    role: str
+    args: dict[str, Any]
+    fut: asyncio.Future = field(repr=False, default=None)  # type: ignore[assignment]
+
+
+class LiveTable:
+    """Simulated devices + real drivers + TableRunner + Journal, in the running event loop."""
+
+    def __init__(self, workdir: str | Path, game: str, mode: str = "shoe", *, seed: int = 0,
+                 speed: float = 1000.0, table_id: str = "bench-1",
+                 link: dict[str, float] | None = None) -> None:
+        self.dir = Path(workdir)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.game, self.mode, self.seed, self.speed = game, mode, seed, speed
+        self.table_id = table_id
+        self.link = dict(FAST_LINK if link is None else link)
+        self.journal_path = self.dir / "journal.db"
+        self.sim: Any = None
+        self.drivers: dict[str, Any] = {}
+        self.queue: asyncio.Queue = asyncio.Queue()
+        self.journal: Journal | None = None
+        self.runner: TableRunner | None = None
+        self.published: list[tuple[float, PublicEvent]] = []
+        self.samples: list[Sample] = []
+        self.escaped: list[BaseException] = []
+        self.processed: dict[tuple[str, str], int] = {}
+        self.sent: list[Command] = []
+        self._seen: dict[tuple[str, str], int] = {}
+        self._consumer: asyncio.Task | None = None
+        self._tasks: set[asyncio.Task] = set()
+
+    @property
+    def classes(self) -> list[str]:
+        return ["shoe", "shuffler"] + (["dice"] if self.game == "super-pan-9" else [])
+
+    @property
+    def table(self) -> Any:
+        assert self.runner is not None
+        return self.runner.table
+
+    @property
+    def state(self) -> str:
+        return self.table.state
+
+    # --- life cycle ---------------------------------------------------------------------
+    async def start(self, timeout: float = 15.0) -> None:
+        from drivers.factory import open_driver
+        from firmware_sim.table import SimulatedTable
+
+        self.sim = SimulatedTable(seed=self.seed, speed=self.speed,
+                                  link_dir=str(self.dir / "links"))
+        for cls in self.classes:
+            self.sim.add(cls)
+        await self.open_controller()
+        for cls in self.classes:
+            self.drivers[cls] = open_driver(self.sim[cls].spec(**self.link), self.queue)
+        await self.wait(lambda: all(d.is_up for d in self.drivers.values()), timeout,
+                        "the devices' links did not come up")
+
+    async def open_controller(self) -> dict[str, Any]:
+        """Open the journal, recover the table from it, and start taking inputs."""
+        self.journal = Journal.open(self.journal_path, self.table_id)
+        self.runner = TableRunner(make_table(self.game, self.mode, self.table_id), self.journal,
+                                  publish=self._publish, send=self._send)
+        report = self.runner.recover()
+        self._consumer = asyncio.ensure_future(self._consume())
+        return report
+
+    async def close(self) -> None:
+        if self._consumer is not None:
+            self._consumer.cancel()
+            try:
+                await self._consumer
+            except (asyncio.CancelledError, Exception):
+                pass
+        for t in list(self._tasks):
+            t.cancel()
+        for d in self.drivers.values():
+            try:
+                await asyncio.wait_for(d.close(), 3.0)
+            except Exception:  # a device that will not close must not block the others
+                pass
+        self.drivers.clear()
+        if self.journal is not None:
+            self.journal.close()
+            self.journal = None
+        if self.sim is not None:
+            self.sim.stop()
+            self.sim = None
+
+    async def __aenter__(self) -> "LiveTable":
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.close()
+
+    # --- the controller's side -------------------------------------------------------------
+    def _publish(self, e: PublicEvent) -> None:
+        self.published.append((time.monotonic(), e))
+
+    def _send(self, c: Command) -> None:
+        self.sent.append(c)
+        driver = self.drivers.get(c.device_class)
+        method = getattr(driver, c.action, None) if driver is not None else None
+        if method is None:
+            return
+
+        async def call() -> None:
+            try:
+                await method(**c.args)
+            except TablectlError:
+                pass    # refused or link down: the device's events say what happened
+        task = asyncio.ensure_future(call())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _emitted_at(self, device: str, kind: str) -> float | None:
+        """When the simulator emitted this (device, kind) event: the n-th of its kind."""
+        key = (device, kind)
+        n = self._seen.get(key, 0)
+        self._seen[key] = n + 1
+        dev = self.sim.devices.get(device) if self.sim is not None else None
+        if dev is None:
+            return None
+        with dev._cond:
+            stamps = [t for t, k, _ in dev._emitted if k == kind]
+        return stamps[n] if n < len(stamps) else None
+
+    async def _consume(self) -> None:
+        assert self.runner is not None
+        while True:
+            item = await self.queue.get()
+            t_deq = time.monotonic()
+            if isinstance(item, _Cmd):
+                try:
+                    self.runner.command(item.name, item.role, **item.args)
+                    result: dict[str, Any] = {"ok": True}
+                except TablectlError as exc:
+                    result = {"ok": False, "error": str(exc)}
+                except Exception as exc:   # noqa: BLE001 - counted: nothing may escape
+                    self.escaped.append(exc)
+                    result = {"ok": False, "error": f"escaped: {exc!r}"}
+                if not item.fut.done():
+                    item.fut.set_result(result)
+                continue
+            mark = len(self.published)
+            try:
+                self.runner.device(item)
+            except Exception as exc:       # noqa: BLE001 - counted: nothing may escape
+                self.escaped.append(exc)
+            done = time.monotonic()
+            key = (item.device, item.kind)
+            self.processed[key] = self.processed.get(key, 0) + 1
+            emitted = (self._emitted_at(item.device, item.kind)
+                       if not item.kind.startswith("link") else None)
+            pub = self.published[mark][0] if len(self.published) > mark else None
+            self.samples.append(Sample(item.device, item.kind, emitted, t_deq, pub, done))
+
+    async def command(self, name: str, role: str = "dealer", **args: Any) -> dict[str, Any]:
+        """A console command, queued behind the device events already waiting (as the
+        daemon does); the answer ``{"ok": ...}``."""
+        fut = asyncio.get_running_loop().create_future()
+        await self.queue.put(_Cmd(name, role, args, fut))
+        return await fut
+
+    async def must(self, name: str, role: str = "dealer", **args: Any) -> None:
+        reply = await self.command(name, role, **args)
+        if not reply["ok"]:
+            raise TablectlError(f"{name} refused: {reply['error']}")
+
+    async def act(self, device: str, action: str, *args: Any, **kw: Any) -> Any:
+        """A physical action on a simulated device (draw, clear_jam, ...), off the loop."""
+        return await asyncio.to_thread(getattr(self.sim[device], action), *args, **kw)
+
+    async def wait(self, pred: Callable[[], bool], timeout: float = 5.0,
+                   what: str = "condition") -> None:
+        deadline = time.monotonic() + timeout
+        while not pred():
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{what} within {timeout} s (table in {self.state})")
+            await asyncio.sleep(0.002)
+
+    async def wait_processed(self, device: str, kind: str, count: int,
+                             timeout: float = 5.0) -> None:
+        await self.wait(lambda: self.processed.get((device, kind), 0) >= count, timeout,
+                        f"no {kind} from {device}")
+
+    def count(self, device: str, kind: str) -> int:
+        return self.processed.get((device, kind), 0)
+
+    def public(self, since: int = 0) -> list[PublicEvent]:
+        return [e for _, e in self.published[since:]]
+
+
+class LiveCroupier:
+    """A croupier and a supervisor for a :class:`LiveTable` (see the module docstring).
+
+    ``hook(phase)`` (optional, awaited) is called as the round reaches each phase: ``betting``
+    (bets placed), ``shaking`` (Super Pan 9, before the shake), ``dealing`` (after two cards),
+    ``decisions``, ``settlement``; a fault matrix injects its fault there.
+    """
+
+    def __init__(self, live: LiveTable, seed: int = 0,
+                 hook: Callable[[str], Awaitable[None]] | None = None) -> None:
+        self.live, self.rng, self.hook = live, random.Random(seed), hook
+        self.game = live.game
+        self.fixes = 0
+        self.trace: list[str] = []
+
+    async def _at(self, phase: str, done: set[str]) -> None:
+        if phase not in done:
+            done.add(phase)
+            if self.hook is not None:
+                await self.hook(phase)
+
+    async def play_round(self, max_steps: int = 400) -> str:
+        """Play until the round ends and the next one is called; returns how it ended
+        (``round_complete`` or ``round_void``). Raises TimeoutError when the table is stuck."""
+        live = self.live
+        phases: set[str] = set()
+        betted = False
+        drawn = 0
+        ends0 = len(self.ends())
+        for _ in range(max_steps):
+            st = live.state
+            self.trace.append(st)
+            ends = self.ends()
+            if len(ends) > ends0 and st not in ROUND_END:
+                return ends[ends0]      # the round ended and the table has moved on
+            if st == "out_of_service":
+                await live.command("open_table", "supervisor")
+            elif st == "shuffling":
+                await self._shuffling()
+            elif st in ("bets_open", "bets_closed") and not betted and st == "bets_open":
+                await self._bets()
+                betted = True
+                await self._at("betting", phases)
+            elif st in ("bets_open", "bets_closed"):
+                if self.game == "super-pan-9":
+                    await self._at("shaking", phases)
+                    if live.state == st:
+                        await self._shake()
+                elif live.table.mode.value == "shuffler":
+                    if st == "bets_open":
+                        await live.command("close_bets")
+                    else:
+                        await self._wait_change(st)
+                else:
+                    drawn += await self._draw()
+            elif st == "dice_shaking":
+                await self._wait_change(st, 1.0)
+                if live.state == "dice_shaking":
+                    await self.fix_devices()
+                    await live.command("shake")
+            elif st == "dealing":
+                if drawn >= 2 or live.table.mode.value == "shuffler":
+                    await self._at("dealing", phases)
+                if live.state != "dealing":
+                    continue
+                if live.table.mode.value == "shoe":
+                    drawn += await self._draw()
+                else:
+                    await self._wait_change(st, 1.0)
+                    if live.state == "dealing":
+                        await self.fix_devices()
+            elif st == "player_decisions":
+                await self._at("decisions", phases)
+                if live.state == st:
+                    await self._decide()
+            elif st == "croupier_reveal":
+                await self._wait_change(st, 1.0)
+                if live.state == st and live.table.mode.value == "shoe":
+                    drawn += await self._draw()
+            elif st == "settlement":
+                await self._at("settlement", phases)
+                if live.state == st:
+                    await live.command("confirm_result")
+            elif st in ROUND_END:
+                await live.command("next_round")
+                if live.state != st:
+                    continue
+                await self.fix_devices()
+                await live.command("clear_malfunction", "supervisor")
+            elif st == "malfunction":
+                await self.fix_devices()
+                await live.command("clear_malfunction", "supervisor")
+                if live.state == "malfunction":
+                    await asyncio.sleep(0.05)
+            else:
+                await self._wait_change(st)
+        raise TimeoutError(f"the round did not end in {max_steps} steps; table in "
+                           f"{live.state}; last states {self.trace[-12:]}")
+
+    def ends(self) -> list[str]:
+        """How each round so far ended, in order (from the published events)."""
+        return [e.kind for _, e in self.live.published
+                if e.kind in ("round_complete", "round_void")]
+
+    async def _wait_change(self, st: str, timeout: float = 0.3) -> None:
+        try:
+            await self.live.wait(lambda: self.live.state != st, timeout)
+        except TimeoutError:
+            pass
+
+    async def _shuffling(self) -> None:
+        live = self.live
+        if live.table.mode.value == "shoe":
+            await self.fix_devices(only=("shoe",))
+            await live.act("shoe", "load_deck", fresh=True)
+            await live.command("deck_ready")
+        else:
+            await self._wait_change("shuffling", 1.0)
+            if live.state == "shuffling":
+                await self.fix_devices()
+                await live.command("clear_malfunction", "supervisor")
+
+    async def _bets(self) -> None:
+        live, rng = self.live, self.rng
+        layout = LAYOUT[self.game]
+        if self.game == "super-pan-9":
+            seats = rng.sample(range(1, layout + 1), 3)
+            await live.command("set_banker", seat=seats[0], capital=1000)
+            for s in seats[1:]:
+                await live.command("place_bet", box=s, wager="seat", amount=10, player=f"p{s}")
+            return
+        for b in sorted(rng.sample(range(1, layout + 1), rng.randint(1, 3))):
+            if self.game == "q-poker":
+                await live.command("place_bet", box=b, wager="versus_croupier",
+                                   amount=2 * rng.randint(1, 9))
+                if rng.random() < 0.4:
+                    await live.command("place_bet", box=b, wager="pair_bonus", amount=5)
+            else:
+                await live.command("place_bet", box=b, wager="ante", amount=rng.randint(1, 9),
+                                   player=f"p{b}")
+                if rng.random() < 0.4:
+                    await live.command("place_bet", box=b, wager="pair_plus", amount=5,
+                                       player=f"p{b}")
+
+    async def _shake(self) -> None:
+        live = self.live
+        n = live.count("dice", "dice_result")
+        reply = await live.command("shake")
+        if reply["ok"]:
+            try:
+                await live.wait(lambda: live.state != "dice_shaking"
+                                and live.count("dice", "dice_result") > n, 1.0)
+            except TimeoutError:
+                pass
+        else:
+            await self.fix_devices()
+
+    async def _draw(self) -> int:
+        """Draw one card from the shoe; 1 if the table took a card event."""
+        live = self.live
+        st = (await live.act("shoe", "status"))["firmware"]
+        if st["state"] != "ready" or not (await live.act("shoe", "status"))["connected"]:
+            if st["state"] == "empty":
+                await live.act("shoe", "load_deck", fresh=True)
+            else:
+                await self.fix_devices()
+                await asyncio.sleep(0.05)
+            return 0
+        n = live.count("shoe", "card_drawn") + live.count("shoe", "misread")
+        await live.act("shoe", "draw")
+        try:
+            await live.wait(lambda: live.count("shoe", "card_drawn")
+                            + live.count("shoe", "misread") > n, 1.0)
+        except TimeoutError:
+            return 0
+        return 1
+
+    async def _decide(self) -> None:
+        live = self.live
+        view = live.table.public_view()
+        rnd = view.get("round") or {}
+        decided = {(d["box"], d["player"]) for d in rnd.get("decisions", [])}
+        pending = []
+        for bet in rnd.get("bets", []):
+            key = (bet["box"], bet["player"])
+            if bet["wager"] in ("versus_croupier", "ante") and key not in decided \
+                    and bet["box"] not in rnd.get("void_boxes", []):
+                pending.append(key)
+                decided.add(key)
+        for box, player in pending:
+            await live.command("decide", box=box, player=player,
+                               decision="play" if self.rng.random() < 0.7 else "fold")
+        if not pending:
+            await self._wait_change("player_decisions")
+
+    async def fix_devices(self, only: tuple[str, ...] | None = None) -> None:
+        """What a supervisor does: put every device back in working order."""
+        live = self.live
+        self.fixes += 1
+        for name in only or live.classes:
+            dev = live.sim[name]
+            if not dev.connected:
+                await live.act(name, "reconnect")
+            await live.act(name, "inject", "resume")
+            await live.act(name, "inject", "heartbeat_resume")
+            state = (await live.act(name, "status"))["firmware"]
+            s = str(state.get("state", ""))
+            if s == "jammed":
+                await live.act(name, "clear_jam")
+            if state.get("door_open") or s in ("door-open", "lid-open"):
+                await live.act(name, "close_door")
+            if s == "die-out":
+                await live.act(name, "return_die")
+            if s == "fault":
+                await live.act(name, "reboot")
+        try:
+            await live.wait(lambda: all(d.is_up for n, d in live.drivers.items()
+                                        if only is None or n in only), 3.0)
+        except TimeoutError:
+            pass
+        await asyncio.sleep(0.02)
