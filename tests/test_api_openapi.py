@@ -1,0 +1,76 @@
+"""The API's description stays true: /api/openapi.json and docs/api.md against the routes the
+application really serves and the commands the table really takes."""
+import re
+from pathlib import Path
+
+from controller.api import create_app
+from controller.api.openapi import PARAMS, build_openapi
+from controller.table.machine import COMMANDS
+
+from test_api_support import client, make_runner, api_config
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "api.md"
+
+
+def served_routes(app):
+    out = set()
+    for r in app.router.routes():
+        info = r.resource.get_info() if r.resource is not None else {}
+        path = info.get("path") or info.get("formatter") or info.get("prefix")
+        if r.method == "HEAD" or not path.startswith("/api/"):
+            continue
+        out.add((r.method.lower(), path))
+    return out
+
+
+def described_routes(doc):
+    out = set()
+    for path, ops in doc["paths"].items():
+        for method in ops:
+            out.add((method, re.sub(r"^/api/commands/\w+$", "/api/commands/{name}", path)))
+    return out
+
+
+def test_every_served_route_is_described_and_nothing_else(tmp_path):
+    runner = make_runner(tmp_path / "j.db")
+    app = create_app(runner, api_config())
+    assert served_routes(app) == described_routes(build_openapi())
+
+
+def test_every_command_is_described_with_its_roles_and_parameters():
+    paths = build_openapi()["paths"]
+    for name, spec in COMMANDS.items():
+        op = paths[f"/api/commands/{name}"]["post"]
+        assert op["x-roles"] == list(spec.roles)
+        schema = op["requestBody"]["content"]["application/json"]["schema"]
+        assert list(schema["properties"]) == list(spec.params)
+        assert set(schema["required"]) <= set(spec.params)
+        for p in spec.params:
+            assert p in PARAMS, f"parameter {p!r} of {name} has no schema in openapi.PARAMS"
+        for code in ("400", "401", "403", "404", "409"):
+            assert code in op["responses"]
+    place = paths["/api/commands/place_bet"]["post"]["requestBody"]["content"][
+        "application/json"]["schema"]
+    assert set(place["required"]) == {"box", "wager", "amount"}     # player is optional
+
+
+def test_the_description_is_served_without_a_token_and_matches(tmp_path):
+    runner = make_runner(tmp_path / "j.db")
+
+    async def get(c):
+        r = await c.get("/api/openapi.json")
+        return r.status, await r.json()
+    status, doc = client(create_app(runner, api_config()), get)
+    assert status == 200 and doc == build_openapi() and doc["openapi"].startswith("3.1")
+
+
+def test_docs_api_md_names_every_route_command_and_stream_event():
+    text = DOC.read_text(encoding="utf-8")
+    for method, path in described_routes(build_openapi()):
+        assert f"{method.upper()} {path}" in text, f"docs/api.md does not describe {path}"
+    for name in COMMANDS:
+        assert f"`{name}`" in text, f"docs/api.md does not list the command {name}"
+    for event in ("snapshot", "table", "status", "resync"):
+        assert f"`{event}`" in text
+    for code in ("401", "403", "400", "404", "409"):
+        assert code in text
