@@ -113,13 +113,23 @@ class Driver:
         self.log.info("command accepted", command=what)
 
     async def status(self, timeout: float | None = None) -> ev.Status:
-        """Ask the device's state; returns the Status event (also put on the queue)."""
+        """Ask the device's state; returns the Status event (also put on the queue).
+
+        A device that accepts the request but sends no report within ``timeout`` (twice the
+        link-loss timeout by default) has a stuck event stream although its heartbeats flow:
+        the link is declared lost and reopened, and LinkDown is raised."""
         fut = asyncio.get_running_loop().create_future()
         self._status_waiters.append(fut)
+        wait = timeout if timeout is not None else self.link.timing.link_timeout_s * 2
         try:
             await self._command(m.StatusRequest(), "status")
-            return await asyncio.wait_for(
-                fut, timeout if timeout is not None else self.link.timing.link_timeout_s * 2)
+            try:
+                return await asyncio.wait_for(fut, wait)
+            except TimeoutError:
+                reason = f"no status report {wait} s after the request was accepted"
+                self.link.drop(reason)
+                raise LinkDown(f"device {self.spec.id!r}: {reason}; the link is reopened") \
+                    from None
         finally:
             if fut in self._status_waiters:
                 self._status_waiters.remove(fut)

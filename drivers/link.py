@@ -207,6 +207,11 @@ class Link:
         self.log.info("no answer to hello", attempts=self.timing.hello_attempts)
         return False
 
+    def drop(self, reason: str) -> None:
+        """Declare the link lost now (LinkLost follows) and reopen it: for a driver that sees
+        the device stuck although heartbeats flow."""
+        self._set_lost(reason)
+
     def _hello_message(self) -> m.Hello:
         # Ask to resume once we have had a session: then a frame the device sent before the
         # loss and sends again keeps its number, and is recognised if it already arrived.

@@ -755,3 +755,24 @@ def test_events_are_stamped_by_the_injected_clock(link_path):
         await drv.close()
         peer.unplug()
     run(main())
+
+
+def test_status_accepted_but_never_reported_reopens_the_link(link_path):
+    # A device whose event stream is stuck (it acknowledges, sends heartbeats, reports nothing).
+    async def main():
+        peer, drv, q, up = await started(link_path)
+        peer.deaf_to_acks = True
+        peer.supports_resume = False
+        peer.send(m.ShuffleStarted())            # stuck in flight: the host's acks go unheard
+        peer._resend = lambda: None              # ... and the device stopped retrying it
+        await next_event(q, "shuffle_started")
+        with pytest.raises(LinkDown, match="no status report"):
+            await drv.status()
+        lost, _ = await next_event(q, "link_lost")
+        assert "no status report" in lost.reason
+        peer.deaf_to_acks = False
+        await next_event(q, "link_restored")
+        assert (await drv.status()).state == "ready"
+        await drv.close()
+        peer.unplug()
+    run(main())
