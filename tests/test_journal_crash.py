@@ -59,10 +59,17 @@ def run_and_kill(path, run, rng):
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_sigkill_loses_nothing_acknowledged(tmp_path, seed):
-    rng = random.Random(seed)
-    path = tmp_path / "journal.db"
+    check_kills(tmp_path / "journal.db", random.Random(seed), runs=4)
+
+
+@pytest.mark.long
+def test_sigkill_many_times(tmp_path):
+    check_kills(tmp_path / "journal.db", random.Random(7), runs=60)
+
+
+def check_kills(path, rng, runs):
     acknowledged = []
-    for run in range(4):
+    for run in range(runs):
         acknowledged += run_and_kill(path, run, rng)
 
     with Journal.open(path, readonly=True) as j:
@@ -77,7 +84,7 @@ def test_sigkill_loses_nothing_acknowledged(tmp_path, seed):
     for seq, run, i in acknowledged:                          # every acknowledged one is there
         assert by_seq.get(seq) == (run, i)
     # Within a run the records are a prefix 0..n-1: a group commit is there whole or not at all.
-    for run in range(4):
+    for run in range(runs):
         idx = sorted(i for r, i in keys if r == run)
         assert idx == list(range(len(idx)))
         # Writes are i=0, i=1, then groups of three: a run ends after a whole group.
