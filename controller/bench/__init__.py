@@ -15,5 +15,7 @@ BENCHMARKS = {
     "journal": "controller.bench.journal",
     "throughput": "controller.bench.throughput",
     "latency": "controller.bench.latency",
+    "daemon": "controller.bench.daemon",
+    "footprint": "controller.bench.footprint",
     "odds": "controller.bench.odds",
 }

@@ -1,0 +1,112 @@
+"""Event latency through the daemon: ``tablectl run`` as a separate process, event stream and all.
+
+The simulated devices run in this process behind pseudo-terminals (controller.rig.Rig); the
+daemon opens them through its real drivers, journals and rules, and publishes on its control
+socket's event stream, to which this process subscribes. Measured: from the simulator's
+emitting a card frame (``time.monotonic``, which is system-wide on Linux, so the two
+processes' clocks agree) to the ``card`` event arriving on the subscribed stream. Rounds are
+Q Poker from the shoe, one card at a time, as a croupier draws them.
+
+Baselines as for the in-process figure: a bare pty echo, and the frame's wire time.
+"""
+from __future__ import annotations
+
+import os
+import random
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from .codec import frames
+from .figures import PI_FACTOR, Figure, percentile, wire_time_s
+from .latency import journal_commit, pty_echo
+
+NAME = "daemon"
+TITLE = "Event latency through the daemon (tablectl run) to its event stream"
+KEYS = ("daemon.card.p50", "daemon.card.p99", "daemon.card.p99_wire")
+
+
+def play_rounds(rig: Any, rounds: int, seed: int = 1) -> list[float]:
+    """Q Poker rounds from the shoe through the daemon; one latency per card drawn."""
+    rng = random.Random(seed)
+    shoe = rig.devices["shoe"]
+    received: list[tuple[float, dict[str, Any]]] = []
+    rig.on_event = lambda doc: received.append((time.monotonic(), doc))
+    out: list[float] = []
+    rig.must("open_table", "supervisor")
+    try:
+        for _ in range(rounds):
+            st = rig.state()
+            if st == "shuffling":
+                shoe.load_deck(fresh=True)
+                rig.must("deck_ready")
+                rig.wait_state("bets_open")
+            if shoe.status()["firmware"]["cards"] < 20:
+                shoe.load_deck(fresh=True)
+            for b in sorted(rng.sample(range(1, 8), rng.randint(1, 3))):
+                rig.must("place_bet", box=b, wager="versus_croupier", amount=10)
+            while rig.state() in ("bets_open", "bets_closed", "dealing"):
+                mark = len(received)
+                shoe.draw()
+                with shoe._cond:
+                    emitted = [t for t, k, _ in shoe._emitted if k == "card_drawn"][-1]
+                deadline = time.monotonic() + 10
+                while True:
+                    got = [t for t, d in received[mark:] if d["kind"] == "card"]
+                    if got:
+                        out.append(got[0] - emitted)
+                        break
+                    if time.monotonic() > deadline:
+                        raise TimeoutError("no card event on the daemon's stream")
+                    time.sleep(0.0005)
+            st = rig.wait_state("player_decisions", "settlement")
+            if st == "player_decisions":
+                view = rig.view()
+                for bet in view["round"]["bets"]:
+                    if bet["wager"] == "versus_croupier":
+                        rig.command("decide", box=bet["box"], decision="play")
+                rig.wait_state("settlement")
+            rig.must("confirm_result")
+            rig.must("next_round")
+    finally:
+        rig.on_event = None
+    return out
+
+
+def run(quick: bool = False) -> list[Figure]:
+    from controller.logs import configure_logging
+    from controller.rig import Rig
+
+    rounds = 3 if quick else 250
+    with tempfile.TemporaryDirectory(prefix="tablectl-bench-",
+                                     dir=os.environ.get("TABLECTL_BENCH_DIR")) as tmp:
+        commit = journal_commit(Path(tmp), 30 if quick else 200)
+        with Rig(Path(tmp) / "rig", "q-poker", "shoe", seed=5, speed=1000.0) as rig:
+            rig.start_devices()
+            rig.start_controller()
+            rig.wait_links()
+            configure_logging("error", "json")
+            lat = play_rounds(rig, rounds)
+    frame = frames()["card"]
+    echo = pty_echo(frame, 200 if quick else 5000)
+    wire = wire_time_s(len(frame))
+    stats = {"samples": len(lat), "rounds": rounds, "p50_s": percentile(lat, 50),
+             "p99_s": percentile(lat, 99), "max_s": max(lat), "wire_s": wire,
+             "echo_p50_s": percentile(echo, 50), "echo_p99_s": percentile(echo, 99),
+             "commit_p50_s": percentile(commit, 50), "commit_p99_s": percentile(commit, 99)}
+    cpu50 = max(stats["p50_s"] - 2 * stats["commit_p50_s"], 0.0)
+    cpu99 = max(stats["p99_s"] - 2 * stats["commit_p99_s"], 0.0)
+    note = "two journal commits plus the daemon's own work; that part grows tenfold on a Pi"
+    return [
+        Figure("daemon.card.p50", "card frame to the daemon's event stream, p50",
+               stats["p50_s"], "s", stats["echo_p50_s"], "bare pty echo, p50", "lower",
+               pi=stats["p50_s"] + (PI_FACTOR - 1) * cpu50, pi_note=note, extra=stats),
+        Figure("daemon.card.p99", "card frame to the daemon's event stream, p99",
+               stats["p99_s"], "s", stats["echo_p99_s"], "bare pty echo, p99", "lower",
+               pi=stats["p99_s"] + (PI_FACTOR - 1) * cpu99, pi_note=note, extra=stats),
+        Figure("daemon.card.p99_wire", "card frame via the daemon: p99 against the wire time",
+               stats["p99_s"], "s", wire, f"{len(frame)} bytes at 115,200 baud", "lower",
+               pi=stats["p99_s"] + (PI_FACTOR - 1) * cpu99,
+               pi_note="target: below 1; the disk's flush decides", extra=stats),
+    ]
