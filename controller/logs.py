@@ -14,10 +14,15 @@ contextvars, so each asyncio task sees its own (a task copies the context it was
     #  "level": "info", "logger": "table", "ts": "2026-11-21T19:40:01.123456Z"}
 
 Standard-library logging (transitions, gpiozero, asyncio) goes through the same renderer.
+Under systemd (stdout is the journal stream) each line starts with its syslog priority,
+``<3>{...}``, which journald strips and keeps as the entry's priority: ``journalctl -u tablectl
+-p warning`` shows warnings and errors only, ``-o cat`` the bare JSON lines.
 """
 from __future__ import annotations
 
+import io
 import logging
+import os
 import sys
 from contextlib import contextmanager
 from typing import Any, Iterator, TextIO
@@ -39,16 +44,44 @@ def _renderer(fmt: str, stream: TextIO) -> Any:
     raise ValueError(f"log format {fmt!r}: use json, console or auto")
 
 
-def configure_logging(level: str = "info", fmt: str = "auto", stream: TextIO | None = None
-                      ) -> None:
+# syslog priorities, for journald's "<N>" line prefix (journalctl -p err shows errors only).
+_PRIORITY = {"debug": 7, "info": 6, "warning": 4, "warn": 4, "error": 3, "exception": 3,
+             "critical": 2, "fatal": 2}
+
+
+def _priority_prefix(logger: Any, method: str, line: Any) -> Any:
+    """After the renderer: put journald's priority prefix before the rendered line."""
+    return f"<{_PRIORITY.get(method, 6)}>{line}" if isinstance(line, str) else line
+
+
+def _connected_to_journal(stream: TextIO) -> bool:
+    """Whether ``stream`` is the journal stream systemd gave us: ``JOURNAL_STREAM`` holds the
+    device and inode of that stream (systemd.exec(5)); a redirected stdout does not match."""
+    try:
+        device, inode = (int(x) for x in os.environ["JOURNAL_STREAM"].split(":"))
+        st = os.fstat(stream.fileno())
+    except (KeyError, ValueError, OSError, AttributeError, io.UnsupportedOperation):
+        return False
+    return (st.st_dev, st.st_ino) == (device, inode)
+
+
+def configure_logging(level: str = "info", fmt: str = "auto", stream: TextIO | None = None,
+                      *, journald: bool | None = None) -> None:
     """Send logs at ``level`` and above to ``stream`` (stdout by default) as JSON lines
     (``fmt="json"``), readable lines (``"console"``), or whichever suits the stream
-    (``"auto"``: console on a terminal, JSON under systemd)."""
+    (``"auto"``: console on a terminal, JSON under systemd).
+
+    ``journald`` prefixes each line with its syslog priority (``<3>{...}``), which journald
+    strips and records as the entry's priority; by default it is on when systemd connected
+    stdout to the journal (``JOURNAL_STREAM`` is set)."""
     stream = sys.stdout if stream is None else stream
     if level not in LEVELS:
         raise ValueError(f"log level {level!r}: use one of {', '.join(LEVELS)}")
+    if journald is None:
+        journald = _connected_to_journal(stream)
     renderer = _renderer(fmt, stream)
     json_out = isinstance(renderer, structlog.processors.JSONRenderer)
+    tail = [_priority_prefix] if journald else []
     shared = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
@@ -56,7 +89,7 @@ def configure_logging(level: str = "info", fmt: str = "auto", stream: TextIO | N
     ]
     exc = [structlog.processors.format_exc_info] if json_out else []
     structlog.configure(
-        processors=[*shared, structlog.processors.StackInfoRenderer(), *exc, renderer],
+        processors=[*shared, structlog.processors.StackInfoRenderer(), *exc, renderer, *tail],
         wrapper_class=structlog.make_filtering_bound_logger(LEVELS[level]),
         logger_factory=structlog.PrintLoggerFactory(file=stream),
         cache_logger_on_first_use=False,
@@ -65,7 +98,8 @@ def configure_logging(level: str = "info", fmt: str = "auto", stream: TextIO | N
     handler = logging.StreamHandler(stream)
     handler.setFormatter(structlog.stdlib.ProcessorFormatter(
         foreign_pre_chain=[*shared, structlog.stdlib.add_logger_name],
-        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, *exc, renderer]))
+        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, *exc, renderer,
+                    *tail]))
     root = logging.getLogger()
     for old in [h for h in root.handlers if getattr(h, "_tablectl", False)]:
         root.removeHandler(old)

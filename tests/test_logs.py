@@ -116,3 +116,36 @@ def test_bad_level_or_format():
         configure_logging("loud", "json", io.StringIO())
     with pytest.raises(ValueError, match="format"):
         configure_logging("info", "xml", io.StringIO())
+
+
+def test_journald_priority_prefix():
+    out = io.StringIO()
+    configure_logging("debug", "json", out, journald=True)
+    log = get_logger()
+    log.debug("d")
+    log.info("i")
+    log.warning("w")
+    log.error("e")
+    logging.getLogger("lib").error("from a library")
+    lines_ = out.getvalue().splitlines()
+    assert [l[:3] for l in lines_] == ["<7>", "<6>", "<4>", "<3>", "<3>"]
+    assert json.loads(lines_[3][3:])["event"] == "e"
+
+
+def test_journald_prefix_only_under_systemd():
+    import subprocess
+    import sys
+    # systemd names the journal stream by device and inode; the child plays systemd by naming
+    # its own stdout, or another stream (stdout redirected elsewhere: no prefix).
+    code = ("import os, sys; st = os.fstat(1); "
+            "os.environ['JOURNAL_STREAM'] = f'{st.st_dev}:{st.st_ino}' if sys.argv[1] == 'journal'"
+            " else os.environ.get('JOURNAL_STREAM', ''); "
+            "from controller.logs import configure_logging, get_logger; "
+            "configure_logging('info', 'json'); get_logger().error('boom')")
+    env = {k: v for k, v in __import__('os').environ.items() if k != "JOURNAL_STREAM"}
+    run = lambda how, **extra: subprocess.run([sys.executable, "-c", code, how],
+                                              capture_output=True, text=True,
+                                              env={**env, **extra}).stdout
+    assert json.loads(run("plain"))["event"] == "boom"
+    assert json.loads(run("plain", JOURNAL_STREAM="8:12345"))["event"] == "boom"
+    assert run("journal").startswith("<3>{")
