@@ -149,21 +149,17 @@ class Croupier:
         print(f"  round {number} ({mode}){' — fault: ' + fault.replace('_', ' ') if fault else ''}",
               file=self.out, flush=True)
         self.bets()
-        if fault == "shuffler_jam" and mode == "shuffler":
-            r.devices["shuffler"].inject("jam", at_card=self._cards_out("shuffler") + 4)
-        if fault == "link_lost" and mode == "shuffler":
-            r.devices["shuffler"].inject("disconnect", at_card=self._cards_out("shuffler") + 2)
-        if fault == "die_not_flat":
-            r.devices["dice"].inject("die_not_flat", die=self.rng.randrange(4))
+        if fault in ("die_not_flat", "die_out_of_cup"):
+            r.devices["dice"].inject(fault, die=self.rng.randrange(4))
         self.deal(mode, fault)
         self.finish()
 
-    def _cards_out(self, device: str) -> int:
-        return sum(len(e.get("cards") or [1]) for e in self.rig.devices[device].emitted()
-                   if e["kind"] in ("hand_dispensed", "card_dispensed"))
-
     def ready(self) -> None:
         r = self.rig
+        for _ in range(5):      # a rebooted device may drop its link once more
+            if r.state() != "malfunction":
+                break
+            self.supervisor_fixes()
         st = r.state()
         if st == "shuffling":
             if r.view()["mode"] == "shoe":
@@ -199,14 +195,28 @@ class Croupier:
     def deal(self, mode: str, fault: str | None) -> None:
         r = self.rig
         done = ("player_decisions", "settlement", "round_void", "malfunction", "croupier_reveal")
+        mark = r.mark()
         if self.game == "super-pan-9":
             r.must("shake")
             st = r.wait_state("dealing", "malfunction", "round_void", timeout=20)
             if st != "dealing":
                 return
         elif mode == "shuffler":
+            mark = r.mark()
             r.must("close_bets")
+        else:
+            mark = r.mark()
         if mode == "shuffler":
+            if fault in ("shuffler_jam", "link_lost", "shuffler_malfunction"):
+                # the fault strikes once the first hand (or card) is out
+                r.wait_event(lambda e: e["kind"] == "card", since=mark)
+                shuffler = r.devices["shuffler"]
+                if fault == "shuffler_jam":
+                    shuffler.inject("jam")
+                elif fault == "link_lost":
+                    shuffler.disconnect(duration_s=0.5)
+                else:
+                    shuffler.inject("malfunction", code=7, text="motor stalled")
             r.wait_state(*done, timeout=20)
             return
         self.draw_until(done, fault)
@@ -227,22 +237,48 @@ class Croupier:
             if fault == "misdeal" and drawn == 2:
                 r.must("misdeal")
                 continue
-            if fault == "shoe_jam" and drawn == 3:
-                shoe.inject("jam")
+            if fault in ("shoe_jam", "shoe_door_open") and drawn == 3:
+                if fault == "shoe_jam":
+                    shoe.inject("jam")
+                else:
+                    shoe.open_door()
                 r.wait_state("malfunction", timeout=10)
                 return
-            croupier = expected == "croupier" or (
-                self.game == "super-pan-9" and expected is not None
-                and view["round"] and expected == f"box {self._banker(view)}") or (
+            if fault == "croupier_reports_exposed" and drawn == 2:
+                r.must("exposed_card", recipient=str(self._last_recipient))
+                fault = None
+                continue
+            banker = (self.game == "super-pan-9" and view["round"] is not None
+                      and expected == f"box {self._banker(view)}")
+            croupier = expected == "croupier" or banker or (
                 self.game == "texas-holdem" and str(expected).startswith("box"))
-            face_up = fault == "croupier_face_up" and croupier and drawn < 8
+            player = str(expected).startswith("box") and not banker
+            face_up = (fault == "croupier_face_up" and croupier and drawn < 8) or (
+                fault == "player_face_up" and player)
             if face_up:
                 fault = None
             mark = r.mark()
             shoe.draw(face_up=face_up)
             drawn += 1
-            r.wait_event(lambda e: e["kind"] in ("card", "ruling", "irregular_event",
-                                                 "round_void", "state"), since=mark)
+            got = r.wait_event(lambda e: e["kind"] in ("card", "ruling", "irregular_event",
+                                                       "round_void"), since=mark)
+            if got["kind"] == "card":
+                expected = got["recipient"]
+            self._last_recipient = expected
+            if "box-sensors" in r.devices and str(expected).startswith("box"):
+                box = int(str(expected).split()[1])
+                if fault == "unbet_box":
+                    bet = {b["box"] for b in view["round"]["bets"]}
+                    box = min(set(range(1, LAYOUT[self.game] + 1)) - bet)
+                    fault = None
+                elif fault == "wrong_box":
+                    others = sorted({b["box"] for b in view["round"]["bets"]} - {box})
+                    if others:
+                        box, fault = others[0], None
+                mark = r.mark()
+                r.devices["box-sensors"].place_card(box)
+                r.wait_event(lambda e: e["kind"] in ("card_placed", "ruling", "irregular_event"),
+                             since=mark)
 
     @staticmethod
     def _banker(view: dict[str, Any]) -> int | None:
@@ -310,10 +346,16 @@ class Croupier:
         r = self.rig
         for name, dev in r.devices.items():
             st = dev.status()
-            state = str(st.get("state", ""))
+            fw = st.get("firmware") or {}
+            state = str(fw.get("state", st.get("state", "")))
             if state == "jammed":
                 dev.clear_jam()
-            elif "door" in state or "lid" in state:
+            elif state == "fault":
+                mark = r.mark()
+                dev.reboot()             # a malfunction is cleared only by a restart
+                r.wait_event(lambda e: e["kind"] == "device_link" and e["device"] == name
+                             and e["link"] == "up", since=mark)
+            elif "door" in state or "lid" in state or fw.get("door_open"):
                 dev.close_door()
             if not dev.connected:
                 dev.reconnect()

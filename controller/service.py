@@ -225,7 +225,7 @@ class Service:
         async def call() -> None:
             try:
                 await method(**c.args)
-            except TablectlError as exc:
+            except Exception as exc:   # refused, or the link went down meanwhile
                 self.log.warning("device refused", device=spec.id, action=c.action,
                                  error=str(exc))
         task = asyncio.ensure_future(call())

@@ -127,9 +127,16 @@ class DealingTracker:
         """A box sensor saw a card (or a hand) land on ``box``."""
         if box not in self.bet_boxes:
             self.unbet_boxes[box] = self.unbet_boxes.get(box, 0) + 1
+            moved: _Pending | None = None
             if self._pending_place:
-                self._unconsume(self._pending_place.pop())
-            return Outcome(None, None, irregularity=Irregularity.CARD_TO_BOX_WITHOUT_BET,
+                moved = self._pending_place.pop()
+                self._unconsume(moved)
+            # ``step``/``recipient``: whose card it was meant to be (now owed again);
+            # ``cards``: how many cards went astray.
+            return Outcome(moved.step if moved else None,
+                           moved.step.deal.recipient if moved else None,
+                           cards=(None,) * (moved.cards if moved else 0),
+                           irregularity=Irregularity.CARD_TO_BOX_WITHOUT_BET,
                            detail=f"a card landed on box {box}, which holds no bet", box=box)
         if not self._pending_place:
             return Outcome(None, None, irregularity=Irregularity.WRONG_ORDER,

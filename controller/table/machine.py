@@ -514,6 +514,10 @@ class Table:
                                      "firmware_hash": e.identity.firmware_hash}
         self._cond(e.device).discard("link_lost")
         self._publish("device_link", device=e.device, link="up", **self.identities[e.device])
+        if (self.state == "shuffling" and self.mode is Mode.SHUFFLER and not self._deck_ready
+                and self._device_class(e.device) == "shuffler"):
+            # A shuffler (re)connected while the table waits for its deck: ask again.
+            self.commands.append(Command("shuffler", "shuffle"))
 
     _on_link_restored = _on_link_up
 
@@ -654,9 +658,15 @@ class Table:
                 self._irregular_event(e, f"a card landed on box {e.box} in state {self.state}")
             return
         out = self.tracker.placed(e.box)
+        if out.irregularity is Irregularity.CARD_TO_BOX_WITHOUT_BET and out.recipient:
+            # The card is on the unbet box, not in the hand it was meant for (still owed).
+            for slot in self.vault.last_slots(out.recipient, len(out.cards)):
+                self.vault.reassign(slot, box_recipient(e.box))
         if not out.ok:
             self._rule(out.irregularity, out.detail,
                        recipient=box_recipient(e.box) if out.box else out.recipient)
+        else:
+            self._publish("card_placed", box=e.box)
 
     def _on_card_removed(self, e: ev.CardRemoved) -> None:
         pass
@@ -703,6 +713,8 @@ class Table:
         self._publish("card", recipient=str(out.recipient), count=len(out.cards),
                       hand=public, street=out.step.deal.street if out.step else None)
         if not out.ok:
+            if out.irregularity is Irregularity.PLAYER_CARD_EXPOSED:
+                out.irregularity = self._exposure(out.recipient)
             self._rule(out.irregularity, out.detail, recipient=out.recipient, slot=slot)
             if self.state != "dealing":
                 return
@@ -1144,16 +1156,27 @@ class Table:
     def _cmd_exposed_card(self, recipient: str) -> None:
         self._require("dealing", "player_decisions", what="report an exposed card")
         rec = _parse_recipient(recipient, self.layout_boxes)
+        if self.flow.dice and rec == CROUPIER and self.round.banker is not None:
+            rec = box_recipient(self.round.banker)      # the banker holds a seat's hand
         slot = self._last_slot.get(rec)
         if slot is None:
             raise TablectlError(f"{rec} has no card yet; name the recipient whose card "
                                 "was exposed")
         if self.vault.is_face_up(slot):
             raise TablectlError(f"the last card of {rec} is already face up")
-        irr = {"box": Irregularity.PLAYER_CARD_EXPOSED,
-               "croupier": Irregularity.CROUPIER_CARD_EXPOSED,
-               "board": Irregularity.BOARD_CARD_EXPOSED}.get(rec.kind, Irregularity.DEALING_ERROR)
+        irr = self._exposure(rec)
         self._rule(irr, f"the croupier reported a card of {rec} exposed", recipient=rec, slot=slot)
+
+    def _exposure(self, rec: Recipient) -> Irregularity:
+        """Which exposure it is: the banker's seat in Super Pan 9 holds the hand the
+        regulation treats as the croupier's (261/96/M interpretation P6)."""
+        if rec.kind == "box":
+            if self.flow.dice and self.round is not None and rec.box == self.round.banker:
+                return Irregularity.CROUPIER_CARD_EXPOSED
+            return Irregularity.PLAYER_CARD_EXPOSED
+        return {"croupier": Irregularity.CROUPIER_CARD_EXPOSED,
+                "board": Irregularity.BOARD_CARD_EXPOSED}.get(rec.kind,
+                                                              Irregularity.DEALING_ERROR)
 
     def _cmd_void_round(self, reason: str = "") -> None:
         self._require(*ROUND_STATES, "shuffling", what="void the round")

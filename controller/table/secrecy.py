@@ -115,6 +115,16 @@ class CardVault:
         s.face_up = True
         return self._revealed(s)
 
+    def reassign(self, slot: int, recipient: Recipient) -> None:
+        """The card of ``slot`` landed elsewhere than planned (a box sensor saw it)."""
+        self._slots[slot].recipient = recipient
+
+    def last_slots(self, recipient: Recipient, n: int) -> list[int]:
+        """The slots of the last ``n`` cards dealt to ``recipient``."""
+        mine = [i for i, s in enumerate(self._slots)
+                if s.recipient == recipient and not s.set_aside]
+        return mine[-n:] if n else []
+
     def set_aside(self, slot: int) -> None:
         """Fortune 3 Card Poker art. 11(2): the exposed croupier card is set aside face up;
         it no longer belongs to the croupier's hand."""
