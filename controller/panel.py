@@ -91,8 +91,10 @@ class Panel:
         loop = loop or asyncio.get_running_loop()
 
         def put(event: DeviceEvent) -> None:
-            if not loop.is_closed():
+            try:
                 loop.call_soon_threadsafe(queue.put_nowait, event)
+            except RuntimeError:
+                pass  # the loop has closed: the daemon is gone, nobody to tell
 
         return cls(gpio, put, **kwargs)
 

@@ -236,3 +236,25 @@ def test_panel_check_needs_a_panel(tmp_path):
     out = subprocess.run([sys.executable, "-m", "controller.cli", "panel", "check", "--config",
                           str(config)], capture_output=True, text=True)
     assert out.returncode == 2 and "no [gpio] section" in out.stderr
+
+
+def test_no_gpio_here_is_a_clear_error():
+    """Off a Pi (no pin factory can load) the panel says what to do, it does not crash."""
+    import subprocess
+    import sys
+    code = ("from controller.panel import Panel; from controller.config import GpioConfig; "
+            "Panel(GpioConfig(buttons={'misdeal': 27}), print).open()")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**__import__("os").environ, "GPIOZERO_PIN_FACTORY": "nonesuch"})
+    assert "TablectlError" in out.stderr and "GPIOZERO_PIN_FACTORY=mock" in out.stderr
+
+
+def test_events_after_the_loop_closed_are_dropped(factory):
+    async def main():
+        queue = asyncio.Queue()
+        return Panel.for_queue(GPIO, queue, pin_factory=factory).open()
+    panel = asyncio.run(main())  # the loop is closed now
+    try:
+        factory.pin(27).drive_low()  # must not raise in gpiozero's thread
+    finally:
+        panel.close()
