@@ -51,7 +51,7 @@ chgrp tablectl /etc/tablectl/table.toml
 # The program, in its own virtual environment (lgpio drives the pins on a Pi).
 python3 -m venv "$PREFIX/venv"
 "$PREFIX/venv/bin/pip" install --quiet --upgrade pip
-"$PREFIX/venv/bin/pip" install --quiet --upgrade "$SRC[pi]"
+"$PREFIX/venv/bin/pip" install --quiet --upgrade "${SRC}[pi]"
 ln -sf "$PREFIX/venv/bin/tablectl" /usr/local/bin/tablectl
 
 # Stable device names for devices already plugged in.

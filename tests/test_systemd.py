@@ -221,3 +221,11 @@ def test_install_script_lays_out_files(tmp_path):
     bad = subprocess.run(["bash", str(SYSTEMD / "install.sh"), "--bogus"], env=env,
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "unknown option" in bad.stderr
+
+
+@pytest.mark.skipif(shutil.which("shellcheck") is None,
+                    reason="shellcheck is not installed (Debian: shellcheck)")
+def test_install_script_passes_shellcheck():
+    result = subprocess.run(["shellcheck", str(SYSTEMD / "install.sh")], capture_output=True,
+                            text=True)
+    assert result.returncode == 0, result.stdout
