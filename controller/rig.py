@@ -82,11 +82,14 @@ class Rig:
         self.config_path.write_text("\n".join(lines))
 
     # --- the controller process --------------------------------------------------------
-    def start_controller(self, timeout: float = 20.0) -> None:
+    def start_controller(self, timeout: float = 20.0,
+                         env: dict[str, str] | None = None) -> None:
+        """Start ``tablectl run``; ``env`` adds variables (e.g. NOTIFY_SOCKET)."""
         if self.control_path.exists():
             self.control_path.unlink()
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
-        env.pop("NOTIFY_SOCKET", None)
+        base = dict(os.environ, PYTHONUNBUFFERED="1")
+        base.pop("NOTIFY_SOCKET", None)
+        env = {**base, **(env or {})}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "controller.cli", "run", "--config", str(self.config_path),
              "--control", str(self.control_path)],

@@ -89,3 +89,35 @@ def test_sigkill_while_dealing_then_restart_voids_the_round(rig):
         close = j.last(kind="round_close")
         assert close.round_id == "1" and close.payload["outcome"] == "void"
         assert j.last(kind="recovery").payload["report"]["state_at_crash"] == "dealing"
+
+
+def test_tells_systemd_ready_pings_the_watchdog_and_stops_cleanly(tmp_path):
+    import socket
+    import time
+
+    sock_path = tmp_path / "notify.sock"
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(str(sock_path))
+    sock.settimeout(10)
+    r = Rig(tmp_path / "rig", "q-poker", "shoe", seed=3)
+    try:
+        r.start_devices()
+        r.start_controller(env={"NOTIFY_SOCKET": str(sock_path), "WATCHDOG_USEC": "200000"})
+        got = []
+        deadline = time.monotonic() + 10
+        while not ({"READY=1", "WATCHDOG=1"} <= set(got)) and time.monotonic() < deadline:
+            got += sock.recv(4096).decode().splitlines()
+        assert "READY=1" in got and "WATCHDOG=1" in got
+        assert got.index("READY=1") < got.index("WATCHDOG=1") or got.count("WATCHDOG=1") > 1
+        assert r.kill(signal.SIGTERM) == 0
+        rest = []
+        sock.settimeout(1)
+        try:
+            while True:
+                rest += sock.recv(4096).decode().splitlines()
+        except OSError:
+            pass
+        assert "STOPPING=1" in rest
+    finally:
+        r.stop()
+        sock.close()

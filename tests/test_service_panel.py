@@ -1,0 +1,87 @@
+"""The daemon's panel: GPIO buttons and the key switch drive the table, the tower light follows
+it (gpiozero's mock pin factory; everything else real: the service loop and its journal)."""
+import asyncio
+
+from gpiozero.pins.mock import MockFactory
+
+from controller.config import parse_text
+from controller.journal import Journal
+from controller.sdnotify import Notifier
+from controller.service import Service
+
+CONFIG = """
+[table]
+id = "panel-1"
+game = "q-poker"
+mode = "shoe"
+boxes = 7
+
+[gpio]
+key_switch = 24
+bounce_ms = 0
+
+[gpio.buttons]
+close_bets = 17
+misdeal = 27
+exposed_card = 22
+confirm = 23
+
+[gpio.light]
+green = 13
+amber = 26
+red = 18
+
+[journal]
+path = "{journal}"
+"""
+
+
+async def _until(pred, timeout=5.0):
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not pred():
+        assert asyncio.get_running_loop().time() < deadline, "condition not reached"
+        await asyncio.sleep(0.01)
+
+
+def _press(factory, pin):
+    factory.pin(pin).drive_low()
+    factory.pin(pin).drive_high()
+
+
+def test_buttons_and_key_switch_drive_the_table_and_the_light_follows(tmp_path):
+    cfg = parse_text(CONFIG.format(journal=tmp_path / "j.db"))
+    factory = MockFactory()
+
+    async def scenario():
+        svc = Service(cfg, pin_factory=factory, notifier=Notifier(None))
+        task = asyncio.create_task(svc.run())
+        await _until(lambda: svc.runner is not None and svc.panel is not None)
+        table = svc.runner.table
+        assert table.state == "out_of_service"
+        assert factory.pin(18).state                     # red: out of service
+        _press(factory, 23)                              # confirm without the key: refused
+        await asyncio.sleep(0.1)
+        assert table.state == "out_of_service"
+        factory.pin(24).drive_low()                      # the supervisor's key on
+        _press(factory, 23)                              # confirm: open the table
+        await _until(lambda: table.state == "shuffling")
+        factory.pin(24).drive_high()
+        _press(factory, 23)                              # confirm: the deck is in the shoe
+        await _until(lambda: table.state == "bets_open")
+        await _until(lambda: factory.pin(13).state and not factory.pin(18).state)  # green
+        await svc.submit("place_bet", "dealer", {"box": 2, "wager": "versus_croupier",
+                                                  "amount": 10})
+        _press(factory, 17)                              # close bets
+        await _until(lambda: table.state == "bets_closed")
+        svc.stop()
+        await task
+
+    asyncio.run(scenario())
+    with Journal.open(tmp_path / "j.db", readonly=True) as j:
+        assert j.verify().ok
+        buttons = [r.payload["event"]["button"] for r in j.records(kinds=["device"])
+                   if r.payload["event"]["kind"] == "button_pressed"]
+        assert buttons == ["confirm", "confirm", "confirm", "close_bets"]
+        refused = [r for r in j.records(kinds=["table"])
+                   if r.payload["kind"] == "irregular_event"]
+        assert "supervisor" in refused[0].payload["reason"]
