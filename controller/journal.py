@@ -261,8 +261,12 @@ class Journal:
                 conn.executescript(_SCHEMA)
             meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.DatabaseError as exc:
-            raise JournalError(f"journal {path} cannot be opened: {exc}; check the path and its "
-                               "permissions, or verify the file with `tablectl journal verify`"
+            if "no such table" in str(exc):
+                raise JournalError(f"{path} is an SQLite file but not a tablectl journal; "
+                                   "check the path ([journal] path in table.toml)") from None
+            raise JournalError(f"journal {path} cannot be opened ({exc}): it is not a tablectl "
+                               "journal, or it is damaged or unreadable; check the path and its "
+                               "permissions, or restore it from a backup (docs/journal.md)"
                                ) from None
         except OSError as exc:
             raise JournalError(f"journal {path} cannot be created: {exc.strerror}; check the "

@@ -508,3 +508,17 @@ def test_documented_online_backup(path, tmp_path):
     writer.close()
     with Journal.open(copy, readonly=True) as j:
         assert len(j) == 13 and j.verify().ok
+
+
+def test_not_a_journal(tmp_path):
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"this is not a database" * 100)
+    out = tablectl("journal", "verify", "--journal", str(garbage))
+    assert out.returncode == 2 and "not a tablectl journal, or it is damaged" in out.stderr
+    other = tmp_path / "other.db"
+    con = sqlite3.connect(other)
+    con.execute("CREATE TABLE x (a)")
+    con.commit()
+    con.close()
+    out = tablectl("journal", "show", "1", "--journal", str(other))
+    assert out.returncode == 2 and "not a tablectl journal" in out.stderr
