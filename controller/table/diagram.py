@@ -6,7 +6,7 @@ checks that the committed document matches the machine.
 from __future__ import annotations
 
 from .flow import FLOWS
-from .machine import STATES, TRANSITIONS
+from .machine import COMMANDS, STATES, TRANSITIONS
 
 INTRO = """# The table machine
 
@@ -49,10 +49,21 @@ def flows_table() -> str:
     return "\n".join(rows)
 
 
+def commands_table() -> str:
+    rows = ["| command | roles | arguments | what it does |", "|---|---|---|---|"]
+    for c in COMMANDS.values():
+        rows.append(f"| `{c.name}` | {', '.join(c.roles)} | "
+                    f"{', '.join(f'`{p}`' for p in c.params) or '-'} | {c.help} |")
+    return "\n".join(rows)
+
+
 def document() -> str:
     return (INTRO + "\n## States and transitions\n\n```mermaid\n" + mermaid() + "\n```\n\n"
             + "States: " + ", ".join(f"`{s}`" for s in STATES) + ".\n\n"
-            + "## The shape of each game's round\n\n" + flows_table() + "\n")
+            + "## The shape of each game's round\n\n" + flows_table() + "\n\n"
+            + "## Dealer and supervisor commands\n\n`Table.command(name, role, **arguments)`; "
+            + "a command that is not allowed now raises TablectlError naming why, and changes "
+            + "nothing.\n\n" + commands_table() + "\n")
 
 
 if __name__ == "__main__":
