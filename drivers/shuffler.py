@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from controller.errors import TablectlError
 from controller.rules.cards import Card, full_deck
 
 from . import events as ev
@@ -26,7 +27,6 @@ class ShufflerDriver(Driver):
     async def dispense_hand(self, n: int) -> None:
         """Dispense one hand of ``n`` cards (1-255)."""
         if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 255:
-            from controller.errors import TablectlError
             raise TablectlError(f"a hand has 1 to 255 cards, not {n!r}")
         await self._command(m.DispenseHand(n), f"dispense hand of {n}")
 

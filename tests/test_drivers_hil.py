@@ -468,3 +468,49 @@ def test_every_device_class_on_one_queue():
             for d in drivers.values():
                 await d.close()
     run(main())
+
+
+def test_faults_from_a_scenario_file(tmp_path):
+    scenario = tmp_path / "shoe.toml"
+    scenario.write_text('''
+[devices.shoe]
+cut_at = 40
+
+[[faults]]
+device = "shoe"
+fault = "face_up"
+at_card = 2
+
+[[faults]]
+device = "shoe"
+fault = "misread"
+at_card = 4
+
+[[faults]]
+device = "shoe"
+fault = "jam"
+at_card = 5
+where = "gate"
+''')
+
+    async def main():
+        with SimulatedTable(seed=3, speed=SPEED, scenario=str(scenario)) as table:
+            dev = table.add("shoe")
+            q = asyncio.Queue()
+            drv = open_driver(dev.spec(**FAST), q)
+            r = Rig(table, dev, drv, q)
+            await r.next("link_up")
+            kinds = []
+            for _ in range(5):
+                dev.draw()
+            async with asyncio.timeout(5):
+                while "jam" not in kinds:
+                    e = await q.get()
+                    kinds.append((e.kind, getattr(e, "face_up", None)))
+                    if e.kind == "jam":
+                        assert e.where == "gate"
+                        kinds[-1] = "jam"
+            assert kinds == [("card_drawn", False), ("card_drawn", True), ("card_drawn", False),
+                             ("misread", None), "jam"]
+            await drv.close()
+    run(main())
