@@ -42,7 +42,7 @@ class AlarmKind(StrEnum):
     SUIT_RUNS = "suit_runs"              # too many cards of the same suit one after the other
     RANK_RUNS = "rank_runs"              # too many cards of the same rank one after the other
     REPEATED_DECK = "repeated_deck"      # the same order as an earlier deck
-    CUT_DECK = "cut_deck"                # an earlier deck's order from another starting point
+    CUT_DECK = "cut_deck"                # an earlier deck's order cut, or barely shuffled
 
 
 IDENTITY_KINDS = frozenset({AlarmKind.MISSING_CARD, AlarmKind.EXTRA_CARD,
@@ -103,8 +103,8 @@ class Alarm:
             AlarmKind.SUIT_RUNS: "the deck comes out in runs of one suit: not shuffled",
             AlarmKind.RANK_RUNS: "the deck comes out in runs of one rank: not shuffled",
             AlarmKind.REPEATED_DECK: f"the deck repeats the order of{earlier}: not shuffled",
-            AlarmKind.CUT_DECK: f"the deck follows the order of{earlier}, only cut: "
-                                "not shuffled",
+            AlarmKind.CUT_DECK: f"the deck follows the order of{earlier} too closely: "
+                                "only cut or barely shuffled",
         }[self.kind]
         return f"deck {self.deck}: {text}{odds}"
 

@@ -385,8 +385,8 @@ class ShuffleSentinel:
                          "not shuffled")
         else:
             kind, msg = (AlarmKind.CUT_DECK,
-                         f"the cards follow the order of {which} from another starting "
-                         "point: the deck was only cut, not shuffled")
+                         f"the cards follow the order of {which} too closely: the deck was "
+                         "only cut, or barely shuffled")
         return Alarm(kind=kind, deck=self.number, cards_seen=seen, cards=self._cards(5),
                      statistic=STATISTIC["recent"], observed=st.hits,
                      expected=round(st.expected, 3), p_value=st.p_value,
