@@ -159,3 +159,26 @@ def test_what_is_shown_names_no_card():
     for reaction in IntegrityGate("stop").raise_alarms(alarms):
         assert reaction.alarm.cards                          # the journal has the cards
         assert not card_text.search(reaction.display), reaction.display
+
+
+def test_restore_from_journal_records_after_a_restart():
+    import random
+    order = DECK[:]
+    random.Random(8).shuffle(order)
+    first = IntegrityMonitor()
+    records = []
+    for card in order:
+        records += first.observe(drawn(card)).records
+    records += first.new_deck().records
+    assert [r["deck"] for r in records if r["record"] == "deck"] == [1]
+    # the daemon restarts: a fresh monitor, reloaded from the journal
+    again = IntegrityMonitor()
+    assert again.restore(json.loads(json.dumps(records))) == 1
+    got = []
+    for card in order[30:] + order[:30]:
+        up = again.observe(drawn(card))
+        got += up.alarms
+    assert got[0].kind is AlarmKind.CUT_DECK and got[0].related_deck == 1
+    assert got[0].deck == 2                       # numbering continues
+    with pytest.raises(TablectlError):
+        again.restore(records)

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Collection, Iterable
 
+from controller.errors import TablectlError
 from controller.rules.cards import Card
 from drivers import events as ev
 
@@ -132,6 +133,32 @@ class IntegrityMonitor:
     def remember(self, number: int, cards: Iterable[Card]) -> None:
         """Reload the order of an earlier deck (after a restart, from the journal)."""
         self.sentinel.remember(number, list(cards))
+
+    def restore(self, records: Iterable[dict[str, Any]]) -> int:
+        """After a restart: reload the orders of earlier decks from the journal's ``integrity``
+        payloads (``record = "deck"``, oldest first) so repeats and cuts of decks dealt before
+        the restart are still caught, and continue the deck numbering. Returns the decks
+        reloaded. Call it on a fresh monitor, before the first event."""
+        if self._in_play:
+            raise TablectlError("restore the integrity monitor before it sees any event")
+        n = top = 0
+        for rec in records:
+            if not isinstance(rec, dict) or rec.get("record") != RECORD_DECK:
+                continue
+            number = int(rec.get("deck") or 0)
+            top = max(top, number)
+            order = rec.get("order") or []
+            if any(c is None for c in order):
+                continue                 # an unread card: the order is not known
+            try:
+                cards = [Card.parse(c) for c in order]
+            except TablectlError:
+                continue
+            self.sentinel.remember(number, cards)
+            n += 1
+        self.ledger._number = max(self.ledger._number, top)
+        self.sentinel.number = self.ledger._number + 1
+        return n
 
     # --- internals ----------------------------------------------------------------------
 
