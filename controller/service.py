@@ -33,7 +33,7 @@ from controller.sdnotify import Notifier
 from controller.table import Table
 from controller.table.machine import Command
 from controller.table.runner import TableRunner
-from controller.table.secrecy import PublicEvent, redact_device_event
+from controller.table.secrecy import PublicEvent, redact_device_event, scrub
 from drivers import events as ev
 
 # Tower light for each table state (controller.panel.Light values).
@@ -189,9 +189,10 @@ class Service:
                 self.runner.command(item.name, item.role, **item.args)
                 result: dict[str, Any] = {"ok": True, "state": self.runner.table.state}
             except TablectlError as exc:
+                error = scrub(str(exc))   # a rule's error may name cards still face down
                 self.log.info("command refused", command=item.name, role=item.role,
-                              error=str(exc))
-                result = {"ok": False, "error": str(exc)}
+                              error=error)
+                result = {"ok": False, "error": error}
             if item.done is not None and not item.done.done():
                 item.done.set_result(result)
         elif isinstance(item, ev.DeviceEvent):

@@ -120,3 +120,29 @@ def test_exposed_card_is_public_but_its_neighbours_are_not():
     texts = _watch(t)
     assert _first_seen(texts, "As") is not None
     assert _first_seen(texts, "Kd") is None            # the croupier's card stays hidden
+
+
+def test_errors_that_leave_the_controller_name_no_card():
+    from controller.table.secrecy import scrub
+    assert scrub("box 2 has 4 cards (6d 8d Tc Ah); it needs exactly 3") == \
+        "box 2 has 4 cards ([card] [card] [card] [card]); it needs exactly 3"
+    assert scrub("box 10 of 10s") == "box 10 of [card]"
+
+
+def test_a_round_the_rules_refuse_to_settle_names_no_card_and_waits_for_a_void(monkeypatch):
+    from controller.errors import TablectlError
+    t = table("q-poker")
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    draw(t, "As", "Kd", "Ah", "Ks", "Ad", "Kc")
+
+    def refuse(doc):
+        raise TablectlError("duplicate card Kd in the round")
+    monkeypatch.setattr(t.game, "settle", refuse)
+    t.command("decide", box=1, decision="play")
+    assert t.state == "malfunction"
+    refused = [e.to_json() for e in t.outbox if e.kind == "settlement_refused"]
+    assert refused == [{**refused[0], "reason": "duplicate card [card] in the round"}]
+    with pytest.raises(TablectlError, match="void"):
+        t.command("clear_malfunction", role="supervisor")
+    t.command("void_round", role="supervisor", reason="a card was read twice")
+    assert t.state == "round_void" and t.round.void["article"] == "supervisor"

@@ -37,7 +37,7 @@ from drivers import events as ev
 from .dealing import DealingTracker, Outcome
 from .flow import Flow, flow_for
 from .round import BetKey, RoundData, check_amount
-from .secrecy import CardVault, PublicEvent
+from .secrecy import CardVault, PublicEvent, scrub
 from . import settle_doc
 
 STATES = ["out_of_service", "shuffling", "bets_open", "bets_closed", "dice_shaking", "dealing",
@@ -69,7 +69,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     {"trigger": "next_round", "source": ["round_complete", "round_void"], "dest": "shuffling",
      "conditions": "needs_shuffle"},
     {"trigger": "next_round", "source": ["round_complete", "round_void"], "dest": "bets_open"},
-    {"trigger": "void_round", "source": ROUND_STATES + ["shuffling"], "dest": "round_void"},
+    {"trigger": "void_round", "source": ROUND_STATES + ["shuffling", "malfunction"],
+     "dest": "round_void"},
     {"trigger": "fail", "source": STATES, "dest": "malfunction"},
     {"trigger": "clear", "source": "malfunction", "dest": "dealing",
      "conditions": "dealing_held"},
@@ -194,6 +195,7 @@ class Table:
         self.holdem_options = {"small_blind": 1, "big_blind": 2, "structure": "no-limit",
                                "rake": 0, **dict(holdem or {})}
         self._supervisor_key = False
+        self._unsettled = False
         self._last_dealt: Recipient | None = None
         # Deck integrity (controller.integrity): alarms are shown without naming a card; the
         # records (which do name cards) go only to the journal, through private_records.
@@ -348,7 +350,8 @@ class Table:
 
     def _fault(self, err: BaseException) -> None:
         """Any unexpected error: the round is void as a machine failure, the table stops."""
-        self._publish("controller_fault", error=type(err).__name__, message=str(err)[:200])
+        self._publish("controller_fault", error=type(err).__name__,
+                      message=scrub(str(err))[:200])
         if self.round is not None and self.state in ROUND_STATES and self.state != "bets_open":
             self._void(self._ask(DEVICE_FAILURE["shoe" if self.mode is Mode.SHOE else "shuffler"],
                                  Phase.DEALING), "controller fault")
@@ -371,7 +374,8 @@ class Table:
         self._publish("integrity_cleared", supervisor=str(supervisor), alarms=len(cleared))
 
     def _irregular_event(self, event: ev.DeviceEvent, why: str) -> None:
-        self._publish("irregular_event", device=event.device, event=event.kind, reason=why)
+        self._publish("irregular_event", device=event.device, event=event.kind,
+                      reason=scrub(why))
 
     def _holdem_json(self) -> dict[str, Any] | None:
         h = self._holdem
@@ -409,7 +413,7 @@ class Table:
         except RuleError as exc:
             # The game says this cannot happen in this phase: record it, change nothing.
             self._publish("irregularity_unruled", irregularity=irregularity.value,
-                          phase=self._phase().value, detail=detail, reason=str(exc))
+                          phase=self._phase().value, detail=detail, reason=scrub(str(exc)))
             return None
         entry = {"irregularity": irregularity.value, "phase": (phase or self._phase()).value,
                  "detail": detail, **ruling.to_json()}
@@ -490,6 +494,7 @@ class Table:
             return
         self.round.void = {"cause": cause, **ruling.to_json()}
         self._held_round, self._held_dealing = False, ""
+        self._unsettled = False
         self.tracker = None
         self._needs_shuffle = True
         self._deck_ready = False
@@ -903,8 +908,15 @@ class Table:
             if rec.kind in ("box", "croupier") and not self._folded(rec) and not uncontested \
                     and self.vault.revealed_hand(rec) is None:
                 self._publish("hand_revealed", recipient=str(rec), hand=self.vault.reveal(rec))
-        doc = settle_doc.build(self.game.game_id, self)
-        settlement = self.game.settle(doc)
+        try:
+            settlement = self.game.settle(settle_doc.build(self.game.game_id, self))
+        except TablectlError as exc:
+            # The cards or bets recorded do not make a round the rules can settle (e.g. a
+            # card read twice): the supervisor decides; nothing is paid meanwhile.
+            self._publish("settlement_refused", reason=scrub(str(exc)))
+            self._unsettled = True
+            self.fail()
+            return
         result = self.vault.vouch(settlement.to_json())
         self.round.settlement = result if isinstance(result, dict) else None
         self.settle()
@@ -1179,7 +1191,9 @@ class Table:
                                                               Irregularity.DEALING_ERROR)
 
     def _cmd_void_round(self, reason: str = "") -> None:
-        self._require(*ROUND_STATES, "shuffling", what="void the round")
+        self._require(*ROUND_STATES, "shuffling", "malfunction", what="void the round")
+        if self.round is None or self.round.void is not None:
+            raise TablectlError("there is no round in play to void")
         if not reason:
             raise TablectlError("give the reason the round is voided; it goes into the journal")
         ruling = Ruling(Remedy.ROUND_VOID, "supervisor", str(reason))
@@ -1188,6 +1202,9 @@ class Table:
 
     def _cmd_clear_malfunction(self) -> None:
         self._require("malfunction", what="clear a malfunction")
+        if self._unsettled:
+            raise TablectlError("the round could not be settled from what was recorded; void "
+                                "it (void_round with the reason) before clearing")
         for dev, cond in self.conditions.items():
             cond.difference_update(SUPERVISOR_CONDITIONS)
         blocked = self.blocking_conditions()

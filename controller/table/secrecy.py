@@ -26,6 +26,15 @@ _CARD_TEXT = re.compile(r"^\s*(10|[2-9TJQKAtjqka])[shcdSHCD♠♥♣♦]\s*$")
 _CARD_FIELDS = ("card", "cards", "missing", "extra", "duplicate")
 
 
+_CARD_WORD = re.compile(r"(?<![A-Za-z0-9])(10|[2-9TJQKA])[shcd♠♥♣♦](?![A-Za-z0-9])")
+
+
+def scrub(text: str) -> str:
+    """``text`` with every card spelled in it masked: for error messages that leave the
+    controller (a rule engine's error may name the cards it was given)."""
+    return _CARD_WORD.sub("[card]", str(text))
+
+
 class SecrecyError(AssertionError):
     """A face-down card was about to leave the controller (a programming error, never data)."""
 
