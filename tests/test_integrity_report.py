@@ -58,6 +58,7 @@ def test_summary_counts_checks_decks_alarms_and_sentinel(journal):
     with Journal.open(journal, readonly=True) as j:
         rep = summarise(r.to_json() for r in j.records())
     assert rep.checks == 7 and rep.identity_checks == 7
+    assert rep.shuffles == 7 and rep.shuffle_counts_wrong == 1    # the 51-card deck
     assert rep.decks == 7 and rep.cards_out == 56
     kinds = sorted(a["kind"] for a in rep.alarms)
     assert kinds == ["missing_card", "sorted_deck"]

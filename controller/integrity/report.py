@@ -38,6 +38,8 @@ class IntegrityReport:
     identity_checks: int = 0
     count_only_checks: int = 0
     short_checks: int = 0
+    shuffles: int = 0
+    shuffle_counts_wrong: int = 0
     decks: int = 0
     cards_out: int = 0
     complete_decks: int = 0
@@ -49,6 +51,7 @@ class IntegrityReport:
                 "deck_checks": {"total": self.checks, "with_identities": self.identity_checks,
                                 "count_only": self.count_only_checks,
                                 "short_or_long": self.short_checks},
+                "shuffles": {"total": self.shuffles, "wrong_count": self.shuffle_counts_wrong},
                 "decks": {"closed": self.decks, "cards_out": self.cards_out,
                           "dealt_to_the_end": self.complete_decks},
                 "alarms": {"total": len(self.alarms),
@@ -80,6 +83,10 @@ def summarise(records: Iterable[dict[str, Any]]) -> IntegrityReport:
                     rep.count_only_checks += 1
                 if event.get("count") != 52 and event.get("cards") is None:
                     rep.short_checks += 1
+            elif ekind == "shuffle_done":
+                _seen(rep, rec)
+                rep.shuffles += 1
+                rep.shuffle_counts_wrong += event.get("count") != 52
             continue
         if kind != "integrity":
             continue
@@ -137,6 +144,9 @@ def format_text(rep: IntegrityReport, table_id: str | None = None) -> str:
     lines.append(f"  deck checks: {rep.checks} ({rep.identity_checks} with card identities, "
                  f"{rep.count_only_checks} count only"
                  + (f", {rep.short_checks} with a wrong count" if rep.short_checks else "") + ")")
+    lines.append(f"  shuffles: {rep.shuffles}"
+                 + (f" ({rep.shuffle_counts_wrong} with a count other than 52)"
+                    if rep.shuffle_counts_wrong else "") + "")
     lines.append(f"  decks dealt: {rep.decks} ({rep.cards_out} cards out, "
                  f"{rep.complete_decks} dealt to the end)")
     by_kind = Counter(a["kind"] for a in rep.alarms)
@@ -148,14 +158,16 @@ def format_text(rep: IntegrityReport, table_id: str | None = None) -> str:
         lines.append(f"    #{a['seq']} {a['wall'] or ''} {where}: {a['kind']}"
                      + (f" [{' '.join(a['cards'])}]" if a["cards"] else "")
                      + f" — {a['message']}")
-    lines.append("  shuffle sentinel (decks tested; pairs: hits vs expected; "
-                 "decks reaching M>=10/100/1000 vs the most a shuffled deck allows):")
+    lines.append("  shuffle sentinel, per test: decks tested; pairs with hits against those "
+                 "a shuffled deck gives; decks whose martingale reached 10/100/1000, against "
+                 "the most expected of shuffled decks (decks / x):")
     for t, s in rep.sentinel.items():
         if t == "fingerprint" or not s["decks"]:
             continue
         reached = "/".join(str(s["reached"][str(x)]) for x in TAIL_LEVELS)
         bound = "/".join(f"{s['ville_bound'][str(x)]:g}" for x in TAIL_LEVELS)
         lines.append(f"    {t:<10} {s['decks']:>6} decks; {s['pairs']} pairs: {s['hits']} hits "
-                     f"vs {s['expected']:g} expected; reached {reached} (at most {bound}); "
+                     f"vs {s['expected']:g} expected; reached {reached} (expected at most "
+                     f"{bound}); "
                      f"alarms {s['alarmed']}")
     return "\n".join(lines)
