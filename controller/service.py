@@ -73,6 +73,7 @@ class Service:
         self._tasks: set[asyncio.Task] = set()
         self.runner: TableRunner | None = None
         self.journal: Journal | None = None
+        self.api: Any = None
 
     # --- life cycle -------------------------------------------------------------------------
     async def run(self) -> int:
@@ -115,6 +116,7 @@ class Service:
         self._open_devices()
         if self.control_path is not None:
             await self._open_control()
+        await self._open_api()
         self._show_light()
         self.notifier.ready(f"table {cfg.table_id}: {table.state}")
         self.log.info("ready", state=table.state, game=cfg.game, mode=table.mode.value)
@@ -128,7 +130,28 @@ class Service:
             self.notifier.stopping(f"stopping on {why}")
             self._stopping.set()
 
+    async def _open_api(self) -> None:
+        """The console API and pit display (controller.api), when [api.tokens] are set."""
+        if not self.config.api.tokens:
+            self.log.info("console api off: no [api.tokens] configured")
+            return
+        try:
+            from controller.api.app import create_app
+            from controller.api.serve import ApiServer
+
+            app = create_app(self.runner, self.config, drivers=self.drivers,
+                             submit=lambda name, role, args: self.submit(name, role, args))
+            self.api = await ApiServer.start(app, self.config)
+        except (OSError, TablectlError, ImportError) as exc:
+            # The table goes on without its console; the log says why.
+            self.log.error("console api not started", error=str(exc))
+
     async def _shutdown(self) -> None:
+        if self.api is not None:
+            try:
+                await self.api.close()
+            except Exception as exc:
+                self.log.warning("console api close failed", error=str(exc))
         for t in list(self._tasks):
             t.cancel()
         for d in self.drivers.values():
