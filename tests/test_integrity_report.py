@@ -9,7 +9,7 @@ from controller.cli import main
 from controller.integrity import IntegrityMonitor
 from controller.integrity.report import format_text, summarise
 from controller.journal import Entry, Journal
-from controller.rules.cards import Card, full_deck
+from controller.rules.cards import full_deck
 from drivers import events as ev
 
 DECK = full_deck()
