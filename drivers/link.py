@@ -97,7 +97,8 @@ class Link:
     ``on_message(msg)`` every other device message, once, in order."""
 
     def __init__(self, spec: Any, *, emit: Callable[[ev.DeviceEvent], None],
-                 on_message: Callable[[m.Message], None], clock: Callable[[], float] = time.monotonic,
+                 on_message: Callable[[m.Message], None],
+                 clock: Callable[[], float] = time.monotonic,
                  transport: Transport | None = None, codec: Codec | None = None,
                  log: Any = None, timing: LinkTiming | None = None) -> None:
         self.spec = spec

@@ -331,22 +331,14 @@ def test_corrupted_event_is_retransmitted_and_arrives_once(transport):
     run(main())
 
 
-def test_corrupted_ack_makes_the_host_resend_and_the_device_act_once():
-    async def main():
-        async with rig("shuffler") as r:
-            await shuffled(r)
-            r.dev.inject("corrupt_crc", count=1, frames="acks")
-            await dispensed_once(r)
-            assert r.drv.stats.retransmissions >= 1
-    run(main())
-
-
 @pytest.mark.parametrize("transport", TRANSPORTS)
-def test_dropped_ack_makes_the_host_resend_and_the_device_act_once(transport):
+@pytest.mark.parametrize("fault,args", [("drop", {}), ("corrupt_crc", {}),
+                                        ("delay", {"seconds": 0.3})])
+def test_lost_or_late_ack_makes_the_host_resend_and_the_device_act_once(transport, fault, args):
     async def main():
         async with rig("shuffler", transport) as r:
             await shuffled(r)
-            r.dev.inject("drop", count=1, frames="acks")
+            r.dev.inject(fault, count=1, frames="acks", **args)
             await dispensed_once(r)
             assert r.drv.stats.retransmissions >= 1
             assert r.dev.status()["stats"]["duplicate_commands"] >= 1
