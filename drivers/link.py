@@ -124,6 +124,10 @@ class Link:
         self._last_uptime = -1
         self._t0 = 0.0
         self.up = asyncio.Event()
+        if self.timing.link_timeout_s < 2 * self.timing.heartbeat_s:
+            self.log.warning("link timeout shorter than two heartbeat intervals: one late "
+                             "heartbeat will drop the link", heartbeat_s=self.timing.heartbeat_s,
+                             link_timeout_s=self.timing.link_timeout_s)
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self) -> None:

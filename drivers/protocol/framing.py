@@ -104,7 +104,8 @@ def encode_frame(seq: int, msg_type: int, payload: bytes = b"") -> bytes:
 class Deframer:
     """Streaming frame parser; see the module docstring.
 
-    Counters: ``garbage_bytes`` (bytes skipped while looking for a frame start),
+    Counters: ``garbage_bytes`` (bytes skipped while looking for a frame start; the bytes of
+    a bad frame are scanned again after its start byte, so they count here too),
     ``bad_frames`` (frames with a good header and a bad payload CRC), ``frames`` (good).
     """
 

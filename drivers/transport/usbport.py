@@ -73,6 +73,11 @@ class UsbTransport(Transport):
                                  "configuration")
         try:
             try:
+                if dev.is_kernel_driver_active(0):      # no kernel driver should own it
+                    dev.detach_kernel_driver(0)
+            except (NotImplementedError, usb.core.USBError):
+                pass                                   # not on this platform or backend
+            try:
                 dev.set_configuration()
             except usb.core.USBError as exc:
                 if exc.errno != errno.EBUSY:   # already configured by the kernel: fine
