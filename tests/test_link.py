@@ -42,6 +42,7 @@ class Peer:
         self.drop_acks = 0          # commands whose ack is not sent (host must resend)
         self.deaf_to_acks = False   # the host's acks of our events do not reach us
         self.supports_resume = True
+        self.protocol = m.PROTOCOL_VERSION
         self.serial_no = "00421"
         self.master = None
         self._hb_task = None
@@ -106,7 +107,7 @@ class Peer:
     # -- device behaviour -----------------------------------------------------------------
     def hello_info(self, boot=False, resumed=False):
         flags = self.flags | (m.FLAG_BOOT if boot else 0) | (m.FLAG_RESUMED if resumed else 0)
-        return m.HelloInfo(m.PROTOCOL_VERSION, m.DEVICE_CLASS_CODES[self.device_class],
+        return m.HelloInfo(self.protocol, m.DEVICE_CLASS_CODES[self.device_class],
                            flags, 4, "Acme", "T-1",
                            self.serial_no, "2.1.0", bytes(range(32)))
 
@@ -442,9 +443,12 @@ def test_unacknowledged_command_declares_the_link_lost(link_path):
     run(main())
 
 
-def test_wrong_device_class_is_not_taken(link_path):
+@pytest.mark.parametrize("device_class,protocol", [("shoe", m.PROTOCOL_VERSION),
+                                                   ("shuffler", m.PROTOCOL_VERSION + 1)])
+def test_wrong_device_class_or_protocol_is_not_taken(link_path, device_class, protocol):
     async def main():
-        peer = Peer(link_path, "shoe")
+        peer = Peer(link_path, device_class)
+        peer.protocol = protocol
         peer.plug()
         q = asyncio.Queue()
         drv = open_driver(DeviceSpec(id="shuffler", device_class="shuffler", port=link_path,
