@@ -446,19 +446,25 @@ def test_unacknowledged_command_declares_the_link_lost(link_path):
 @pytest.mark.parametrize("device_class,protocol", [("shoe", m.PROTOCOL_VERSION),
                                                    ("shuffler", m.PROTOCOL_VERSION + 1)])
 def test_wrong_device_class_or_protocol_is_not_taken(link_path, device_class, protocol):
+    import structlog
+
     async def main():
         peer = Peer(link_path, device_class)
         peer.protocol = protocol
         peer.plug()
         q = asyncio.Queue()
-        drv = open_driver(DeviceSpec(id="shuffler", device_class="shuffler", port=link_path,
-                                     **FAST), q)
-        # Wait until the driver asked twice (it backs off and asks again): never up.
-        while sum(isinstance(msg, m.Hello) for _, msg in peer.received) < 2:
-            await asyncio.sleep(0.05)
-        assert q.empty() and not drv.is_up
-        await drv.close()
+        with structlog.testing.capture_logs() as logs:
+            drv = open_driver(DeviceSpec(id="shuffler", device_class="shuffler",
+                                         port=link_path, **FAST), q)
+            # Wait until the driver asked twice (it backs off and asks again): never up.
+            while sum(isinstance(msg, m.Hello) for _, msg in peer.received) < 2:
+                await asyncio.sleep(0.05)
+            assert q.empty() and not drv.is_up
+            await drv.close()
         peer.unplug()
+        why = [e["problem"] for e in logs if e["event"] == "device refused"]
+        assert why and ("protocol version" in why[0] if protocol != m.PROTOCOL_VERSION
+                        else "configured as a shuffler" in why[0])
     run(main())
 
 
