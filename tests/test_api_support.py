@@ -67,7 +67,7 @@ class LiveTable:
         from firmware_sim import SimulatedTable
 
         self.game, self.mode = game, mode
-        self.sim = SimulatedTable(seed=seed, speed=20.0)
+        self.sim = SimulatedTable(seed=seed, speed=200.0)
         classes = ["shuffler", "shoe"] + (["dice"] if game == "super-pan-9" else [])
         self.devices = {c: self.sim.add(c) for c in classes}
         self.runner = make_runner(tmp / "journal.db", game, mode,

@@ -387,16 +387,42 @@ def test_super_pan_9_shoe_round_leaks_no_card(tmp_path, seqlog):
     assert n == 6 and revealed == 6      # banker and two seats, two cards each, all shown
 
 
-def test_texas_holdem_hole_cards_stay_hidden_until_a_void(tmp_path, seqlog):
+def test_texas_holdem_rounds_leak_no_hole_card(tmp_path, seqlog):
+    """A round to the showdown in which one player folds (his hole cards are never shown), and
+    a round voided by a misdeal after the hole cards (none is ever shown)."""
     async def script(live, c):
         await open_shoe(live, c)
         await c.command("seat_players", seats=[2, 5, 8], stacks=[500, 500, 500], button=2)
+        await c.command("close_bets")
+        folded = False
+        for _ in range(60):
+            state = live.do(lambda: live.table.state)
+            if state in ("dealing", "bets_closed"):
+                await c.device(live.devices["shoe"].draw)
+            elif state == "player_decisions":
+                h = live.do(lambda: live.table.public_view()["holdem"])
+                legal = [a["action"] for a in h["legal"]]
+                action = "check" if "check" in legal else "call"
+                if not folded:
+                    action, folded = "fold", True
+                await c.command("holdem_action", seat=h["to_act"], action=action)
+            else:
+                break
+        assert live.do(lambda: live.table.state) == "settlement"
+        await c.command("confirm_result")
+        await c.command("next_round")
+        await c.settle()
+        if live.do(lambda: live.table.state) == "shuffling":
+            await c.command("deck_ready")
+        await c.command("seat_players", seats=[1, 4], stacks=[300, 300], button=1)
         await c.command("close_bets")
         await c.until_not("bets_closed", lambda: c.device(live.devices["shoe"].draw))
         await c.until_not("dealing", lambda: c.device(live.devices["shoe"].draw))
         await c.command("misdeal")
     live, n, revealed = play(tmp_path, seqlog, "texas-holdem", "shoe", script)
-    assert n == 6 and revealed == 0      # three players' hole cards, none ever shown
+    # first round: 6 hole cards, 5 board (and the burns); two players' hands and the board
+    # are shown; second round: 4 hole cards, none shown
+    assert revealed == 4 + 5 and n >= 6 + 5 + 4
 
 
 def test_the_watch_finds_a_card_shown_before_its_reveal(tmp_path):

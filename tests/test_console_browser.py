@@ -123,7 +123,16 @@ def check_results_shown(display, nets):
 
 def wager_en(w):
     return {"pair_bonus": "Pair bonus", "versus_croupier": "Versus croupier",
-            "pair_plus": "Pair Plus", "ante": "Ante", "play": "Play", "seat": "Bet"}[w]
+            "pair_plus": "Pair Plus", "ante": "Ante", "play": "Play", "seat": "Bet",
+            "pot": "Pot"}[w]
+
+
+@pytest.fixture(autouse=True)
+def close_pages(browser):
+    """Each test's pages close with it (their streams would keep the cores busy)."""
+    yield
+    for page in list(browser.pages):
+        page.close()
 
 
 # --- a full round of each game --------------------------------------------------------------
@@ -217,6 +226,57 @@ def test_super_pan_9_round_with_dice_and_shuffler_appears_on_the_display(browser
     _, nets = settled_nets(live)
     check_results_shown(display, {k: v for k, v in nets.items() if k[1] == "seat"})
     shot(display, "super-pan-9-shuffler-settlement")
+    dealer.locator("[data-command=confirm_result]").click()
+    state_is(display, "round_complete")
+
+
+@pytest.mark.parametrize("live", [("texas-holdem", "shuffler")], indirect=True)
+def test_texas_holdem_round_to_the_showdown_appears_on_the_display(browser, live):
+    supervisor(live, "open_table")
+    dealer, display = open_page(browser, live, "dealer"), open_page(browser, live, "display")
+    state_is(display, "bets_open")
+    dealer.get_by_test_id("seats").fill("2,5,8")
+    dealer.get_by_test_id("stack").fill("500")
+    dealer.get_by_test_id("button-seat").fill("2")
+    dealer.locator("[data-command=seat_players]").click()
+    expect(display.get_by_test_id("stack-5")).to_contain_text("500")
+    dealer.locator("[data-command=close_bets]").click()
+    state_is(display, "player_decisions")     # hole cards dealt, blinds posted
+    for seat in (2, 5, 8):                     # hole cards stay face down (11/2008 art. 8)
+        expect(display.get_by_test_id(f"box-{seat}").locator("[data-card=back]")).to_have_count(2)
+    expect(display.get_by_test_id("pot")).to_contain_text("3")
+    shot(dealer, "texas-holdem-dealer-preflop")
+    first = True
+    for _ in range(16):                        # the seat to act folds first, then check or call
+        live.wait(lambda: live.table.state in ("player_decisions", "settlement"))
+        if live.do(lambda: live.table.state) != "player_decisions":
+            break
+        to_act = live.do(lambda: live.table.public_view()["holdem"]["to_act"])
+        expect(dealer.locator(".seat-to-act")).to_contain_text(str(to_act))
+        before = len(live.journal)
+        legal = dealer.locator("[data-action]").evaluate_all("els => els.map(e => e.dataset.action)")
+        choice = "fold" if first else ("check" if "check" in legal else "call")
+        first = False
+        dealer.locator(f"[data-action={choice}]").click()
+        live.wait(lambda: len(live.journal) > before and live.queue.empty())
+        live.wait(lambda: live.table.state != "player_decisions"
+                  or live.table.public_view()["holdem"]["to_act"] != to_act)
+    state_is(display, "settlement")
+    view = live.do(lambda: live.table.public_view())
+    board = view["hands"]["board"]
+    assert len(board) == 5 and None not in board
+    assert display.get_by_test_id("board").locator(".card").evaluate_all(
+        "els => els.map(e => e.dataset.card)") == board
+    folded = view["holdem"]["folded"] if view.get("holdem") else [2]
+    for seat in (2, 5, 8):
+        shown = cards_of(display, seat)
+        if seat in folded:                     # a folded hand is never shown
+            assert shown == ["back", "back"] or shown == []
+        else:
+            assert shown == view["hands"][f"box {seat}"] and "back" not in shown
+    _, nets = settled_nets(live)
+    check_results_shown(display, {k: v for k, v in nets.items() if k[0] not in folded})
+    shot(display, "texas-holdem-showdown")
     dealer.locator("[data-command=confirm_result]").click()
     state_is(display, "round_complete")
 

@@ -7,7 +7,9 @@
   const $ = (id) => document.getElementById(id);
   const TOKEN_KEY = "tablectl-token";
   const SUITS = { s: "♠", h: "♥", d: "♦", c: "♣" };
-  let token = null, role = null, commands = [], doc = null, refreshTimer = null;
+  let token = null, role = null, commands = [], doc = null, refreshTimer = null, lastKey = null;
+  // Hold'em seats and stacks before the hand starts come only in the `seats` event.
+  let seating = null;
   let streamAbort = null, retry = 500;
 
   // ---- words ------------------------------------------------------------------------------
@@ -154,7 +156,11 @@
     if (kind === "snapshot") render(data);
     else if (kind === "status") renderStatus(data);
     else if (kind === "resync") { refresh(); stream(); }
-    else if (kind === "table") { logEvent(data); refreshSoon(); }
+    else if (kind === "table") {
+      if (data.kind === "seats") seating = { round: data.round, stacks: data.stacks || {}, button: data.button };
+      logEvent(data);
+      refreshSoon();
+    }
   }
 
   // ---- rendering ------------------------------------------------------------------------------
@@ -168,6 +174,10 @@
     put($("mode"), bi("modes", d.mode));
     $("round-no").textContent = r ? String(r.round) : "—";
     renderStatus({ state: d.state, light: d.light, devices: d.devices, mode: d.mode });
+    // Draw the layout again only when it changed: a control must not vanish under the hand.
+    const key = JSON.stringify([d.state, d.mode, v, seating]);
+    if (key === lastKey) return;
+    lastKey = key;
     renderIrregularity(r, d.state);
     keepFocus(() => {
       renderHands(d, v, r);
@@ -236,12 +246,17 @@
     const sh = st && st.hands ? st.hands : {};
     const cr = $("croupier");
     const pan9 = d.game.id === "super-pan-9";
-    cr.hidden = pan9 && !hands.croupier;
+    cr.hidden = (pan9 || d.game.id === "texas-holdem") && !hands.croupier;
     put(cr, el("h3", {}, bi("labels", "croupier")), handEl(hands.croupier),
       sh.croupier && sh.croupier.category ? el("div", { class: "category", text: sh.croupier.category + (sh.croupier.qualifies === false ? " · not qualified" : "") }) : null);
     const board = $("board");
     board.hidden = !hands.board;
     if (hands.board) put(board, el("h3", {}, bi("labels", "board")), handEl(hands.board));
+    if (v.holdem) {
+      board.hidden = false;
+      if (!hands.board) put(board, el("h3", {}, bi("labels", "board")));
+      board.append(el("div", { class: "pot", "data-testid": "pot" }, bi("labels", "pot"), el("b", { text: " " + v.holdem.pot }), " · ", bi("streets", v.holdem.street)));
+    }
     const sa = $("set-aside");
     sa.hidden = !(v.set_aside && v.set_aside.length);
     if (!sa.hidden) put(sa, el("h3", {}, bi("labels", "set_aside")), handEl(v.set_aside));
@@ -264,10 +279,19 @@
       if (myBets.length || hands[name] || isBanker || seated) classes.push("active");
       if (r && (r.void_boxes || []).includes(n)) classes.push("void");
       if (expected === name) classes.push("expected");
+      const hd = v.holdem || (seating && r && seating.round === r.round ? { stacks: seating.stacks, folded: [], to_act: null } : null);
+      if (hd && seating && r && seating.round === r.round) hd.button = seating.button;
+      if (hd && hd.to_act === n) classes.push("to-act");
+      if (hd && (hd.folded || []).includes(n)) classes.push("folded");
       const b = el("div", { class: classes.join(" "), "data-testid": "box-" + n },
         el("h3", {}, bi("labels", "box"), " ", el("b", { text: String(n) }), isBanker ? el("span", { class: "tag" }, bi("labels", "banker")) : null,
-          r && r.button === n ? el("span", { class: "tag", text: "D" }) : null));
+          r && (r.button === n || (hd && hd.button === n)) ? el("span", { class: "tag", text: "D" }) : null));
       if (isBanker && r.capital) b.append(el("div", { class: "muted" }, bi("labels", "capital"), " " + r.capital));
+      if (hd && hd.stacks && hd.stacks[String(n)] !== undefined) {
+        b.append(el("div", { class: "stack", "data-testid": "stack-" + n }, bi("labels", "stack"), el("b", { text: " " + hd.stacks[String(n)] }),
+          (hd.folded || []).includes(n) ? el("span", { class: "tag" }, bi("labels", "fold")) : null,
+          hd.to_act === n ? el("span", { class: "tag act" }, bi("labels", "to_act")) : null));
+      }
       const ul = el("ul", { class: "bets" });
       for (const bet of myBets) ul.append(el("li", { "data-wager": bet.wager }, bi("wagers", bet.wager), el("b", { text: " " + bet.amount }), bet.player ? el("span", { class: "muted", text: " · " + bet.player }) : null));
       b.append(ul);
@@ -320,6 +344,9 @@
       case "card_exposed": return `${e.recipient} ${e.card}`;
       case "irregular_event": return `${e.device} ${e.event}: ${e.reason}`;
       case "box_void": return `box ${e.box} · ${e.article}`;
+      case "action": return `box ${e.box} ${e.action}${e.added ? " +" + e.added : ""} · pot ${e.pot}`;
+      case "blinds": return `${e.small_blind || ""}/${e.big_blind || ""} · pot ${e.pot}`;
+      case "seats": return `${(e.seats || []).join(", ")} · D ${e.button}`;
       default: return "";
     }
   }
@@ -405,17 +432,28 @@
       add(seat, cap, button("set_banker", () => ({ seat: parseInt(seat.value, 10), capital: parseInt(cap.value, 10) })));
     }
     if (s === "bets_open" && d.game.id === "texas-holdem" && can("seat_players")) {
-      const seats = field("input", "seats", { type: "text", value: "1,2,3", "aria-label": "seats" });
+      const seats = field("input", "seats", { type: "text", value: "1,2,3", "aria-label": "seats", size: "8" });
+      const stack = field("input", "stack", { type: "number", min: "1", value: "500", "aria-label": "stack", class: "amount" });
       const btn = field("input", "button-seat", { type: "number", min: "1", value: "1", "aria-label": "button", class: "amount" });
-      add(seats, btn, button("seat_players", () => ({ seats: seats.value.split(",").map((x) => parseInt(x, 10)), button: parseInt(btn.value, 10) })));
+      add(bi("labels", "seats"), seats, bi("labels", "stack"), stack, "D", btn, button("seat_players", () => {
+        const list = seats.value.split(",").map((x) => parseInt(x, 10)).filter((x) => x > 0);
+        return { seats: list, stacks: list.map(() => parseInt(stack.value, 10)), button: parseInt(btn.value, 10) };
+      }));
     }
     if ((s === "bets_open") && can("close_bets") && d.game.id !== "super-pan-9") add(button("close_bets"));
     if ((s === "bets_open" || s === "bets_closed") && d.game.id === "super-pan-9" && can("shake")) add(button("shake"));
-    if (s === "player_decisions" && d.game.id === "texas-holdem" && can("holdem_action")) {
-      const seat = field("input", "action-seat", { type: "number", min: "1", value: "1", "aria-label": "seat", class: "amount" });
-      const act = field("select", "action", { "aria-label": "action" }, ["fold", "check", "call", "bet", "raise", "all_in"].map((a) => el("option", { value: a, text: a })));
-      const amt = field("input", "action-amount", { type: "number", min: "0", value: "0", "aria-label": "amount", class: "amount" });
-      add(seat, act, amt, button("holdem_action", () => ({ seat: parseInt(seat.value, 10), action: act.value, amount: parseInt(amt.value, 10) || 0 })));
+    if (s === "player_decisions" && d.game.id === "texas-holdem" && can("holdem_action") && v.holdem && v.holdem.to_act) {
+      const seat = v.holdem.to_act;
+      const nodes = [el("span", { class: "seat-to-act" }, bi("labels", "to_act"), el("b", { text: " " + seat }))];
+      for (const a of v.holdem.legal || []) {
+        if (a.min_to === null || a.min_to === undefined || a.action === "call" || a.action === "allin") {
+          nodes.push(el("button", { type: "button", "data-action": a.action, onclick: () => send("holdem_action", { seat, action: a.action }) }, bi("actions", a.action), a.min_to ? " " + a.min_to : ""));
+        } else {
+          const amt = field("input", "action-" + a.action, { type: "number", min: String(a.min_to), max: String(a.max_to), value: String(a.min_to), "aria-label": a.action, class: "amount" });
+          nodes.push(amt, el("button", { type: "button", "data-action": a.action, onclick: () => send("holdem_action", { seat, action: a.action, amount: parseInt(amt.value, 10) }) }, bi("actions", a.action)));
+        }
+      }
+      add(...nodes);
     }
     if (["dealing", "player_decisions", "croupier_reveal"].includes(s) && can("misdeal")) add(button("misdeal", {}, { class: "warn" }));
     if (["dealing", "player_decisions"].includes(s) && can("exposed_card")) {

@@ -20,6 +20,7 @@ window.L = {
     returned: ["退回投注", "bets returned"], remedy: ["處理", "Remedy"],
     display: ["顯示", "display"], dealer: ["荷官", "dealer"], supervisor: ["主任", "supervisor"],
     wrong_token: ["權杖不正確", "That token is not accepted"],
+    stack: ["籌碼", "Stack"], pot: ["彩池", "Pot"], to_act: ["輪到", "To act"], seats: ["座位", "Seats"],
   },
   modes: { shoe: ["派牌盒", "shoe"], shuffler: ["洗牌機", "shuffler"] },
   games: {
@@ -40,7 +41,7 @@ window.L = {
   wagers: {
     pair_bonus: ["多寶", "Pair bonus"], versus_croupier: ["與莊荷博彩", "Versus croupier"],
     pair_plus: ["Pair Plus", "Pair Plus"], ante: ["原注", "Ante"], play: ["加注", "Play"],
-    seat: ["投注", "Bet"],
+    seat: ["投注", "Bet"], pot: ["彩池", "Pot"],
   },
   outcomes: {
     win: ["贏", "win"], lose: ["輸", "lose"], push: ["和", "push"], half: ["輸一半", "half lost"],
@@ -69,6 +70,8 @@ window.L = {
     reshake: ["重新搖骰", "the dice are shaken again"],
     rectify: ["更正後繼續", "corrected, play goes on"],
   },
+  streets: { preflop: ["翻牌前", "pre-flop"], flop: ["翻牌", "flop"], turn: ["轉牌", "turn"], river: ["河牌", "river"], showdown: ["攤牌", "showdown"] },
+  actions: { fold: ["放棄", "fold"], check: ["讓牌", "check"], call: ["跟注", "call"], bet: ["下注", "bet"], raise: ["加注", "raise"], allin: ["全押", "all-in"] },
   conditions: {
     jam: ["卡牌", "jam"], door_open: ["門未關", "door open"], malfunction: ["故障", "malfunction"],
     link_lost: ["斷線", "link lost"], empty: ["無牌", "empty"],
@@ -87,7 +90,10 @@ window.L = {
     malfunction_cleared: ["故障已解除", "malfunction cleared"], mode: ["派牌方式", "mode"],
     irregular_event: ["異常事件", "irregular event"], banker: ["莊家", "banker"],
     seats: ["座位", "seats"], reshake: ["重新搖骰", "reshake"], decisions_open: ["請決定", "decide now"],
-    betting_round: ["投注輪", "betting round"], holdem_action: ["行動", "action"],
+    betting_round: ["投注輪", "betting round"], action: ["行動", "action"], blinds: ["盲注", "blinds"],
+    integrity_alarm: ["牌副完整性警報", "deck integrity alarm"], integrity_cleared: ["完整性警報已解除", "integrity alarm cleared"],
+    card_placed: ["牌放在門上", "card placed"], deck_check: ["點牌", "deck check"], cut_card: ["白咭", "cut card"],
+    supervisor_key: ["主任鎖匙", "supervisor key"], adjust: ["加減點", "points declared"], irregularity_unruled: ["未有裁定的異常", "irregularity not ruled"],
     controller_fault: ["控制器故障", "controller fault"], controller_restarted: ["控制器重新啟動", "controller restarted"],
   },
   commands: {
