@@ -19,7 +19,7 @@ from controller.rules.cards import Card
 from . import events as ev
 from .link import Link, LinkDown, LinkStats
 from .protocol import messages as m
-from .protocol.codec import Codec
+from .protocol.codec import Codec, get_codec
 from .spec import DeviceSpec
 from .transport import Transport
 
@@ -69,6 +69,11 @@ class Driver:
         if spec.device_class != self.device_class:
             raise TablectlError(f"device {spec.id!r} is a {spec.device_class}, not a "
                                 f"{self.device_class}; use drivers.factory.open_driver")
+        codec = codec or get_codec(spec.codec, receive_from="device")
+        if codec.classes and spec.device_class not in codec.classes:
+            raise TablectlError(f"device {spec.id!r}: codec {codec.name!r} speaks only for "
+                                f"{', '.join(codec.classes)}, not a {spec.device_class}; use "
+                                "codec = \"tablectl\"")
         self.spec, self.queue, self.clock = spec, queue, clock
         self.log = structlog.get_logger("tablectl.drivers").bind(device=spec.id)
         self.link = Link(spec, emit=self._emit, on_message=self._on_message, clock=clock,

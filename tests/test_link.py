@@ -786,3 +786,13 @@ def test_status_accepted_but_never_reported_reopens_the_link(link_path):
         await drv.close()
         peer.unplug()
     run(main())
+
+
+def test_a_codec_that_cannot_speak_for_the_class_is_refused(link_path):
+    from controller.errors import TablectlError
+
+    async def main():
+        with pytest.raises(TablectlError, match="'dice-binary' speaks only for dice"):
+            open_driver(DeviceSpec(id="shuffler", device_class="shuffler", port=link_path,
+                                   codec="dice-binary"), asyncio.Queue())
+    run(main())

@@ -48,6 +48,8 @@ class Codec(ABC):
 
     name: ClassVar[str] = ""
     sequenced: ClassVar[bool] = True
+    #: the device classes this protocol can speak for (empty: every class)
+    classes: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, receive_from: str | None = None) -> None:
         self.receive_from = receive_from

@@ -58,6 +58,7 @@ class DiceBinaryCodec(Codec):
 
     name = "dice-binary"
     sequenced = False
+    classes = ("dice",)
 
     def __init__(self, receive_from: str | None = None) -> None:
         super().__init__(receive_from)
