@@ -370,3 +370,23 @@ def test_pan9_dice_agitator_failure_reshakes_after_repair_p4():
         t.command("place_bet", box=4, wager="seat", amount=10)
     t.command("shake")
     assert t.state == "dice_shaking"
+
+
+def test_cards_the_device_could_not_read_are_entered_at_the_reveal():
+    t = table("q-poker", "shuffler")
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    t.command("close_bets")
+    t.handle_device(ev.HandDispensed(device="shuffler", ts=0.0, cards=(None, None, None)))
+    t.handle_device(ev.HandDispensed(device="shuffler", ts=0.0, cards=(None, None, None)))
+    t.command("decide", box=1, decision="play")
+    assert t.state == "croupier_reveal"
+    needed = [e.to_json() for e in t.outbox if e.kind == "cards_needed"][-1]
+    assert needed["recipients"] == ["box 1", "croupier"]
+    with pytest.raises(TablectlError, match="exactly 3"):
+        t.command("enter_cards", recipient="box 1", cards=["As", "Ah"])
+    t.command("enter_cards", recipient="box 1", cards=["As", "Ah", "Ad"])
+    with pytest.raises(TablectlError, match="already"):
+        t.command("enter_cards", recipient="croupier", cards=["As", "2c", "3d"])
+    t.command("enter_cards", recipient="croupier", cards="Kc Kd 2h")
+    assert t.state == "settlement"
+    assert nets(t)[(1, "versus_croupier")] == 20     # art. 9(7)(2): trips beat a pair, 2 to 1

@@ -30,6 +30,7 @@ from transitions import Machine
 from controller.errors import TablectlError
 from controller.rules.base import (CROUPIER, BOARD, Game, Irregularity, Mode, Phase,
                                    PlanRequest, Recipient, Remedy, Ruling, box as box_recipient)
+from controller.rules.cards import Card
 from controller.rules.errors import RuleError
 from controller import inputs as panel_inputs   # registers the panel's events for replay
 from drivers import events as ev
@@ -140,6 +141,8 @@ COMMANDS: dict[str, CommandSpec] = {c.name: c for c in (
                 "a player plays or folds (three-card games)"),
     CommandSpec("holdem_action", ("dealer", "supervisor"), ("seat", "action", "amount"),
                 "Texas Hold'em: fold, check, call, bet, raise or all-in"),
+    CommandSpec("enter_cards", ("dealer", "supervisor"), ("recipient", "cards"),
+                "at the reveal: the cards of a hand the device could not read, as read out"),
     CommandSpec("confirm_result", ("dealer", "supervisor"), (), "the result is paid; round over"),
     CommandSpec("next_round", ("dealer", "supervisor"), (), "start the next round"),
     CommandSpec("misdeal", ("dealer", "supervisor"), (), "the croupier declares a misdeal"),
@@ -908,6 +911,23 @@ class Table:
             if rec.kind in ("box", "croupier") and not self._folded(rec) and not uncontested \
                     and self.vault.revealed_hand(rec) is None:
                 self._publish("hand_revealed", recipient=str(rec), hand=self.vault.reveal(rec))
+        self._settle_now()
+
+    def _unknown_hands(self) -> list[str]:
+        """Revealed hands holding a card the device could not read (to enter at the console)."""
+        out = []
+        for rec in self.vault.recipients():
+            if rec.kind in ("box", "croupier") and self.vault.unknown_face_up(rec):
+                out.append(str(rec))
+        return out
+
+    def _settle_now(self) -> None:
+        unknown = self._unknown_hands()
+        if unknown:
+            # A card the device could not recognise: the croupier reads it out at the reveal
+            # and it is entered at the console (enter_cards) before anything is paid.
+            self._publish("cards_needed", recipients=unknown)
+            return
         try:
             settlement = self.game.settle(settle_doc.build(self.game.game_id, self))
         except TablectlError as exc:
@@ -1144,6 +1164,16 @@ class Table:
             else:
                 self.next_street()
                 self._ask_shuffler()
+
+    def _cmd_enter_cards(self, recipient: str, cards: list[str]) -> None:
+        self._require("croupier_reveal", what="enter cards")
+        rec = _parse_recipient(recipient, self.layout_boxes)
+        if isinstance(cards, str):
+            cards = cards.replace(",", " ").split()
+        parsed = [Card.parse(c) for c in cards]
+        self.vault.fill(rec, parsed)           # TablectlError when they do not fit the hand
+        self._publish("cards_entered", recipient=str(rec), hand=self.vault.public_hand(rec))
+        self._settle_now()
 
     def _cmd_confirm_result(self) -> None:
         self._require("settlement", what="confirm the result")

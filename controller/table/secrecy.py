@@ -124,6 +124,34 @@ class CardVault:
         s.face_up = True
         return self._revealed(s)
 
+    def unknown_face_up(self, recipient: Recipient) -> int:
+        """How many face-up cards of ``recipient`` the device could not read."""
+        return sum(1 for s in self._slots if s.recipient == recipient and not s.set_aside
+                   and s.face_up and s.card is None)
+
+    def fill(self, recipient: Recipient, cards: list[Card]) -> None:
+        """Enter the cards of a revealed hand that the device could not read, in dealing
+        order of the unread ones; TablectlError (nothing changed) when they do not fit."""
+        from controller.errors import TablectlError
+
+        holes = [s for s in self._slots if s.recipient == recipient and not s.set_aside
+                 and s.card is None]
+        if not holes:
+            raise TablectlError(f"every card of {recipient} is known; nothing to enter")
+        if not all(s.face_up for s in holes):
+            raise TablectlError(f"the hand of {recipient} is not revealed yet")
+        if len(cards) != len(holes):
+            raise TablectlError(f"{recipient} has {len(holes)} unread card(s); enter exactly "
+                                f"{len(holes)}, got {len(cards)}")
+        known = {s.card for s in self._slots if s.card is not None}
+        twice = [c for c in cards if c in known] or \
+            [c for i, c in enumerate(cards) if c in cards[:i]]
+        if twice:
+            raise TablectlError(f"{len(twice)} of the cards entered is already in this round; "
+                                "read the hand again")
+        for s, c in zip(holes, cards):
+            s.card = c
+
     def reassign(self, slot: int, recipient: Recipient) -> None:
         """The card of ``slot`` landed elsewhere than planned (a box sensor saw it)."""
         self._slots[slot].recipient = recipient
