@@ -134,3 +134,21 @@ def test_random_bit_flips_never_deliver_a_wrong_frame():
     delivered = [encode_frame(f.seq, f.type, f.payload) for f in out if isinstance(f, Frame)]
     assert all(f in good for f in delivered)
     assert len(delivered) >= 300 - 2 * 60
+
+
+@given(st.binary(max_size=300))
+def test_crc16_agrees_with_the_standard_library(data):
+    # binascii.crc_hqx is CRC-CCITT (poly 0x1021, unreflected); with init 0xFFFF it is
+    # CRC-16/CCITT-FALSE: an implementation independent of ours.
+    import binascii
+    assert crc16(data) == binascii.crc_hqx(data, 0xFFFF)
+
+
+def test_examples_of_docs_protocol_md():
+    import binascii
+    head = bytes.fromhex("00011122")
+    assert crc8(head) == 0xC7
+    assert binascii.crc_hqx(head + b"\xc7\x03", 0xFFFF) == 0x9E54
+    assert encode_frame(0x11, 0x22, b"\x03") == bytes.fromhex("A5 00 01 11 22 C7 03 9E 54")
+    assert encode_frame(0, 0x05, (1000).to_bytes(4, "big")) == \
+        bytes.fromhex("A5 00 04 00 05 B0 00 00 03 E8 53 55")
