@@ -305,3 +305,46 @@ def test_page_is_served_without_external_resources(runner):
     assert status == 200 and "default-src 'self'" in headers["Content-Security-Policy"]
     for text in (html, js):
         assert "http://" not in text and "https://" not in text and "//cdn" not in text
+
+
+def test_a_client_too_slow_for_the_stream_is_told_to_resync_and_the_table_never_waits(
+        runner, monkeypatch):
+    import controller.api.hub as hub_mod
+    monkeypatch.setattr(hub_mod, "QUEUE_SIZE", 3)
+    open_round(runner)
+    app = create_app(runner, api_config(), status_interval=30)
+
+    async def check(c):
+        stream = await c.get("/api/events", headers=auth("display"))
+        await stream.content.readuntil(b"\n\n")                      # the snapshot
+        for box in range(1, 7):                                        # 6 events, queue of 3
+            runner.command("place_bet", box=box, wager="versus_croupier", amount=6)
+        blocks = []
+        while True:
+            block = await asyncio.wait_for(stream.content.readuntil(b"\n\n"), 5)
+            blocks.append(block)
+            if b"event: resync" in block:
+                break
+        return blocks
+    blocks = client(app, check)
+    assert b"event: resync" in blocks[-1] and b"GET /api/table" in blocks[-1]
+    assert len(runner.table.round.bets) == 6
+
+
+def test_the_access_log_names_no_token_and_no_query(runner, logs):
+    async def check():
+        server = await ApiServer.start(create_app(runner, api_config()), api_config())
+        import aiohttp
+        async with aiohttp.ClientSession() as http:
+            async with http.get(f"{server.url}/api/events",
+                                params={"token": TOKENS["display"]}) as r:
+                await r.content.readuntil(b"\n\n")
+            await (await http.get(f"{server.url}/api/table", headers=auth("dealer"))).read()
+        await server.close()
+    asyncio.run(check())
+    lines = [json.loads(line) for line in logs.getvalue().splitlines()]
+    http = [line for line in lines if line["event"] == "http"]
+    assert {(line["path"], line["role"], line["status"]) for line in http} == {
+        ("/api/events", "display", 200), ("/api/table", "dealer", 200)}
+    for token in TOKENS.values():
+        assert token not in logs.getvalue()

@@ -28,6 +28,8 @@ PARAMS: dict[str, dict[str, Any]] = {
     "stacks": {"oneOf": [{"type": "object", "additionalProperties": {"type": "integer"}},
                          {"type": "array", "items": {"type": "integer"}}],
                "description": "each seat's chips: {\"seat\": chips} or a list in seat order"},
+    "cards": {"oneOf": [{"type": "array", "items": {"type": "string"}}, {"type": "string"}],
+              "description": "cards as read out at the reveal, e.g. [\"As\", \"Td\"] or \"As Td\""},
     "supervisor": {"type": "string", "minLength": 1,
                    "description": "who checked the deck (for the journal)"},
     "recipient": {"type": "string", "description": "'croupier', 'board' or 'box N'"},

@@ -460,11 +460,23 @@
       const rec = field("select", "exposed-recipient", { "aria-label": "recipient" }, Object.keys(v.hands || {}).map((name) => el("option", { value: name, text: name })));
       add(rec, button("exposed_card", () => ({ recipient: rec.value }), { class: "warn" }));
     }
+    if (s === "croupier_reveal" && can("enter_cards")) {
+      const unread = Object.keys(v.hands || {}).filter((k) => (v.hands[k] || []).includes(null));
+      if (unread.length) {
+        const rec = field("select", "enter-recipient", { "aria-label": "recipient" }, unread.map((k) => el("option", { value: k, text: k })));
+        const cards = field("input", "enter-cards", { type: "text", placeholder: "As Td 4c", "aria-label": "cards", size: "10" });
+        add(rec, cards, button("enter_cards", () => ({ recipient: rec.value, cards: cards.value })));
+      }
+    }
     if (s === "settlement" && can("confirm_result")) add(button("confirm_result", {}, { class: "primary" }));
     if ((s === "round_complete" || s === "round_void") && can("next_round")) add(button("next_round", {}, { class: "primary" }));
     if (can("void_round") && ["bets_open", "bets_closed", "dice_shaking", "dealing", "player_decisions", "croupier_reveal", "settlement", "shuffling"].includes(s)) {
       const reason = field("input", "void-reason", { type: "text", placeholder: "原因 reason", "aria-label": "reason" });
       add(reason, button("void_round", () => ({ reason: reason.value }), { class: "danger" }));
+    }
+    if (v.integrity_stop && can("clear_integrity")) {
+      const who = field("input", "integrity-supervisor", { type: "text", placeholder: "主任 supervisor", "aria-label": "supervisor", size: "10" });
+      add(who, button("clear_integrity", () => ({ supervisor: who.value }), { class: "danger" }));
     }
     if (s === "malfunction" && can("clear_malfunction")) add(button("clear_malfunction", {}, { class: "primary" }));
     if (can("switch_mode") && ["malfunction", "round_complete", "round_void", "out_of_service"].includes(s)) {

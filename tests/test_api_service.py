@@ -1,0 +1,95 @@
+"""The API mounted on the real daemon (controller.service.Service) with simulated devices on
+pseudo-terminals: commands go through the daemon's one input queue and are journaled with
+their role; the stream carries the daemon's public events."""
+import asyncio
+import json
+
+import aiohttp
+import pytest
+
+from controller.api import start_for_service
+from controller.config import hash_token, parse_text
+from controller.journal import Journal
+from controller.sdnotify import Notifier
+
+from test_api_support import TOKENS
+
+pytestmark = pytest.mark.hil
+
+
+def config_text(tmp_path, devices):
+    lines = ["[table]", 'id = "T9"', 'game = "q-poker"', 'mode = "shoe"', "boxes = 7", ""]
+    for cls, dev in devices.items():
+        lines += [f"[devices.{cls}]", f'class = "{cls}"', 'transport = "serial"',
+                  f'port = "{dev.port}"', ""]
+    lines += ["[journal]", f'path = "{tmp_path / "journal.db"}"', "",
+              "[api]", 'listen = "127.0.0.1"', "port = 0", "", "[api.tokens]"]
+    lines += [f'{role} = "{hash_token(tok)}"' for role, tok in TOKENS.items()]
+    return "\n".join(lines) + "\n"
+
+
+def test_the_daemon_serves_the_api_commands_take_the_queue_and_are_journaled(tmp_path):
+    from controller.service import Service
+    from firmware_sim import SimulatedTable
+
+    sim = SimulatedTable(seed=3, speed=200.0)
+    devices = {c: sim.add(c) for c in ("shoe", "shuffler")}
+    config = parse_text(config_text(tmp_path, devices))
+
+    async def main():
+        service = Service(config, notifier=Notifier(None), open_panel=False)
+        task = asyncio.ensure_future(service.run())
+        for _ in range(500):
+            if service.runner is not None and service.drivers:
+                break
+            await asyncio.sleep(0.01)
+        server = await start_for_service(service)
+        try:
+            async with aiohttp.ClientSession() as http:
+                def h(role):
+                    return {"Authorization": f"Bearer {TOKENS[role]}"}
+                stream = await http.get(f"{server.url}/api/events", headers=h("display"))
+                first = await stream.content.readuntil(b"\n\n")
+                answers = []
+                for role, name, args in (
+                        ("supervisor", "open_table", {}), ("dealer", "deck_ready", {}),
+                        ("dealer", "place_bet", {"box": 2, "wager": "versus_croupier",
+                                                 "amount": 10}),
+                        ("dealer", "decide", {"box": 2, "decision": "play"}),
+                        ("dealer", "void_round", {"reason": "x"})):
+                    r = await http.post(f"{server.url}/api/commands/{name}", headers=h(role),
+                                        json=args)
+                    answers.append((r.status, await r.json()))
+                kinds = []
+                while "bet" not in kinds:
+                    block = await asyncio.wait_for(stream.content.readuntil(b"\n\n"), 10)
+                    if b"event: table" in block:
+                        kinds.append(json.loads(block.split(b"data: ", 1)[1])["kind"])
+                stream.close()
+                table = await (await http.get(f"{server.url}/api/table",
+                                              headers=h("display"))).json()
+            return first, answers, kinds, table
+        finally:
+            await server.close()
+            service.stop()
+            await asyncio.wait_for(task, 10)
+
+    try:
+        first, answers, kinds, table = asyncio.run(main())
+    finally:
+        sim.stop()
+    assert first.startswith(b"id: ") and b"event: snapshot" in first
+    assert [s for s, _ in answers] == [200, 200, 200, 409, 403]
+    assert "player_decisions" in answers[3][1]["error"]["message"]
+    assert answers[2][1]["state"] == "bets_open"
+    assert {"state", "bet"} <= set(kinds)
+    assert table["table"] == "T9" and table["state"] == "bets_open"
+    assert {d["device"]: d["link"] for d in table["devices"]} == {"shoe": "up", "shuffler": "up"}
+    with Journal.open(tmp_path / "journal.db", readonly=True) as journal:
+        cmds = [(r.payload["name"], r.payload["role"])
+                for r in journal.records(kinds=["command"])]
+        refused = [r.payload["input"]["name"] for r in journal.records(kinds=["refused"])]
+        assert journal.verify().ok
+    assert cmds == [("open_table", "supervisor"), ("deck_ready", "dealer"),
+                    ("place_bet", "dealer"), ("decide", "dealer")]   # the 403 never got there
+    assert refused == ["decide"]
