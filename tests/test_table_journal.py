@@ -210,3 +210,36 @@ def test_deck_alarm_is_journaled_shown_without_the_card_and_stops_the_next_round
     runner.command("clear_integrity", role="supervisor", supervisor="S. Lam")
     runner.command("next_round")
     assert table.state == "shuffling"
+
+
+def test_after_a_restart_the_deck_in_play_is_still_known(tmp_path):
+    """A card drawn before the restart and drawn again after it is a duplicate."""
+    from controller.integrity.monitor import IntegrityMonitor
+    from controller.rules.cards import full_deck
+
+    path = tmp_path / "j.db"
+
+    def make():
+        journal = Journal.open(path, "T1")
+        table = Table("T1", get_game("q-poker"), "shoe", layout_boxes=7, devices=DEVICES,
+                      integrity=IntegrityMonitor(), integrity_action="warn")
+        seen = []
+        return TableRunner(table, journal, publish=seen.append), journal, seen
+
+    deck = full_deck()
+    runner, journal, _ = make()
+    runner.command("open_table", role="supervisor")
+    runner.command("deck_ready")
+    runner.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    for c in deck[:6]:
+        runner.device(ev.CardDrawn(device="shoe", ts=0.0, card=c))
+    runner.command("decide", box=1, decision="play")
+    runner.command("confirm_result")
+    runner.command("next_round")                  # the shoe goes on: same deck
+    journal.close()
+    runner, journal, seen = make()
+    runner.recover()
+    runner.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    runner.device(ev.CardDrawn(device="shoe", ts=0.0, card=deck[0]))   # As again
+    alarms = [e.to_json() for e in seen if e.kind == "integrity_alarm"]
+    assert alarms and "twice" in alarms[0]["display"]

@@ -108,6 +108,28 @@ class TableRunner:
         return Entry("table", doc, rid, "table")
 
     # --- recovery -----------------------------------------------------------------------
+    def _warm_integrity(self, until: int) -> None:
+        """Give the deck-integrity monitor the deck in play from its start (which may lie
+        before the snapshot), so a card out before the restart is still known after it. Its
+        records were journaled the first time and are not written again."""
+        monitor = self.table.integrity
+        if monitor is None:
+            return
+        inputs = list(self.journal.records(until=until, kinds=INPUT_KINDS))
+        begin = 0
+        for i, rec in enumerate(inputs):
+            if _deck_start(rec):
+                begin = i
+        for rec in inputs[begin:]:
+            p = rec.payload if isinstance(rec.payload, dict) else {}
+            if rec.kind == Kind.DEVICE.value:
+                try:
+                    monitor.observe(ev.event_from_json(dict(p["event"])))
+                except Exception:   # a panel event or an old record: not a deck matter
+                    continue
+            elif rec.kind == Kind.COMMAND.value and p.get("name") == "deck_ready":
+                monitor.new_deck()
+
     def recover(self) -> dict[str, Any]:
         """Rebuild the table from the journal and end an interrupted round by the regulation.
 
@@ -118,6 +140,7 @@ class TableRunner:
                 and last_open.payload.get("snapshot"):
             start, snapshot = last_open.seq, last_open.payload["snapshot"]
             self.table.restore(snapshot)
+            self._warm_integrity(start)
         replayed = 0
         last_input_seq = None
         for rec in self.journal.records(since=start, kinds=INPUT_KINDS):
@@ -143,6 +166,16 @@ class TableRunner:
                   "void": bool(self.table.round and self.table.round.void)}
         self.journal.append(Kind.RECOVERY.value, {"report": report}, self._round_id(), "service")
         return report
+
+
+DECK_STARTS = ("shuffle_started", "deck_check_result", "shuffle_done")
+
+
+def _deck_start(rec: Any) -> bool:
+    p = rec.payload if isinstance(rec.payload, dict) else {}
+    if rec.kind == Kind.DEVICE.value:
+        return (p.get("event") or {}).get("kind") in DECK_STARTS
+    return rec.kind == Kind.COMMAND.value and p.get("name") == "deck_ready"
 
 
 def journal_inputs(journal: Journal) -> Iterable[dict[str, Any]]:
