@@ -95,7 +95,6 @@ def test_q_poker_stream_shows_no_card_before_its_reveal(mode):
 
 
 def test_pan9_stream_shows_no_card_until_the_reveal():
-    from table_helpers import DEVICES  # noqa: F401
     t = table("super-pan-9")
     t.command("set_banker", seat=1, capital=1000)
     t.command("place_bet", box=2, wager="seat", amount=100)

@@ -1,5 +1,4 @@
 """The dealing tracker against the real plans of the four games."""
-import pytest
 from hypothesis import given, settings, strategies as st
 
 from controller.rules import get_game

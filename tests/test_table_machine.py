@@ -6,8 +6,7 @@ the code's output.
 import pytest
 
 from controller.errors import TablectlError
-from controller.table import STATES, Table
-from controller.rules import get_game
+from controller.table import STATES
 from drivers import events as ev
 
 from table_helpers import draw, hand, kinds, nets, placed, ready, rulings, settlement, table

@@ -16,7 +16,7 @@ box with a bet it is ``wrong_order``.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Sequence
 
 from controller.rules.base import CROUPIER, Deal, Irregularity, Recipient

@@ -355,9 +355,19 @@ class Table:
         """Any unexpected error: the round is void as a machine failure, the table stops."""
         self._publish("controller_fault", error=type(err).__name__,
                       message=scrub(str(err))[:200])
-        if self.round is not None and self.state in ROUND_STATES and self.state != "bets_open":
-            self._void(self._ask(DEVICE_FAILURE["shoe" if self.mode is Mode.SHOE else "shuffler"],
-                                 Phase.DEALING), "controller fault")
+        if self.round is not None and self.state in ROUND_STATES and self.state != "bets_open" \
+                and self.round.void is None:
+            # The controller lost its view of the round: a machine failure while dealing.
+            irr = DEVICE_FAILURE["shoe" if self.mode is Mode.SHOE else "shuffler"]
+            try:
+                ruling = self._ask(irr, Phase.DEALING)
+            except TablectlError:
+                ruling = None
+            if ruling is None or ruling.remedy is not Remedy.ROUND_VOID:
+                ruling = Ruling(Remedy.ROUND_VOID, ruling.article if ruling else "controller",
+                                "the controller failed during the round: the round is void "
+                                "and every bet is returned", True)
+            self._void(ruling, "controller fault")
         self.fail()
 
     def _integrity(self, update: Any) -> None:
@@ -1337,6 +1347,4 @@ def _parse_recipient(text: str, layout: int) -> Recipient:
 
 
 def _public_settlement(doc: Any) -> dict[str, Any]:
-    if not isinstance(doc, dict):
-        return {"settlement": doc}
-    return {k: v for k, v in doc.items()}
+    return dict(doc) if isinstance(doc, dict) else {"settlement": doc}

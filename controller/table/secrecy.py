@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 from controller.rules.base import Recipient
 from controller.rules.cards import Card
@@ -258,6 +258,3 @@ def redact_device_event(doc: Mapping[str, Any]) -> dict[str, Any]:
         out[k] = v
     return out
 
-
-def hidden_counts(vault: CardVault, recipients: Iterable[Recipient]) -> dict[str, int]:
-    return {str(r): vault.count(r) for r in recipients}
