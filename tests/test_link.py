@@ -796,3 +796,59 @@ def test_a_codec_that_cannot_speak_for_the_class_is_refused(link_path):
             open_driver(DeviceSpec(id="shuffler", device_class="shuffler", port=link_path,
                                    codec="dice-binary"), asyncio.Queue())
     run(main())
+
+
+class NoisyPeer(Peer):
+    """A resuming device whose line drops, damages and repeats frames at random."""
+
+    def __init__(self, *a, rng, p=0.15, **kw):
+        super().__init__(*a, **kw)
+        self.rng, self.p = rng, p
+
+    def write(self, data):
+        r = self.rng.random()
+        if r < self.p / 3:
+            return                                        # lost
+        if r < 2 * self.p / 3:
+            b = bytearray(data)
+            b[self.rng.randrange(len(b))] ^= 1 << self.rng.randrange(8)
+            data = bytes(b)                               # damaged
+        elif r < self.p:
+            data = data + data                            # repeated
+        super().write(data)
+
+
+@pytest.mark.long
+def test_exactly_once_through_random_line_noise_and_link_losses(link_path):
+    import random
+    rng = random.Random(99)
+
+    async def main():
+        peer = NoisyPeer(link_path, "shoe", rng=rng)
+        peer.plug()
+        q = asyncio.Queue()
+        drv = open_driver(DeviceSpec(id="shoe", device_class="shoe", port=link_path, **FAST), q)
+        await drv.wait_up(5)
+        sent = [i % 52 for i in range(300)]
+        for i, code in enumerate(sent):
+            peer.send(m.CardDrawn(code, False, 1))
+            if i % 60 == 59:                              # now and then the line goes dead
+                peer.silent = True
+                await asyncio.sleep(0.7)
+                peer.silent = False
+            await asyncio.sleep(0.005)
+        got = []
+        async with asyncio.timeout(120):
+            while len(got) < len(sent):
+                e = await q.get()
+                if e.kind == "card_drawn":
+                    got.append(e.card.code)
+        await asyncio.sleep(0.5)
+        while not q.empty():
+            e = q.get_nowait()
+            assert e.kind != "card_drawn", "an event arrived twice"
+        assert got == sent
+        assert drv.stats.links_lost >= 3 and drv.stats.duplicates > 0
+        await drv.close()
+        peer.unplug()
+    asyncio.run(asyncio.wait_for(main(), 180))
