@@ -85,6 +85,9 @@ def test_the_daemon_serves_the_api_commands_take_the_queue_and_are_journaled(tmp
     assert {"state", "bet"} <= set(kinds)
     assert table["table"] == "T9" and table["state"] == "bets_open"
     assert {d["device"]: d["link"] for d in table["devices"]} == {"shoe": "up", "shuffler": "up"}
+    for d in table["devices"]:     # heard from by its heartbeats, and known by its hello
+        assert isinstance(d["last_heard_s"], float) and 0 <= d["last_heard_s"] < 5
+        assert d["identity"]["vendor"] == "tablectl-sim" and d["identity"]["firmware_hash"]
     with Journal.open(tmp_path / "journal.db", readonly=True) as journal:
         cmds = [(r.payload["name"], r.payload["role"])
                 for r in journal.records(kinds=["command"])]

@@ -147,6 +147,7 @@ def test_q_poker_round_with_the_shoe_appears_on_the_display(browser, live):
     bet(dealer, 1, "versus_croupier", 10)
     bet(dealer, 3, "pair_bonus", 5)
     bet(dealer, 3, "versus_croupier", 20)
+    shot(dealer, "q-poker-dealer-bets")
     expect(display.get_by_test_id("box-3").locator("[data-wager=pair_bonus]")).to_contain_text("5")
     for _ in range(9):      # art. 7(1): one card at a time to boxes 1 and 3, croupier last
         live.devices["shoe"].draw()
@@ -308,6 +309,7 @@ def test_shuffler_jam_while_dealing_shows_art_11_5_and_the_supervisor_clears_it(
     assert dealer.locator("[data-command=clear_malfunction]").count() == 0
     boss = open_page(browser, live, "supervisor")
     expect(boss.locator("[data-command=switch_mode]")).to_be_visible()
+    shot(boss, "q-poker-supervisor-malfunction")
     boss.locator("[data-command=clear_malfunction]").click()
     state_is(display, "shuffling")
     expect(display.get_by_test_id("irregularity")).to_be_hidden()
@@ -332,3 +334,8 @@ def test_a_display_token_cannot_issue_a_command(browser, live):
     assert live.do(lambda: live.table.state) == "shuffling" and len(live.journal) == before
     state_is(display, "shuffling")
     shot(display, "display-read-only")
+    stranger = browser.new_page()                 # a wrong token gets the login form, no table
+    stranger.goto(f"{live.url}/#token=not-a-token")
+    expect(stranger.locator("#login")).to_be_visible()
+    expect(stranger.locator("#login-error")).to_contain_text("not accepted")
+    expect(stranger.locator("#table")).to_be_hidden()
