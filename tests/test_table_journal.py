@@ -243,3 +243,19 @@ def test_after_a_restart_the_deck_in_play_is_still_known(tmp_path):
     runner.device(ev.CardDrawn(device="shoe", ts=0.0, card=deck[0]))   # As again
     alarms = [e.to_json() for e in seen if e.kind == "integrity_alarm"]
     assert alarms and "twice" in alarms[0]["display"]
+
+
+def test_restart_after_a_hand_was_asked_of_the_shuffler_voids_the_round(tmp_path):
+    path = tmp_path / "j.db"
+    journal = Journal.open(path, "T1")
+    table = Table("T1", get_game("q-poker"), "shuffler", layout_boxes=7, devices=DEVICES)
+    runner = TableRunner(table, journal)
+    runner.command("open_table", role="supervisor")
+    runner.device(ev.ShuffleDone(device="shuffler", ts=0.0, count=52))
+    runner.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    runner.command("close_bets")              # the first hand is asked for
+    journal.close()
+    runner2, journal2, report = recovered(path, mode="shuffler")
+    assert report["state_at_crash"] == "bets_closed"
+    assert runner2.table.round.void["article"] == "89/2004 art. 11(5)"
+    assert runner2.table.state == "malfunction"

@@ -1318,12 +1318,18 @@ class Table:
         shaking is a machine failure (the game's ruling, normally a void round); before dealing
         the bets stand; after the deal the round goes on from the journal."""
         self._publish("controller_restarted")
-        if self.state in ("dealing", "dice_shaking"):
+        # With the shuffler, a hand asked for may have come out while the controller was down.
+        asked = self.state == "bets_closed" and self.tracker is not None
+        if self.state in ("dealing", "dice_shaking") or asked:
             cls = "dice" if self.state == "dice_shaking" else (
                 "shoe" if self.mode is Mode.SHOE else "shuffler")
             self._rule(DEVICE_FAILURE[cls], "the controller restarted during the "
-                       + ("shake" if cls == "dice" else "deal"))
-            if self.state == "dealing":   # the game did not void: still a failure
+                       + ("shake" if cls == "dice" else "deal"),
+                       phase=Phase.DEALING if asked else None)
+            if self.state in ("dealing", "bets_closed"):
+                # The game let the round stand: the supervisor looks before dealing goes on.
+                self._held_dealing = "dealing" if self.state == "dealing" else ""
+                self._held_round = self.state == "bets_closed"
                 self.fail()
         elif self.state == "shuffling" and self.mode is Mode.SHUFFLER:
             self._deck_ready = False
