@@ -389,3 +389,18 @@ def test_cards_the_device_could_not_read_are_entered_at_the_reveal():
     t.command("enter_cards", recipient="croupier", cards="Kc Kd 2h")
     assert t.state == "settlement"
     assert nets(t)[(1, "versus_croupier")] == 20     # art. 9(7)(2): trips beat a pair, 2 to 1
+
+
+def test_q_poker_players_sharing_a_box_decide_each_for_himself_q2():
+    t = table("q-poker")
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10, player="ana")
+    t.command("place_bet", box=1, wager="versus_croupier", amount=20, player="bo")
+    draw(t, "As", "2c", "Ah", "3c", "Ad", "5d")          # box 1: three aces; croupier 5 high
+    pending = [e.to_json() for e in t.outbox if e.kind == "decisions_open"][-1]["pending"]
+    assert [p["player"] for p in pending] == ["ana", "bo"]
+    t.command("decide", box=1, decision="play", player="ana")
+    with pytest.raises(TablectlError, match="irrevocable"):
+        t.command("decide", box=1, decision="fold", player="ana")      # art. 9(3)
+    t.command("decide", box=1, decision="fold", player="bo")
+    by_player = {w["player"]: w["net"] for w in settlement(t)["wagers"]}
+    assert by_player == {"ana": 5, "bo": -10}   # art. 9(5): half paid; art. 9(3): half lost
