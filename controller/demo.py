@@ -121,7 +121,8 @@ class Screen:
             lines.append(f"    house {e['house_net']:+d}")
             return "\n".join(lines)
         if k == "round_void":
-            return f"  ✗ ROUND VOID [{e['article']}] {e['reason']}; every bet returned"
+            back = ", ".join(f"box {b['box']} {b['wager']} {b['amount']}" for b in e["returned"])
+            return f"  ✗ ROUND VOID [{e['article']}]; returned: {back or 'no bet'}"
         if k == "device_condition" and e.get("what"):
             return f"  ! {e['device']}: {e['what']}"
         if k == "state" and e["dest"] == "malfunction":
