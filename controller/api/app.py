@@ -219,7 +219,8 @@ async def post_command(request: web.Request) -> web.Response:
         _log().info("command refused by the table", command=name, role=role, error=str(exc))
         return error(409, "refused", str(exc), command=name, state=st.table.state)
     return web.json_response({"ok": True, "command": name, "role": role,
-                              "state": st.table.state, "view": st.table.public_view()})
+                              "state": st.table.state, "view": st.table.public_view(),
+                              "event_id": st.hub.last_id})
 
 
 async def _args(request: web.Request, params: tuple[str, ...]) -> dict[str, Any] | web.Response:

@@ -119,7 +119,7 @@ def build_openapi() -> dict[str, Any]:
                 "Done": {"type": "object", "properties": {
                     "ok": {"const": True}, "command": {"type": "string"},
                     "role": {"type": "string"}, "state": {"type": "string"},
-                    "view": {"type": "object"}}},
+                    "view": {"type": "object"}, "event_id": {"type": "integer"}}},
                 "Table": {"type": "object", "properties": {
                     "role": {"type": "string"}, "table": {"type": "string"},
                     "game": {"type": "object"}, "state": {"type": "string"},

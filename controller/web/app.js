@@ -165,6 +165,8 @@
 
   // ---- rendering ------------------------------------------------------------------------------
   function render(d) {
+    // Answers can cross on the wire: never draw an older table over a newer one.
+    if (doc && typeof d.event_id === "number" && typeof doc.event_id === "number" && d.event_id < doc.event_id) return;
     doc = d;
     const v = d.view || {};
     const r = v.round || null;
@@ -385,7 +387,7 @@
     if (r.body && r.body.ok) {
       msg.className = "message ok";
       put(msg, bi("commands", name), " ✓");
-      render(Object.assign({}, doc, { state: r.body.state, view: r.body.view }));
+      render(Object.assign({}, doc, { state: r.body.state, view: r.body.view, event_id: r.body.event_id }));
       refreshSoon();
     } else {
       msg.className = "message error";
