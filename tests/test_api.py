@@ -348,3 +348,21 @@ def test_the_access_log_names_no_token_and_no_query(runner, logs):
         ("/api/events", "display", 200), ("/api/table", "dealer", 200)}
     for token in TOKENS.values():
         assert token not in logs.getvalue()
+
+
+def test_a_refusal_that_names_cards_reaches_the_client_without_them(runner, monkeypatch):
+    """A rule's error may name the cards it was given; none leaves through the API."""
+    from controller.errors import TablectlError
+    open_round(runner)
+
+    def refuse(name, role, **args):
+        raise TablectlError("the croupier holds As Kd 10h, not Qs")
+    monkeypatch.setattr(runner, "command", refuse)
+
+    async def check(c):
+        r = await c.post("/api/commands/close_bets", headers=auth("dealer"))
+        return r.status, await r.text()
+    status, text = client(create_app(runner, api_config()), check)
+    assert status == 409 and "croupier holds" in text
+    for card in ("As", "Kd", "10h", "Qs"):
+        assert card not in text

@@ -27,6 +27,7 @@ from controller.config import ApiConfig
 from controller.errors import TablectlError
 from controller.logs import get_logger
 from controller.table.machine import COMMANDS
+from controller.table.secrecy import scrub
 
 from .health import device_health, light_of_state
 from .hub import EventHub, Subscription
@@ -216,8 +217,9 @@ async def post_command(request: web.Request) -> web.Response:
     try:
         await _run(st, name, role, args)
     except TablectlError as exc:
-        _log().info("command refused by the table", command=name, role=role, error=str(exc))
-        return error(409, "refused", str(exc), command=name, state=st.table.state)
+        message = scrub(str(exc))    # a rule's error may name cards still face down
+        _log().info("command refused by the table", command=name, role=role, error=message)
+        return error(409, "refused", message, command=name, state=st.table.state)
     return web.json_response({"ok": True, "command": name, "role": role,
                               "state": st.table.state, "view": st.table.public_view(),
                               "event_id": st.hub.last_id})
