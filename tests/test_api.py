@@ -12,7 +12,7 @@ from controller.rules.cards import Card
 from controller.table.machine import COMMANDS
 from drivers import events as ev
 
-from test_api_support import TOKENS, api_config, auth, client, make_runner
+from test_api_support import TOKENS, api_config, auth, client, make_runner, reset_logging
 
 DEALER_ONLY_OR_BOTH = sorted(n for n, c in COMMANDS.items() if "dealer" in c.roles)
 SUPERVISOR_ONLY = sorted(n for n, c in COMMANDS.items() if c.roles == ("supervisor",))
@@ -29,7 +29,8 @@ def runner(tmp_path):
 def logs():
     stream = io.StringIO()
     configure_logging("info", "json", stream)
-    return stream
+    yield stream
+    reset_logging()
 
 
 def journaled_commands(runner):

@@ -47,6 +47,16 @@ def make_runner(path: Path, game: str = "q-poker", mode: str = "shoe",
     return TableRunner(table, journal)
 
 
+def reset_logging() -> None:
+    """Put logging back as a test found it (structlog's defaults, no handler of ours)."""
+    import logging
+    import structlog
+    structlog.reset_defaults()
+    root = logging.getLogger()
+    for h in [h for h in root.handlers if getattr(h, "_tablectl", False)]:
+        root.removeHandler(h)
+
+
 def client(app: Any, fn: Callable[[TestClient], Awaitable[Any]]) -> Any:
     """Run ``fn(client)`` against ``app`` in a fresh event loop; return what it returns."""
     async def main() -> Any:

@@ -24,7 +24,7 @@ import pytest
 from controller.logs import configure_logging
 from controller.rules.cards import Card, full_deck
 
-from test_api_support import TOKENS, LiveTable
+from test_api_support import TOKENS, LiveTable, reset_logging
 
 pytestmark = pytest.mark.hil
 
@@ -304,7 +304,7 @@ def seqlog():
     stream = SeqLog()
     configure_logging("debug", "json", stream)
     yield stream
-    configure_logging("info", "json", io.StringIO())
+    reset_logging()
 
 
 def play(tmp_path, seqlog, game, mode, script) -> tuple[LiveTable, int]:
