@@ -65,15 +65,19 @@ class RawHost:
     def send_raw(self, data: bytes) -> None:
         self._write(data)
 
-    def hello(self, heartbeat_ms: int = 250, timeout: float = 3.0) -> m.HelloInfo:
-        """The hello exchange; the answer (not a BOOT notice)."""
-        self.seq = 0
+    def hello(self, heartbeat_ms: int = 250, timeout: float = 3.0,
+              resume: bool = False) -> m.HelloInfo:
+        """The hello exchange; the answer (not a BOOT notice). With ``resume`` the host asks to
+        resume the session (docs/protocol.md 3.2) and keeps its numbering if the answer says
+        RESUMED; otherwise it numbers its commands from 1 again."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            self.send(m.Hello(m.PROTOCOL_VERSION, heartbeat_ms))
+            self.send(m.Hello(m.PROTOCOL_VERSION, heartbeat_ms, resume))
             got = self.wait(lambda r: isinstance(r.message, m.HelloInfo) and not r.message.boot,
                             timeout=0.5, fail=False)
             if got is not None:
+                if not got.message.resumed:
+                    self.seq = 0
                 return got.message
         raise AssertionError("no HelloInfo answered the Hello")
 

@@ -1,13 +1,15 @@
 """The device's link layer: the firmware side of docs/protocol.md around one firmware model.
 
 :class:`DeviceRuntime` takes bytes from the host (``receive``), decodes them with the project's
-codec (``drivers.protocol``), answers the hello exchange, acknowledges and de-duplicates
-commands, hands them to the firmware model, and sends the model's events as reliable frames,
-stop-and-wait, retransmitted after the ack timeout, with heartbeats in between. It does no I/O of
-its own: bytes go out through ``port.write`` and time comes in as ``now`` arguments, so the
-asyncio host (``firmware_sim.host``) drives it from the real clock and a test can drive it by
-hand. Link-level faults (a dropped, duplicated, delayed or corrupted frame, garbage, heartbeats
-stopping, a disconnect, a reboot) are applied here, on the bytes the host will see.
+codec (``drivers.protocol``), answers the hello exchange (a new session, or a resumed one that
+keeps the sequence numbers), acknowledges and de-duplicates commands, hands them to the firmware
+model, and sends the model's events as reliable frames, stop-and-wait, sent again every ack
+timeout until acknowledged (a device never gives up on an event), with heartbeats in between.
+It does no I/O of its own: bytes go out through ``port.write`` and time comes in as ``now``
+arguments, so the asyncio side (``firmware_sim.table``) drives it from the real clock and a test
+can drive it by hand. Link-level faults (a dropped, duplicated, delayed or corrupted frame,
+garbage, heartbeats stopping, a disconnect, a reboot) are applied here, on the bytes the host
+will see.
 """
 from __future__ import annotations
 
@@ -26,8 +28,7 @@ from .models import MODELS, FirmwareModel, Refused
 from .models.base import Emit
 from .wire import COMMANDS, to_message
 
-ACK_TIMEOUT_S = 0.2          # docs/protocol.md 3.5
-RETRIES = 3
+ACK_TIMEOUT_S = 0.2          # docs/protocol.md 3.5; a device resends at this pace for ever
 DEFAULT_HEARTBEAT_S = 0.25
 DUPLICATE_MEMORY = 32
 
@@ -59,9 +60,9 @@ class SimIdentity:
     recognises_cards: bool = True
     units: int = 0
 
-    def hello_info(self, boot: bool) -> m.HelloInfo:
-        flags = (m.FLAG_RECOGNISES_CARDS if self.recognises_cards else 0) | (
-            m.FLAG_BOOT if boot else 0)
+    def hello_info(self, boot: bool, resumed: bool = False) -> m.HelloInfo:
+        flags = ((m.FLAG_RECOGNISES_CARDS if self.recognises_cards else 0)
+                 | (m.FLAG_BOOT if boot else 0) | (m.FLAG_RESUMED if resumed else 0))
         return m.HelloInfo(m.PROTOCOL_VERSION, m.DEVICE_CLASS_CODES[self.device_class], flags,
                            self.units, self.vendor, self.model, self.serial,
                            self.firmware_version, self.firmware_hash)
@@ -131,11 +132,12 @@ class DeviceRuntime:
     def _boot(self, now: float) -> None:
         self.boot_time = now
         self.hello_done = False
+        # A session since this boot: only then can a Hello(resume=1) resume (docs 3.2).
+        self.in_session = False
         self.heartbeat_s = DEFAULT_HEARTBEAT_S
         self.tx_seq = 0
         self.inflight: list[Any] | None = None   # [seq, message, bytes, sent_at, tries]
         self.queue: collections.deque[m.Message] = collections.deque()
-        self.stalled = False
         self.seen: collections.OrderedDict[int, int] = collections.OrderedDict()
         self.last_rx = now
         self.last_hb = now
@@ -187,16 +189,25 @@ class DeviceRuntime:
             self._command(msg, seq, now)
 
     def _hello(self, msg: m.Hello, now: float) -> None:
-        self.seen.clear()
-        self.tx_seq = 0
+        # Resume only what this boot remembers: after a reboot there is nothing to keep.
+        resumed = bool(msg.resume) and self.in_session and self.sequenced
+        if not resumed:
+            # A new session: forget the host's numbers, number from 1 again; the event in
+            # flight goes first, renumbered.
+            self.seen.clear()
+            self.tx_seq = 0
+            if self.inflight is not None:
+                self.queue.appendleft(self.inflight[1])
+                self.inflight = None
+        self.in_session = True
         self.heartbeat_s = min(10.0, max(0.05, msg.heartbeat_ms / 1000))
         self.hello_done = True
-        self.stalled = False
-        if self.inflight is not None:             # resent first, under a new number
-            self.queue.appendleft(self.inflight[1])
-            self.inflight = None
         self.stats["hellos"] += 1
-        self._send(self.identity.hello_info(boot=False), now)
+        self.stats["resumed_sessions" if resumed else "new_sessions"] += 1
+        self._send(self.identity.hello_info(boot=False, resumed=resumed), now)
+        if resumed and self.inflight is not None:
+            # The same bytes under the same number: a host that already has it says so.
+            self._retransmit(now, "after resume")
 
     def _command(self, msg: m.Message, seq: int, now: float) -> None:
         if self.sequenced and seq in self.seen:
@@ -245,8 +256,8 @@ class DeviceRuntime:
 
     def pump(self, now: float) -> None:
         """Send the next queued event when nothing is in flight (stop-and-wait)."""
-        if (not self.sequenced or not self.hello_done or self.stalled or self.inflight
-                is not None or not self.queue):
+        if (not self.sequenced or not self.hello_done or self.inflight is not None
+                or not self.queue):
             return
         msg = self.queue.popleft()
         self.tx_seq = self.tx_seq % 255 + 1
@@ -256,12 +267,9 @@ class DeviceRuntime:
 
     def _retransmit(self, now: float, why: str = "retransmission") -> None:
         assert self.inflight is not None
+        # Never given up (docs/protocol.md 3.1): a device that stopped and waited for a Hello
+        # would wait for ever, as its heartbeats give the host no reason to send one.
         seq, msg, data, _, tries = self.inflight
-        if tries >= RETRIES:
-            # Given up: keep it for the next hello exchange, send nothing reliable till then.
-            self.stalled = True
-            self.stats["gave_up"] += 1
-            return
         self.inflight[3] = now
         self.inflight[4] = tries + 1
         self.stats["retransmissions"] += 1
@@ -330,8 +338,7 @@ class DeviceRuntime:
             for _, data in due:
                 if not self.silent:
                     self.port.write(data)
-        if (self.inflight is not None and not self.stalled
-                and now - self.inflight[3] >= ACK_TIMEOUT_S):
+        if self.inflight is not None and now - self.inflight[3] >= ACK_TIMEOUT_S:
             self._retransmit(now)
         if self.heartbeats_on and now - self.last_hb >= self.heartbeat_s:
             self.last_hb = now
@@ -346,7 +353,7 @@ class DeviceRuntime:
                   self.silent_until):
             if t is not None:
                 times.append(t)
-        if self.inflight is not None and not self.stalled:
+        if self.inflight is not None:
             times.append(self.inflight[3] + ACK_TIMEOUT_S)
         times.extend(d for d, _ in self.delayed)
         nt = self.schedule.next_time()
@@ -409,4 +416,6 @@ class DeviceRuntime:
         """The firmware's status and the link's counters, for tests and the control channel."""
         return {"firmware": self.model.status(), "hello_done": self.hello_done,
                 "queued": len(self.queue) + (self.inflight is not None),
-                "stalled": self.stalled, "stats": dict(self.stats)}
+                "in_session": self.in_session,
+                "unacknowledged": None if self.inflight is None else self.inflight[0],
+                "stats": dict(self.stats)}

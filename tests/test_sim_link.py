@@ -24,6 +24,7 @@ def open_host():
         dev = start_device(device_class, speed=kw.pop("speed", FAST), **kw)
         port = serial.Serial(dev.port, timeout=0.05)
         host = RawHost.over_serial(port, auto_ack=auto_ack)
+        host.serial_port = port
         opened.append((dev, port))
         if hello:
             host.hello()
@@ -99,21 +100,44 @@ def test_a_repeated_command_is_acknowledged_again_but_not_done_twice(open_host):
     assert dev.status()["stats"]["duplicate_commands"] == 1
 
 
-def test_unacknowledged_event_is_sent_four_times_then_again_after_hello(open_host):
+def test_unacknowledged_event_is_sent_again_until_acknowledged_without_a_hello(open_host):
     dev, host = open_host("shoe", auto_ack=False)
     dev.draw()
-    got = host.collect(1.4)                     # 200 ms ack timeout x 4, and some
+    dev.draw()                                  # queued behind the first (stop-and-wait)
+    got = host.collect(1.5)                     # 200 ms ack timeout: 7 or 8 transmissions
     drawn = of(got, m.CardDrawn)
-    assert len(drawn) == 4 and {r.seq for r in drawn} == {1}
-    assert dev.status()["stalled"] is True
-    dev.draw()                                  # queued behind the stalled one
-    assert of(host.collect(0.5), m.CardDrawn) == []
-    host.auto_ack = True
-    host.hello()
+    assert len(drawn) > 4                       # past the host's limit of 4 transmissions
+    assert {(r.seq, r.message) for r in drawn} == {(1, drawn[0].message)}
+    assert dev.status()["unacknowledged"] == 1
+    host.auto_ack = True                        # acks flow again; no hello needed
     first = host.wait(lambda r: isinstance(r.message, m.CardDrawn))
-    second = host.wait(lambda r: isinstance(r.message, m.CardDrawn))
-    assert (first.seq, second.seq) == (1, 2)    # renumbered after the hello exchange
-    assert first.message == drawn[0].message    # nothing lost, nothing reordered
+    second = host.wait(lambda r: isinstance(r.message, m.CardDrawn) and r.seq != 1)
+    assert (first.seq, first.message) == (1, drawn[0].message)
+    assert second.seq == 2                      # nothing lost, nothing reordered
+    cards = [Card.parse(e["card"]).code for e in dev.emitted("card_drawn")]
+    assert [first.message.card, second.message.card] == cards
+
+
+def test_an_unacknowledged_event_keeps_its_number_over_a_resumed_session(open_host):
+    dev, host = open_host("shoe", auto_ack=False)
+    dev.draw()
+    lost = host.wait(lambda r: isinstance(r.message, m.CardDrawn))   # its ack never leaves
+    dev.disconnect()                            # unplugged before the host acknowledged
+    host.serial_port.close()
+    dev.draw()                                  # drawn while unplugged: kept
+    dev.reconnect()
+    port = serial.Serial(dev.port, timeout=0.05)
+    try:
+        again = RawHost.over_serial(port)
+        info = again.hello(resume=True)
+        assert info.resumed and not info.boot
+        first = again.wait(lambda r: isinstance(r.message, m.CardDrawn))
+        second = again.wait(lambda r: isinstance(r.message, m.CardDrawn))
+        assert (first.seq, first.message) == (lost.seq, lost.message)   # recognisable
+        assert second.seq == lost.seq + 1
+        assert dev.status()["stats"]["resumed_sessions"] == 1
+    finally:
+        port.close()
 
 
 def test_nak_makes_the_device_resend_at_once(open_host):
@@ -270,7 +294,7 @@ def test_reboot_sends_a_boot_notice_and_restarts_numbering(open_host):
     boot = host.wait(lambda r: isinstance(r.message, m.HelloInfo))
     assert boot.message.boot
     assert host.wait_for(m.Heartbeat).uptime_ms < up
-    host.hello()
+    assert not host.hello(resume=True).resumed    # nothing of the old session survived
     # The shuffled order did not survive the reboot; sequence numbers start again at 1.
     assert host.command(m.DispenseCard()) == m.REFUSAL_NUMBERS["not-ready"]
     host.command(m.Shuffle())

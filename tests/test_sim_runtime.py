@@ -5,6 +5,7 @@ from __future__ import annotations
 from drivers.protocol import Received, get_codec
 from drivers.protocol import messages as m
 from firmware_sim.models import BoxSensorsModel, DiceModel, ShufflerModel
+from firmware_sim.faults import make_fault
 from firmware_sim.runtime import NullPort, DeviceRuntime, SimIdentity
 
 
@@ -51,24 +52,114 @@ def test_boot_notice_then_heartbeats_and_no_event_before_hello():
     assert beats == [0.36, 0.46]
 
 
-def test_retransmission_every_ack_timeout_three_times_then_silence_until_hello():
+def test_an_unacknowledged_event_is_sent_again_every_ack_timeout_and_never_given_up():
     w = Wire(BoxSensorsModel())
     w.send(m.Hello(1, 10_000), now=0.0)
     w.read()
+    step = 1 / 64                                   # exact in binary: no rounding in the clock
     w.rt.act("place_card", 1.0, 1)
-    times = (1.0, 1.1, 1.19, 1.21, 1.3, 1.42, 1.5, 1.63, 1.7, 1.9, 2.5, 5.0)
-    sent = [(t, names(w.at(t))) for t in times]
-    # Sent, then again after each 200 ms ack timeout, 3 times: 4 transmissions in all.
-    assert [t for t, n in sent if n == ["CardPlaced"]] == [1.0, 1.21, 1.42, 1.63]
-    assert w.rt.stalled
-    w.rt.act("place_card", 5.0, 3)                  # queued behind the stalled frame
-    assert w.at(6.0) == []
-    w.send(m.Hello(1, 10_000), now=6.0)
+    w.rt.act("place_card", 1.0, 3)                  # queued behind the first (stop-and-wait)
+    sent = []
+    t = 1.0
+    while t < 101.0:                                # 100 s without an ack: far past 3 retries
+        sent += [(t, i) for i in w.at(t) if i.seq]
+        assert w.rt.next_deadline(t) <= t + 0.2     # a retransmission is always due
+        t += step
+    # The first poll at or after each 200 ms ack timeout sends it again: every 13/64 s.
+    times = [x for x, _ in sent]
+    assert {b - a for a, b in zip(times, times[1:])} == {13 * step}
+    assert len(sent) == 1 + int(100 // (13 * step))
+    assert {(i.seq, i.message) for _, i in sent} == {(1, m.CardPlaced(0))}
+    w.send(m.Ack(1, 0), now=t)
+    (nxt,) = w.read()
+    assert (nxt.seq, nxt.message) == (2, m.CardPlaced(2))
+    w.send(m.Ack(2, 0), now=t)
+    assert [i for i in w.at(t + 5) if i.seq] == []  # acknowledged: never sent again
+
+
+def test_a_resumed_session_keeps_the_numbers_and_resends_the_event_under_its_own():
+    w = Wire(BoxSensorsModel())
+    w.read()
+    w.send(m.Hello(1, 10_000), now=0.0)
+    assert not w.read()[0].message.resumed          # the first hello: a new session
+    for box in (1, 2):
+        w.rt.act("place_card", 0.0, box)
+        (ev,) = w.read()
+        w.send(m.Ack(ev.seq, 0), now=0.0)
+    w.rt.act("place_card", 0.0, 3)                  # event 3: its ack will be lost
+    w.rt.act("place_card", 0.0, 4)                  # event 4: queued behind it
+    (inflight,) = w.read()
+    assert inflight.seq == 3
+    w.at(0.5)                                       # the link drops; retransmissions go on
+    w.send(m.Hello(1, 10_000, resume=True), now=2.0)
     got = w.read()
-    assert names(got) == ["HelloInfo", "CardPlaced"] and (got[1].seq, got[1].message.box) == (1, 0)
-    w.send(m.Ack(1, 0), now=6.01)
-    nxt = w.read()
-    assert (nxt[0].seq, nxt[0].message.box) == (2, 2)
+    assert names(got) == ["HelloInfo", "CardPlaced"]
+    assert got[0].message.resumed and not got[0].message.boot
+    # The same event under the same number, so a host that had it recognises it.
+    assert (got[1].seq, got[1].message) == (3, inflight.message)
+    w.send(m.Ack(3, 0), now=2.01)
+    (nxt,) = w.read()
+    assert (nxt.seq, nxt.message) == (4, m.CardPlaced(3))   # numbering goes on
+    assert w.rt.stats["resumed_sessions"] == 1 and w.rt.stats["new_sessions"] == 1
+
+
+def test_a_resumed_session_remembers_the_host_commands():
+    model = ShufflerModel(speed=1e6)
+    w = Wire(model)
+    w.send(m.Hello(1, 10_000), now=0.0)
+    w.send(m.StatusRequest(), seq=7, now=0.0)
+    w.send(m.Hello(1, 10_000, resume=True), now=1.0)
+    w.read()
+    w.send(m.StatusRequest(), seq=7, now=1.0)       # sent again after the loss: a duplicate
+    acks = [i.message for i in w.read() if isinstance(i.message, m.Ack)]
+    assert acks == [m.Ack(7, 0)]
+    assert w.rt.stats["commands"] == 1 and w.rt.stats["duplicate_commands"] == 1
+    # A new session forgets the host's numbers: the same number is a new command.
+    w.send(m.Hello(1, 10_000, resume=False), now=2.0)
+    w.send(m.StatusRequest(), seq=7, now=2.0)
+    assert w.rt.stats["commands"] == 2
+
+
+def test_a_new_session_renumbers_the_event_in_flight_from_one():
+    w = Wire(BoxSensorsModel())
+    w.send(m.Hello(1, 10_000), now=0.0)
+    w.read()
+    for box in (1, 2, 3):
+        w.rt.act("place_card", 0.0, box)
+        (ev,) = w.read()
+        if box < 3:
+            w.send(m.Ack(ev.seq, 0), now=0.0)
+    assert ev.seq == 3
+    w.send(m.Hello(1, 10_000, resume=False), now=1.0)
+    got = w.read()
+    assert names(got) == ["HelloInfo", "CardPlaced"] and not got[0].message.resumed
+    assert (got[1].seq, got[1].message) == (1, ev.message)
+
+
+def test_the_first_hello_after_power_on_or_a_reboot_starts_a_new_session():
+    w = Wire(BoxSensorsModel())
+    assert w.read()[0].message.boot
+    w.send(m.Hello(1, 10_000, resume=True), now=0.0)   # the host knew an earlier boot
+    info = w.read()[0].message
+    assert not info.resumed and not info.boot
+    w.rt.act("place_card", 0.0, 1)
+    w.rt.act("place_card", 0.0, 2)
+    (ev,) = w.read()
+    assert ev.seq == 1                                  # event 1 in flight, event 2 queued
+    w.send(m.StatusRequest(), seq=4, now=0.0)
+    w.read()
+    w.rt.inject(make_fault("reboot"), 1.0)
+    boot = w.read()
+    assert names(boot) == ["HelloInfo"] and boot[0].message.boot
+    w.send(m.Hello(1, 10_000, resume=True), now=1.5)
+    got = w.read()
+    assert names(got) == ["HelloInfo"]                  # what was queued died with the boot
+    assert not got[0].message.resumed and not got[0].message.boot
+    w.send(m.StatusRequest(), seq=4, now=1.5)          # not a duplicate: memory was lost
+    assert w.rt.stats["duplicate_commands"] == 0
+    (report,) = [i for i in w.read() if i.seq]
+    assert isinstance(report.message, m.StatusReport) and report.seq == 1   # from 1 again
+    assert w.rt.stats["resumed_sessions"] == 0 and w.rt.stats["new_sessions"] == 2
 
 
 def test_sequence_numbers_wrap_from_255_to_1():
