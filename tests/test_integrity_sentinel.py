@@ -76,6 +76,18 @@ def test_rank_sorted_deck():
     assert alarms[0].kind is AlarmKind.RANK_RUNS and n <= 16
 
 
+def test_sorted_deck_riffled_twice():
+    """Two riffles leave at most four interleaved runs: each card but a few is the rank
+    neighbour of one already dealt."""
+    from controller.integrity.bench import riffle
+    caught = 0
+    for seed in range(20):
+        rng = random.Random(seed)
+        n, alarms = feed(ShuffleSentinel(), riffle(riffle(DECK, rng), rng))
+        caught += bool(alarms) and alarms[0].kind is AlarmKind.BADLY_SHUFFLED
+    assert caught >= 18
+
+
 def test_cut_of_the_previous_deck():
     s = ShuffleSentinel()
     prev = shuffled(11)
@@ -158,7 +170,7 @@ def test_the_bet_is_fair_under_a_shuffled_deck(seed):
     prefix = d[:rng.randrange(1, 40)]
     feed(s, prefix)
     before = {t: math.exp(s.tests[t].log_m) for t in ("sorted", "suit_runs", "rank_runs",
-                                                         "recent")}
+                                                         "blocks", "recent")}
     left = d[len(prefix):]               # the cards still in the deck, each equally likely
     after = {t: 0.0 for t in before}
     for card in left:

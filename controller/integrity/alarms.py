@@ -41,6 +41,7 @@ class AlarmKind(StrEnum):
     SORTED_DECK = "sorted_deck"          # sorted or near-sorted order (neighbouring cards together)
     SUIT_RUNS = "suit_runs"              # too many cards of the same suit one after the other
     RANK_RUNS = "rank_runs"              # too many cards of the same rank one after the other
+    BADLY_SHUFFLED = "badly_shuffled"    # a few sorted runs interleaved (riffled once or twice)
     REPEATED_DECK = "repeated_deck"      # the same order as an earlier deck
     CUT_DECK = "cut_deck"                # an earlier deck's order cut, or barely shuffled
 
@@ -102,6 +103,8 @@ class Alarm:
             AlarmKind.SORTED_DECK: "the deck comes out in sorted order: not shuffled",
             AlarmKind.SUIT_RUNS: "the deck comes out in runs of one suit: not shuffled",
             AlarmKind.RANK_RUNS: "the deck comes out in runs of one rank: not shuffled",
+            AlarmKind.BADLY_SHUFFLED: "the deck comes out in a few sorted runs: badly "
+                                      "shuffled",
             AlarmKind.REPEATED_DECK: f"the deck repeats the order of{earlier}: not shuffled",
             AlarmKind.CUT_DECK: f"the deck follows the order of{earlier} too closely: "
                                 "only cut or barely shuffled",

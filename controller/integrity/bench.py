@@ -142,10 +142,22 @@ def _chunk(orders, succ_all, lo, hi, memory, thr) -> dict[str, dict[str, np.ndar
     log_w_recent = -math.log(memory * nq)
     rmax = np.zeros(n)
     ralarm = np.zeros(n, dtype=np.int64)
-    first = o[:, 0]                                    # the first card leaves the deck
-    rem[rows, first] -= 1
-    suit_left[rows, first // 13] -= 1
-    rank_left[rows, first % 13] -= 1
+    dealt = np.zeros((n, 52), dtype=bool)
+    touching = np.zeros(n, dtype=np.int64)
+
+    def deal(c, hit_c):
+        """Card c leaves every row's deck (hit_c: it touched a dealt card)."""
+        nonlocal touching
+        rem[rows, c] -= 1
+        suit_left[rows, c // 13] -= 1
+        rank_left[rows, c % 13] -= 1
+        touching = touching - hit_c
+        for y in (_NB[c, 0], _NB[c, 1]):
+            was = dealt[rows, _NB[y, 0]] | dealt[rows, _NB[y, 1]]
+            touching = touching + (~was) * rem[rows, y]
+        dealt[rows, c] = True
+
+    deal(o[:, 0], np.zeros(n, dtype=np.int64))         # the first card leaves the deck
     for step in range(1, o.shape[1]):
         a = o[:, step - 1]
         b = o[:, step]
@@ -155,6 +167,7 @@ def _chunk(orders, succ_all, lo, hi, memory, thr) -> dict[str, dict[str, np.ndar
             "sorted": (rem[rows, n0] + rem[rows, n1], (b == n0) | (b == n1)),
             "suit_runs": (suit_left[rows, a // 13], b // 13 == a // 13),
             "rank_runs": (rank_left[rows, a % 13], b % 13 == a % 13),
+            "blocks": (touching, dealt[rows, _NB[b, 0]] | dealt[rows, _NB[b, 1]]),
         }
         for name, (k, hit) in events.items():
             bet = (k > 0) & (k < r)
@@ -183,9 +196,7 @@ def _chunk(orders, succ_all, lo, hi, memory, thr) -> dict[str, dict[str, np.ndar
             log_m = np.log(total) + log_w_recent
         np.maximum(rmax, log_m, out=rmax)
         ralarm[(log_m >= thr) & (ralarm == 0)] = step + 1
-        rem[rows, b] -= 1
-        suit_left[rows, b // 13] -= 1
-        rank_left[rows, b % 13] -= 1
+        deal(b, events["blocks"][1].astype(np.int64))
     out["recent"]["max_log_m"][:] = rmax
     out["recent"]["alarm_at"][:] = ralarm
     return out
@@ -317,6 +328,8 @@ BAD_DECKS: dict[str, BadDeck] = {
                      lambda r, h: riffle(DECK, r), 52),
     "riffled_twice": ("a sorted deck riffled twice", lambda r: [],
                       lambda r, h: riffle(riffle(DECK, r), r), 52),
+    "riffled_thrice": ("a sorted deck riffled three times", lambda r: [],
+                       lambda r, h: riffle(riffle(riffle(DECK, r), r), r), 52),
     "cut_of_previous": ("the previous deck, cut once", lambda r: [_shuffled(r)],
                         lambda r, h: (lambda k: h[-1][k:] + h[-1][:k])(r.randrange(1, 52)), 52),
     "repeat_of_previous": ("the previous deck's order again", lambda r: [_shuffled(r)],

@@ -12,20 +12,22 @@ sorted     next is a rank neighbour of the same suit (A-2 and K-A     sorted, ne
            both count)                                               near-sorted, riffled once
 suit_runs  next has the same suit                                    suit-sorted, suit runs
 rank_runs  next has the same rank                                    rank-sorted, rank runs
+blocks     next is a rank neighbour (same suit) of any card already  a sorted deck riffled once
+           dealt: the dealt cards form few runs                      or twice (rising sequences)
 recent     next followed the previous card in one of the last        a repeat or a mere cut of
            ``memory`` decks                                          a recent deck
 fingerprint the first 6 cards equal those of one of the last         a repeat of an older deck
            ``fingerprints`` decks                                    (exact match)
 ========== ========================================================= =========================
 
-For the first four tests the sentinel bets, at every pair, on the event happening with a higher
+For the first five tests the sentinel bets, at every pair, on the event happening with a higher
 chance ``q`` than the null chance ``p`` (a likelihood ratio ``q/p`` if it happens,
 ``(1-q)/(1-p)`` if not), mixing a few values of ``q`` (and, for ``recent``, every remembered
 deck). The running product ``M`` is a nonnegative martingale of mean 1 under the null, so by
 Ville's inequality the chance that it *ever* reaches ``1/a`` during a deck is at most ``a``,
 however often it is looked at: the sentinel checks after every card with no extra price, and
 ``1/max M`` is an anytime-valid p-value. The fingerprint test's chance is bounded by counting.
-The deck's false-alarm budget ``alpha`` is split equally over the five tests (Bonferroni), so a
+The deck's false-alarm budget ``alpha`` is split equally over the six tests (Bonferroni), so a
 genuinely shuffled deck raises any alarm with probability at most ``alpha`` (default 1e-5, one
 in 100,000 decks). docs/integrity.md gives the measured rate and the cards each bad deck takes
 to be caught.
@@ -47,24 +49,26 @@ from controller.rules.cards import Card
 
 from .alarms import Alarm, AlarmKind
 
-LOCAL_TESTS = ("sorted", "suit_runs", "rank_runs")
+LOCAL_TESTS = ("sorted", "suit_runs", "rank_runs", "blocks")
 TESTS = LOCAL_TESTS + ("recent", "fingerprint")
 # The alternatives mixed in each test: the chance of the event in a badly shuffled deck.
 MIX = {
     "sorted": (0.3, 0.6, 0.9),
     "suit_runs": (0.5, 0.75, 0.95),
     "rank_runs": (0.3, 0.6, 0.9),
+    "blocks": (0.5, 0.75, 0.9),
     "recent": (0.5, 0.9, 0.99),
 }
 FINGERPRINT_CARDS = 6
 PRUNE_LOG = -40.0        # a remembered deck whose bet has fallen below e**-40 is dropped
 PRUNE_MASS = math.exp(PRUNE_LOG)
 KIND = {"sorted": AlarmKind.SORTED_DECK, "suit_runs": AlarmKind.SUIT_RUNS,
-        "rank_runs": AlarmKind.RANK_RUNS}
+        "rank_runs": AlarmKind.RANK_RUNS, "blocks": AlarmKind.BADLY_SHUFFLED}
 STATISTIC = {
     "sorted": "pairs of neighbouring cards of one suit",
     "suit_runs": "pairs of the same suit",
     "rank_runs": "pairs of the same rank",
+    "blocks": "cards next to a card already dealt",
     "recent": "pairs that followed each other in an earlier deck",
     "fingerprint": "first cards equal to an earlier deck's",
 }
@@ -177,6 +181,8 @@ class ShuffleSentinel:
         self.left = 52 * self.decks
         self.suit_left = [13 * self.decks] * 4
         self.rank_left = [4 * self.decks] * 13
+        self.dealt = [False] * 52          # a copy of the card has come out
+        self.touching = 0                  # cards left with a rank neighbour already dealt
         self.tests = {t: TestState(t) for t in TESTS}
         self._logs = {t: [0.0] * len(MIX[t]) for t in LOCAL_TESTS}
         # one row of log-bets per remembered deck still in play: [deck, [log per q]]
@@ -241,11 +247,26 @@ class ShuffleSentinel:
         self.left -= 1
         self.suit_left[c // 13] -= 1
         self.rank_left[c % 13] -= 1
+        self._deal(c)
         alarms = [self._recent_alarm(self.tests[n]) if n == "recent"
                   else self._local_alarm(n, self.tests[n]) for n in crossed]
         if len(self.order) == FINGERPRINT_CARDS and self._prints:
             alarms += self._fingerprint()
         return alarms
+
+    def _touches(self, y: int) -> bool:
+        n0, n1 = NEIGHBOURS[y]
+        return self.dealt[n0] or self.dealt[n1]
+
+    def _deal(self, c: int) -> None:
+        """Keep ``touching`` (for the blocks test) as card ``c`` leaves the deck."""
+        if self._touches(c):
+            self.touching -= 1                     # one copy of a touching card left
+        if not self.dealt[c]:
+            for y in set(NEIGHBOURS[c]):
+                if not self._touches(y):           # y touches a dealt card from now on
+                    self.touching += self.remaining[y]
+            self.dealt[c] = True
 
     def _freeze(self, reason: str) -> None:
         self.frozen = True
@@ -263,6 +284,7 @@ class ShuffleSentinel:
             ("sorted", rem[na] + (rem[nb] if nb != na else 0), b == na or b == nb),
             ("suit_runs", self.suit_left[a // 13], b // 13 == a // 13),
             ("rank_runs", self.rank_left[a % 13], b % 13 == a % 13),
+            ("blocks", self.touching, self._touches(b)),
         )
         for name, k, hit in events:
             if 0 < k < r:
@@ -358,12 +380,15 @@ class ShuffleSentinel:
                       "sorted deck)",
             "suit_runs": "cards come out in runs of one suit",
             "rank_runs": "cards come out in runs of one rank",
+            "blocks": "cards come out next to cards already dealt, as from a sorted deck "
+                      "riffled only once or twice",
         }[name]
+        verdict = "badly shuffled" if name == "blocks" else "not shuffled"
         return Alarm(kind=KIND[name], deck=self.number, cards_seen=seen,
                      cards=self._cards(5),
                      statistic=STATISTIC[name], observed=st.hits,
                      expected=round(st.expected, 3), p_value=st.p_value,
-                     message=(f"the deck was not shuffled: {what}; {st.hits} of {st.pairs} "
+                     message=(f"the deck was {verdict}: {what}; {st.hits} of {st.pairs} "
                               f"pairs so far where a shuffled deck gives about "
                               f"{st.expected:.1f} (chance at most {st.p_value:.1g}) after "
                               f"{seen} cards"))
