@@ -20,6 +20,7 @@ import math
 import re
 import tomllib
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -37,6 +38,9 @@ LIGHTS = ("green", "amber", "red")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 LOG_FORMATS = ("auto", "json", "console")
 ALARM_ACTIONS = ("warn", "stop")
+HOLDEM = "texas-holdem"
+STRUCTURES = ("limit", "no-limit")          # 11/2008 art. 11(2)-(3)
+RAKE_MIN_PERCENT, RAKE_MAX_PERCENT = 3, 5   # 11/2008 art. 16
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _PIN_RE = re.compile(r"^(GPIO|BCM|BOARD|WPI)\d{1,2}$|^J8:\d{1,2}$")
 _TOKEN_RE = re.compile(r"^sha256:[0-9a-f]{64}$")
@@ -56,6 +60,36 @@ class Limits:
     def for_wager(self, wager: str) -> tuple[int, int | None]:
         """``(min, max)`` for ``wager`` (``max`` None: no upper limit)."""
         return self.wagers.get(wager, (self.minimum, self.maximum))
+
+
+@dataclass(frozen=True, slots=True)
+class HoldemConfig:
+    """A Texas Hold'em table's stakes (11/2008): the blinds posted at the table (art. 4(3), 5),
+    in chip units; the betting structure (art. 11); the house's commission (art. 16) as an
+    exact percentage, 0 for none."""
+
+    small_blind: int
+    big_blind: int
+    structure: str = "no-limit"
+    rake_percent: Fraction = Fraction(0)
+
+    @property
+    def rake_text(self) -> str:
+        """The rate as written in the file: ``"5"``, ``"4.5"``, ``"0"``."""
+        whole, hundredths = divmod(int(self.rake_percent * 100), 100)  # at most two decimals
+        return f"{whole}.{hundredths:02d}".rstrip("0") if hundredths else str(whole)
+
+    def table_options(self) -> dict[str, Any]:
+        """What ``Table(holdem=...)`` takes: the blinds, the structure and the rake rate
+        (an integer, or the exact decimal as text, which the rules parse without a float)."""
+        r = self.rake_percent
+        return {"small_blind": self.small_blind, "big_blind": self.big_blind,
+                "structure": self.structure,
+                "rake": r.numerator if r.denominator == 1 else self.rake_text}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"small_blind": self.small_blind, "big_blind": self.big_blind,
+                "structure": self.structure, "rake_percent": self.rake_text}
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +141,7 @@ class TableConfig:
     interpretations: Mapping[str, str] = field(default_factory=dict)
     devices: Mapping[str, DeviceSpec] = field(default_factory=dict)
     gpio: GpioConfig | None = None
+    holdem: HoldemConfig | None = None  # Texas Hold'em only
     journal_path: Path = Path(DEFAULT_JOURNAL)
     api: ApiConfig = field(default_factory=ApiConfig)
     integrity_alarm: str = "warn"
@@ -125,6 +160,7 @@ class TableConfig:
             "limits": {"min": self.limits.minimum, "max": self.limits.maximum,
                        "wagers": {k: list(v) for k, v in self.limits.wagers.items()}},
             "interpretations": dict(self.interpretations),
+            "holdem": self.holdem.to_json() if self.holdem else None,
             "devices": {k: {"class": d.device_class, "transport": d.transport, "port": d.port,
                             "codec": d.codec, "usb": [d.usb_vendor, d.usb_product, d.usb_serial]}
                         for k, d in self.devices.items()},
@@ -251,6 +287,7 @@ class Key:
     choices: tuple[str, ...] = ()
     check: Callable[[Any], str] | None = None
     help: str = ""
+    example: str = ""               # how to write it, when the default is no good example
 
 
 def _positive(v: Any) -> str:
@@ -268,6 +305,18 @@ def _port(v: Any) -> str:
 def _table_id(v: Any) -> str:
     return "" if _ID_RE.match(v) else ("must be 1-64 letters, digits, '.', '_' or '-', "
                                        "e.g. \"macau-07\"")
+
+
+def _rake(v: Any) -> str:
+    # A TOML number such as 4.5 arrives as a float; its decimal text is read exactly.
+    rate = Fraction(repr(v)) if isinstance(v, float) else Fraction(v)
+    if rate != 0 and not RAKE_MIN_PERCENT <= rate <= RAKE_MAX_PERCENT:
+        return (f"must be from {RAKE_MIN_PERCENT} to {RAKE_MAX_PERCENT} (11/2008 art. 16: "
+                f"{RAKE_MIN_PERCENT} to {RAKE_MAX_PERCENT} % of each pot), or 0 for no "
+                "commission")
+    if (rate * 100).denominator != 1:
+        return "must have at most two decimals, e.g. 4.5 or 4.25"
+    return ""
 
 
 def _address(v: Any) -> str:
@@ -309,6 +358,18 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "min": Key("int", 1, check=_positive, help="minimum wager in chip units"),
         "max": Key("int", None, check=_positive, help="maximum wager in chip units (none: no "
                                                       "upper limit)"),
+    },
+    "holdem": {
+        "small_blind": Key("int", REQUIRED, check=_positive,
+                           help="the small blind in chip units, normally half the big blind "
+                                "(11/2008 art. 5)"),
+        "big_blind": Key("int", REQUIRED, check=_positive,
+                         help="the big blind in chip units (11/2008 art. 5)"),
+        "structure": Key("str", REQUIRED, choices=STRUCTURES,
+                         help="limit (fixed bet sizes) or no-limit (11/2008 art. 11)"),
+        "rake_percent": Key("float", 0, check=_rake, example="5",
+                            help="the house's commission in percent of each pot, 3 to 5, or "
+                                 "0 for none (11/2008 art. 16)"),
     },
     "journal": {
         "path": Key("str", DEFAULT_JOURNAL, help="the journal file (SQLite); its directory must "
@@ -360,8 +421,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
                               help="silence after which the link is lost"),
     },
 }
-TOP_LEVEL = ("table", "chips", "limits", "interpretations", "devices", "gpio", "journal", "api",
-             "integrity", "logging")
+TOP_LEVEL = ("table", "chips", "limits", "holdem", "interpretations", "devices", "gpio",
+             "journal", "api", "integrity", "logging")
 _TYPE_NAMES = {"str": "a string in quotes", "int": "a whole number", "bool": "true or false",
                "float": "a number", "pin": "a GPIO pin (a BCM number 0-27 such as 17, or \"GPIO17\")",
                "pins": "a list of GPIO pins, e.g. [5, 6, 12]"}
@@ -430,11 +491,11 @@ class _Checker:
             self.add(path, f"is {_describe(value)}, not {_TYPE_NAMES[spec.kind]}",
                      f"write it as {_example(spec)}")
             return _BAD
+        written = value
         if spec.kind == "float":
             value = float(value)
             if not math.isfinite(value):
-                self.add(path, f"is {value}", "write a finite number of seconds, e.g. "
-                         f"{_example(spec)}")
+                self.add(path, f"is {value}", f"write a finite number, e.g. {_example(spec)}")
                 return _BAD
         if spec.choices and value not in spec.choices:
             self.add(path, f"{value!r} is not allowed",
@@ -445,7 +506,7 @@ class _Checker:
         if spec.check:
             why = spec.check(value)
             if why:
-                self.add(path, f"is {value!r}", why)
+                self.add(path, f"is {written!r}", why)
                 return _BAD
         return value
 
@@ -478,6 +539,8 @@ def _describe(v: Any) -> str:
 
 
 def _example(spec: Key) -> str:
+    if spec.example:
+        return spec.example
     if spec.default is not REQUIRED and spec.default not in (None, "", 0, []) \
             and not isinstance(spec.default, bool):
         return repr(spec.default).replace("'", '"')
@@ -523,6 +586,7 @@ def validate(doc: Mapping[str, Any], text: str = "", path: str | Path | None = N
 
     game = _game(ck, table)
     limits = _limits(ck, _table(ck, doc, "limits"), game)
+    holdem = _holdem(ck, doc, table.get("game"))
     interpretations = _interpretations(ck, _table(ck, doc, "interpretations"), game)
     devices = _devices(ck, _table(ck, doc, "devices"))
     gpio = _gpio(ck, doc, table.get("boxes"))
@@ -543,6 +607,7 @@ def validate(doc: Mapping[str, Any], text: str = "", path: str | Path | None = N
         table_id=table["id"], game=table["game"], mode=Mode(table["mode"]),
         boxes=table["boxes"], chip_unit=chips["unit"], currency=chips["currency"],
         limits=limits, interpretations=interpretations, devices=devices or {}, gpio=gpio,
+        holdem=holdem,
         journal_path=Path(journal["path"]), api=api, integrity_alarm=integrity["alarm"],
         log_level=logging_["level"], log_format=logging_["format"],
         path=Path(path) if path else None, warnings=tuple(ck.warnings))
@@ -588,6 +653,39 @@ def _limits(ck: _Checker, doc: dict[str, Any], game: Any) -> Limits:
                    f"{sub['min']}", f"raise limits.{name}.max or lower limits.{name}.min")
         per[name] = (sub["min"], sub["max"])
     return Limits(base["min"], base["max"], per)
+
+
+def _holdem(ck: _Checker, doc: Mapping[str, Any], game_id: str | None) -> HoldemConfig | None:
+    """[holdem]: required at a Texas Hold'em table (the blinds posted there, art. 4(3), and
+    the structure are the house's choice: no default could be right), an error at any other."""
+    present = "holdem" in doc
+    if game_id is not None and game_id != HOLDEM:
+        if present:
+            ck.add(("holdem",), f"only a {HOLDEM} table has a [holdem] section; this table "
+                   f"plays {game_id}", f"remove [holdem], or set table.game = \"{HOLDEM}\"")
+        return None
+    if game_id is None and not present:
+        return None         # the game itself is wrong or missing: that problem is named
+    if not present:
+        ck.problems.append(Problem(
+            "holdem", ck.line(("table", "game")),
+            "a texas-holdem table needs a [holdem] section: the blinds posted at the table "
+            "(11/2008 art. 4(3), 5) and the betting structure (art. 11)",
+            "add [holdem] with small_blind, big_blind, structure and, for a commission, "
+            "rake_percent (docs/configuration.md)"))
+        return None
+    before = len(ck.problems)
+    values = ck.section(_table(ck, doc, "holdem"), ("holdem",), SCHEMA["holdem"])
+    small, big = values["small_blind"], values["big_blind"]
+    if small is not None and big is not None and small > big:
+        ck.add(("holdem", "small_blind"), f"the small blind {small} is above the big blind "
+               f"{big} (11/2008 art. 5(1): the small blind is normally half the big blind)",
+               "lower small_blind or raise big_blind")
+    if len(ck.problems) > before or game_id is None:
+        return None
+    rake = values["rake_percent"]
+    return HoldemConfig(small, big, values["structure"],
+                        Fraction(repr(rake)) if isinstance(rake, float) else Fraction(rake))
 
 
 def _interpretations(ck: _Checker, doc: dict[str, Any], game: Any) -> dict[str, str]:

@@ -29,6 +29,9 @@ GAMES = ("q-poker", "fortune-3-card-poker", "texas-holdem", "super-pan-9")
 MODES = ("shoe", "shuffler")
 TITLES = {"q-poker": "Q Poker (89/2004)", "fortune-3-card-poker": "Fortune 3 Card Poker (78/2008)",
           "super-pan-9": "Super Pan 9 (261/96/M)", "texas-holdem": "Texas Hold'em (11/2008)"}
+# The demo's Hold'em table ([holdem] in its table.toml): stacks of 200 are twenty big blinds,
+# and pots grow enough for the 5 % commission of art. 16 to show in whole chips.
+HOLDEM = {"small_blind": 5, "big_blind": 10, "structure": "no-limit", "rake_percent": 5}
 
 # The faults the scripted table meets, in turn, per mode.
 FAULTS = {
@@ -385,7 +388,12 @@ def run_demo(games: tuple[str, ...] = GAMES, modes: tuple[str, ...] = MODES, rou
             tallies.append(tally)
             print(f"\n═══ {TITLES[game]} — {mode} ═══", file=out, flush=True)
             rig = Rig(base / f"{game}-{mode}", game, mode, seed=rng.randrange(1 << 30),
-                      speed=speed, table_id=f"demo-{game}-{mode}"[:60])
+                      speed=speed, table_id=f"demo-{game}-{mode}"[:60],
+                      holdem=HOLDEM if game == "texas-holdem" else None)
+            if game == "texas-holdem":
+                print(f"    blinds {HOLDEM['small_blind']}/{HOLDEM['big_blind']}, "
+                      f"{HOLDEM['structure']}, commission {HOLDEM['rake_percent']} % of each "
+                      "pot (11/2008 art. 5, 11, 16)", file=out, flush=True)
             screen = Screen(out)
             try:
                 rig.start_devices()

@@ -22,6 +22,8 @@ from typing import Any, Callable
 from controller.errors import TablectlError
 
 LAYOUT = {"q-poker": 7, "fortune-3-card-poker": 7, "super-pan-9": 8, "texas-holdem": 10}
+# A Hold'em bench table's [holdem] unless the caller gives its own (docs/configuration.md).
+HOLDEM = {"small_blind": 1, "big_blind": 2, "structure": "no-limit", "rake_percent": 0}
 
 
 class Rig:
@@ -29,13 +31,16 @@ class Rig:
 
     def __init__(self, workdir: str | Path, game: str, mode: str = "shoe", *, seed: int = 0,
                  speed: float = 200.0, box_sensors: bool = False, table_id: str = "bench-1",
-                 interpretations: dict[str, str] | None = None) -> None:
+                 interpretations: dict[str, str] | None = None,
+                 holdem: dict[str, Any] | None = None) -> None:
         self.dir = Path(workdir)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.game, self.mode, self.seed, self.speed = game, mode, seed, speed
         self.box_sensors = box_sensors
         self.table_id = table_id
         self.interpretations = interpretations or {}
+        # [holdem] of a Hold'em table: HOLDEM with the caller's keys over it
+        self.holdem = {**HOLDEM, **(holdem or {})} if game == "texas-holdem" else None
         self.config_path = self.dir / "table.toml"
         self.journal_path = self.dir / "journal.db"
         self.control_path = self.dir / "control.sock"
@@ -73,6 +78,10 @@ class Rig:
         if self.interpretations:
             lines.append("[interpretations]")
             lines += [f'{k} = "{v}"' for k, v in self.interpretations.items()]
+            lines.append("")
+        if self.holdem is not None:
+            lines.append("[holdem]")
+            lines += [f"{k} = {json.dumps(v)}" for k, v in self.holdem.items()]
             lines.append("")
         for cls, dev in self.devices.items():
             lines += [f"[devices.{cls}]", f'class = "{cls}"', 'transport = "serial"',

@@ -103,13 +103,16 @@ class Service:
         monitor = IntegrityMonitor(deck_per_round=cfg.game == "super-pan-9")
         table = Table(cfg.table_id, get_game(cfg.game), cfg.mode, layout_boxes=cfg.boxes,
                       interpretations=cfg.interpretations, devices=devices, box_sensors=sensors,
-                      limits=limits, integrity=monitor, integrity_action=cfg.integrity_alarm)
+                      limits=limits, holdem=self._holdem_options(), integrity=monitor,
+                      integrity_action=cfg.integrity_alarm)
         self.runner = TableRunner(table, self.journal, publish=self._publish, send=self._send)
         self.journal.append(Kind.SERVICE.value, {"event": "start", "pid": os.getpid()},
                             source="service")
         self.journal.append(Kind.CONFIG.value, {"game": cfg.game, "mode": cfg.mode.value,
                                                 "boxes": cfg.boxes,
                                                 "interpretations": dict(table.interpretations),
+                                                "holdem": cfg.holdem.to_json() if cfg.holdem
+                                                else None,
                                                 "devices": devices}, source="service")
         report = self.runner.recover()
         self.log.info("recovered", **report)
@@ -122,6 +125,18 @@ class Service:
         self.log.info("ready", state=table.state, game=cfg.game, mode=table.mode.value)
         await self._main_loop()
         return 0
+
+    def _holdem_options(self) -> dict[str, Any] | None:
+        """The blinds, structure and rake of [holdem] for a Hold'em table; never a default
+        in their place (the blinds posted at the table are the house's, 11/2008 art. 4(3))."""
+        cfg = self.config
+        if cfg.holdem is not None:
+            return cfg.holdem.table_options()
+        if cfg.game == "texas-holdem":
+            raise TablectlError("a texas-holdem table needs its blinds, structure and rake: "
+                                "add a [holdem] section to the configuration "
+                                "(docs/configuration.md)")
+        return None
 
     def stop(self, why: str = "stop") -> None:
         """Finish the item in hand, then stop (SIGTERM, SIGINT)."""

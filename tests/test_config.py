@@ -318,9 +318,10 @@ _values = st.recursive(_scalars,
                        lambda inner: st.one_of(st.lists(inner, max_size=4),
                                                st.dictionaries(st.text(max_size=8), inner,
                                                                max_size=4)), max_leaves=12)
-_keys = st.sampled_from(["table", "chips", "limits", "interpretations", "devices", "gpio",
-                         "journal", "api", "integrity", "logging", "id", "game", "mode", "boxes",
-                         "class", "port", "buttons", "light", "tokens", "min", "max", "x"])
+_keys = st.sampled_from(["table", "chips", "limits", "holdem", "interpretations", "devices",
+                         "gpio", "journal", "api", "integrity", "logging", "id", "game", "mode",
+                         "boxes", "class", "port", "buttons", "light", "tokens", "min", "max",
+                         "small_blind", "x"])
 _docs = st.dictionaries(_keys, st.one_of(_values, st.dictionaries(_keys, _values, max_size=5)),
                         max_size=8)
 
