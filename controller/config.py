@@ -639,11 +639,16 @@ def _limits(ck: _Checker, doc: dict[str, Any], game: Any) -> Limits:
     if base["max"] is not None and base["min"] > base["max"]:
         ck.add(("limits", "max"), f"maximum {base['max']} is below the minimum {base['min']}",
                "raise limits.max or lower limits.min")
+    follows = getattr(game, "limits_follow", None) or {}
     per: dict[str, tuple[int, int | None]] = {}
     for name in subtables:
         if wagers_known is not None and name not in wagers_known:
             ck.add(("limits", name), f"{game.game_id} has no wager {name!r}",
-                   _suggest(name, wagers_known))
+                   _unknown_wager_fix(name, wagers_known, game))
+            continue
+        if name in follows:
+            ck.add(("limits", name), f"the {name} of {game.game_id} has no limits of its own: "
+                   f"it follows the {follows[name]}'s", f"set [limits.{follows[name]}] instead")
             continue
         sub = ck.section(doc[name], ("limits", name),
                          {"min": Key("int", base["min"], check=_positive),
@@ -686,6 +691,16 @@ def _holdem(ck: _Checker, doc: Mapping[str, Any], game_id: str | None) -> Holdem
     rake = values["rake_percent"]
     return HoldemConfig(small, big, values["structure"],
                         Fraction(repr(rake)) if isinstance(rake, float) else Fraction(rake))
+
+
+def _unknown_wager_fix(name: str, wagers: tuple[str, ...], game: Any) -> str:
+    if not wagers:
+        where = "; its blinds are set in [holdem]" if game.game_id == HOLDEM else ""
+        return f"{game.game_id} has no wager with limits of its own{where}: remove " \
+               f"[limits.{name}]"
+    close = difflib.get_close_matches(name, list(wagers), n=1, cutoff=0.6)
+    return f"did you mean {close[0]!r}?" if close else \
+        f"its wagers are: {', '.join(wagers)}"
 
 
 def _interpretations(ck: _Checker, doc: dict[str, Any], game: Any) -> dict[str, str]:

@@ -95,13 +95,15 @@ class Service:
             cfg.gpio and cfg.gpio.box_sensors)
         if cfg.gpio and cfg.gpio.box_sensors:
             devices.setdefault("box-sensors", "box-sensors")
+        game = get_game(cfg.game)
+        follows = getattr(game, "limits_follow", None) or {}
         limits = {}
-        for wager in ("pair_bonus", "versus_croupier", "pair_plus", "ante", "seat"):
-            lo, hi = cfg.limits.for_wager(wager)
+        for wager in getattr(game, "wagers", None) or ():
+            lo, hi = cfg.limits.for_wager(follows.get(wager, wager))  # the Play: the Ante's
             limits[wager] = (lo or 0, hi or 0)
         from controller.integrity.monitor import IntegrityMonitor
         monitor = IntegrityMonitor(deck_per_round=cfg.game == "super-pan-9")
-        table = Table(cfg.table_id, get_game(cfg.game), cfg.mode, layout_boxes=cfg.boxes,
+        table = Table(cfg.table_id, game, cfg.mode, layout_boxes=cfg.boxes,
                       interpretations=cfg.interpretations, devices=devices, box_sensors=sensors,
                       limits=limits, holdem=self._holdem_options(), integrity=monitor,
                       integrity_action=cfg.integrity_alarm)

@@ -161,12 +161,13 @@ def test_layout_checked_by_the_regulation():
 
 
 def test_limits():
-    text = BASE + "\n[limits]\nmin = 50\nmax = 10\n\n[limits.ante]\nmin = 5\nmax = 2\n"
+    text = BASE + "\n[limits]\nmin = 50\nmax = 10\n\n[limits.pair_bonus]\nmin = 5\nmax = 2\n"
     found = {p.key: p for p in problems(text)}
     assert found["limits.max"].line == line_of(text, "max = 10")
-    assert found["limits.ante.max"].line == line_of(text, "max = 2")
-    ok = parse_text(BASE + "\n[limits]\nmin = 5\nmax = 500\n[limits.bonus]\nmax = 50\n")
-    assert ok.limits.for_wager("bonus") == (5, 50) and ok.limits.for_wager("ante") == (5, 500)
+    assert found["limits.pair_bonus.max"].line == line_of(text, "max = 2")
+    ok = parse_text(BASE + "\n[limits]\nmin = 5\nmax = 500\n[limits.pair_bonus]\nmax = 50\n")
+    assert ok.limits.for_wager("pair_bonus") == (5, 50)
+    assert ok.limits.for_wager("versus_croupier") == (5, 500)
     assert only(BASE + "\n[limits]\nmin = 1.5\n").key == "limits.min"  # money is integers
 
 

@@ -128,6 +128,9 @@ class Fortune3CardPoker(Game):
     regulation = REGULATION
     title = "Fortune 3 Card Poker"
     interpretations = INTERPRETATIONS
+    wagers: tuple[str, ...] = WAGERS   # art. 2(2), 5, 9(4): as settle() names them
+    # The Play is exactly the Ante (art. 9(4)) and so has the Ante's posted limits (art. 6(1)).
+    limits_follow: dict[str, str] = {PLAY: ANTE}
 
     # ---------------------------------------------------------------- art. 2: the table
     def check_layout(self, layout_boxes: int) -> None:

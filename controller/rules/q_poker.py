@@ -125,6 +125,7 @@ class QPoker(Game):
     regulation = REGULATION
     title = "Q Poker"
     interpretations = INTERPRETATIONS
+    wagers: tuple[str, ...] = WAGERS   # art. 2(2), 5: as settle() and check_bet() name them
 
     # ---------------------------------------------------------------- art. 2: the table
     def check_layout(self, layout_boxes: int) -> None:

@@ -280,6 +280,8 @@ class SuperPan9(Game):
     """Super Pan 9, Portaria n.º 261/96/M."""
 
     game_id = "super-pan-9"
+    # One wager: a stake on a seat, against the banker (art. 2(5), 3); settle() names it "seat".
+    wagers: tuple[str, ...] = ("seat",)
     regulation = REG
     title = "Super Pan 9"
     interpretations = _interpretations()

@@ -134,6 +134,10 @@ class TexasHoldem(Game):
     regulation = REGULATION
     title = "Texas Hold'em Poker"
     interpretations = INTERPRETATIONS
+    # No wager is placed on the layout: chips go into the pot through the betting (art. 5-13),
+    # sized by the blinds and the structure, not by per-wager table limits. settle() reports
+    # each seat's share of the pot as "pot".
+    wagers: tuple[str, ...] = ()
 
     # -- art. 2: seats ------------------------------------------------------------------------
     def check_layout(self, layout_boxes: int) -> None:
