@@ -273,6 +273,7 @@ class LiveCroupier:
         phases: set[str] = set()
         betted = False
         drawn = 0
+        refused = 0
         ends0 = len(self.ends())
         for _ in range(max_steps):
             st = live.state
@@ -329,9 +330,13 @@ class LiveCroupier:
                 if live.state == st:
                     await live.command("confirm_result")
             elif st in ROUND_END:
-                await live.command("next_round")
+                reply = await live.command("next_round")
                 if live.state != st:
                     continue
+                refused += 1
+                if refused > 5:
+                    raise TimeoutError(f"the next round is refused after the supervisor's "
+                                       f"fixes: {reply.get('error')}")
                 await self.fix_devices()
                 await live.command("clear_malfunction", "supervisor")
             elif st == "malfunction":
