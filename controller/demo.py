@@ -33,6 +33,9 @@ TITLES = {"q-poker": "Q Poker (89/2004)", "fortune-3-card-poker": "Fortune 3 Car
 # and pots grow enough for the 5 % commission of art. 16 to show in whole chips.
 HOLDEM = {"small_blind": 5, "big_blind": 10, "structure": "no-limit", "rake_percent": 5}
 
+LABEL = 15       # width of the hand labels: "box 10 (banker)", "croupier", "board"
+AMOUNTS = 24     # where a settlement line's amounts start: after "box 1  versus_croupier"
+
 # The faults the scripted table meets, in turn, per mode.
 FAULTS = {
     "shoe": ("croupier_face_up", "misdeal", "shoe_jam"),
@@ -67,10 +70,12 @@ class Tally:
 
 
 class Screen:
-    """Prints the public events of one table as they arrive."""
+    """Prints the public events of one table as they arrive. Every hand is labelled with
+    whose it is: a box, the croupier's, the board, or (Super Pan 9) the banker's seat."""
 
     def __init__(self, out: TextIO) -> None:
         self.out = out
+        self.banker: int | None = None      # Super Pan 9: the banker's seat this round
 
     def __call__(self, e: dict[str, Any]) -> None:
         line = self.format(e)
@@ -81,6 +86,13 @@ class Screen:
     def _cards(hand: list[Any]) -> str:
         return " ".join(c if c else "··" for c in hand)
 
+    def _who(self, recipient: str) -> str:
+        """``box 7 (banker)`` for the banker's seat, else the recipient as the table names it
+        (``box 3``, ``croupier``, ``board``)."""
+        if self.banker is not None and recipient == f"box {self.banker}":
+            return f"{recipient} (banker)"
+        return recipient
+
     def format(self, e: dict[str, Any]) -> str | None:
         k = e["kind"]
         if k == "bets_closed" and not e["bets"]:
@@ -88,14 +100,17 @@ class Screen:
         if k == "bets_closed":
             bets = ", ".join(f"box {b['box']} {b['wager']} {b['amount']}" for b in e["bets"])
             return f"    bets closed ({e['by']}): {bets}"
+        if k == "banker":
+            self.banker = e["seat"]
+            return f"    banker at box {e['seat']}, capital {e['capital']}"
         if k == "dice":
             return f"    dice {' '.join(map(str, e['dice']))} = {e['total']}"
         if k == "reshake":
             return f"    the banker shakes again ({e['article']})"
         if k in ("hand_opened", "hand_revealed"):
-            return f"    {e['recipient']:<9} {self._cards(e['hand'])}"
+            return f"    {self._who(e['recipient']):<{LABEL}} {self._cards(e['hand'])}"
         if k == "card_exposed":
-            return f"    card exposed: {e['recipient']} {e['card']}"
+            return f"    card exposed: {self._who(e['recipient'])} {e['card']}"
         if k == "card_set_aside":
             return f"    set aside face up: {self._cards(e['cards'])} ({e['article']})"
         if k == "blinds":
@@ -107,7 +122,7 @@ class Screen:
             return f"    box {e['box']} {e['action']}{amount} (pot {e['pot']})"
         if k == "card" and e["recipient"] == "board" and all(e["hand"]) \
                 and len(e["hand"]) in (3, 4, 5):
-            return f"    board     {self._cards(e['hand'])}"
+            return f"    {'board':<{LABEL}} {self._cards(e['hand'])}"
         if k == "decision":
             who = f" ({e['player']})" if e.get("player") else ""
             return f"    box {e['box']}{who} {'plays' if e['decision'] == 'play' else 'folds'}"
@@ -117,8 +132,16 @@ class Screen:
         if k == "settlement":
             lines = []
             for w in e["wagers"]:
-                lines.append(f"    box {w['box']} {w['wager']:<16} stake {w['stake']:>4}  "
-                             f"{w['outcome']:<5} {w['net']:+d}")
+                lines.append(f"    {'box ' + str(w['box']):<7}{w['wager']:<{AMOUNTS - 7}}"
+                             f"stake   {w['stake']:>5}  {w['outcome']:<5} {w['net']:+d}")
+            for b in e.get("bank") or ():      # Super Pan 9: the bank's side, house apart
+                if b["role"] == "house":
+                    continue
+                who = self._who(f"box {b['seat']}") if b["role"] == "banker" and b.get("seat") \
+                    else f"{b.get('name') or b.get('player')} (co-banker)"
+                outcome = "win" if b["net"] > 0 else "lose" if b["net"] < 0 else "push"
+                lines.append(f"    {who:<{AMOUNTS}}capital {b['capital']:>5}  {outcome:<5} "
+                             f"{b['net']:+d}")
             if e.get("commission"):
                 lines.append(f"    commission {e['commission']}")
             lines.append(f"    house {e['house_net']:+d}")

@@ -50,3 +50,46 @@ def test_demo_refuses_a_bad_option_with_a_clear_error(tmp_path):
     proc = demo(tmp_path, "--game", "baccarat")
     assert proc.returncode == 2 and "unknown game 'baccarat'" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_super_pan_9_banker_seat_is_labelled_and_its_bank_balances(tmp_path):
+    proc = demo(tmp_path, "--game", "super-pan-9", "--mode", "shoe", "--rounds", "1",
+                "--seed", "3")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    banker = int(next(re.match(r"\s+banker at box (\d+)", s).group(1) for s in lines
+                      if re.match(r"\s+banker at box", s)))
+    bets = next(s for s in lines if "bets closed" in s)
+    # 261/96/M art. 5: the banker's seat takes no bet; its hand is the one labelled banker
+    assert f"box {banker} " not in bets.split(":", 1)[1] + " "
+    hands = [s for s in lines if re.match(r"\s+box \d+( \(banker\))?\s+(\w\w )\w\w$", s)]
+    assert len(hands) >= 2
+    for s in hands:
+        labelled = "(banker)" in s
+        assert labelled == (re.match(r"\s+box (\d+)", s).group(1) == str(banker)), s
+    assert sum("(banker)" in s for s in hands) == 1
+    # chips are conserved: the seats' nets, the banker's and the house's sum to nothing
+    nets = [int(re.search(r"([+-]\d+)$", s).group(1)) for s in lines
+            if re.match(r"\s+box \d+\s+seat\s+stake", s)]
+    bank = next(s for s in lines if re.match(rf"\s+box {banker} \(banker\)\s+capital", s))
+    house = int(re.search(r"house ([+-]\d+)", proc.stdout).group(1))
+    assert nets and sum(nets) + int(re.search(r"([+-]\d+)$", bank).group(1)) + house == 0
+
+
+def test_screen_labels_whose_hand_it_is():
+    import io
+    from controller.demo import Screen
+    screen = Screen(io.StringIO())
+    assert screen.format({"kind": "banker", "seat": 7, "capital": 500}) == \
+        "    banker at box 7, capital 500"
+    shown = {r: screen.format({"kind": "hand_revealed", "recipient": r, "hand": ["Qd", "7h"]})
+             for r in ("box 7", "box 2", "croupier")}
+    assert shown["box 7"].split() == ["box", "7", "(banker)", "Qd", "7h"]
+    assert shown["box 2"].split() == ["box", "2", "Qd", "7h"]
+    assert shown["croupier"].split() == ["croupier", "Qd", "7h"]
+    assert "box 7 (banker) 9s" in screen.format({"kind": "card_exposed", "recipient": "box 7",
+                                                 "card": "9s"})
+    # the next round's banker moves the label
+    screen.format({"kind": "banker", "seat": 2, "capital": 500})
+    again = screen.format({"kind": "hand_opened", "recipient": "box 7", "hand": ["As", "2c"]})
+    assert "(banker)" not in again
