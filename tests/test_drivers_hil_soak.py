@@ -31,9 +31,7 @@ UNPLUG = [("disconnect", {"duration_s": 0.3})]
     "frames",
     # Exactly once across unplugging needs the device to resume sessions (docs/protocol.md
     # 3.2); a device that renumbers on every hello may deliver an event twice.
-    pytest.param("frames+unplug", marks=pytest.mark.xfail(
-        reason="the simulator starts a new session on every hello (no RESUMED flag yet)",
-        strict=False)),
+    "frames+unplug",
 ])
 @pytest.mark.parametrize("transport", ["pty", "usb"])
 def test_dispensed_cards_arrive_exactly_once_through_random_faults(transport, faults):
