@@ -259,6 +259,7 @@ class LiveCroupier:
         self.game = live.game
         self.fixes = 0
         self.trace: list[str] = []
+        self.stuck: list[str] = []      # states the supervisor had to void a round in
 
     async def _at(self, phase: str, done: set[str]) -> None:
         if phase not in done:
@@ -266,10 +267,15 @@ class LiveCroupier:
             if self.hook is not None:
                 await self.hook(phase)
 
-    async def play_round(self, max_steps: int = 400) -> str:
+    async def play_round(self, max_steps: int = 400, stuck_s: float = 6.0,
+                         deadline_s: float = 40.0) -> str:
         """Play until the round ends and the next one is called; returns how it ended
-        (``round_complete`` or ``round_void``). Raises TimeoutError when the table is stuck."""
+        (``round_complete`` or ``round_void``). A table that stays in one state for
+        ``stuck_s`` although the devices were put right is voided by the supervisor (recorded
+        in :attr:`stuck`); raises TimeoutError when even that does not end the round."""
         live = self.live
+        t_end = time.monotonic() + deadline_s
+        since, last_state = time.monotonic(), None
         phases: set[str] = set()
         betted = False
         drawn = 0
@@ -278,6 +284,18 @@ class LiveCroupier:
         for _ in range(max_steps):
             st = live.state
             self.trace.append(st)
+            now = time.monotonic()
+            if now > t_end:
+                break
+            if st != last_state:
+                since, last_state = now, st
+            elif now - since > stuck_s and st not in ROUND_END + ("malfunction",
+                                                                  "out_of_service"):
+                self.stuck.append(st)
+                await self.fix_devices()
+                await live.command("void_round", "supervisor",
+                                   reason=f"the table stayed in {st} with its devices working")
+                since = time.monotonic()
             ends = self.ends()
             if len(ends) > ends0 and st not in ROUND_END:
                 return ends[ends0]      # the round ended and the table has moved on
@@ -298,7 +316,9 @@ class LiveCroupier:
                     if st == "bets_open":
                         await live.command("close_bets")
                     else:
-                        await self._wait_change(st)
+                        await self._wait_change(st, 1.0)
+                        if live.state == st:
+                            await self.fix_devices()
                 else:
                     drawn += await self._draw()
             elif st == "dice_shaking":
@@ -325,6 +345,8 @@ class LiveCroupier:
                 await self._wait_change(st, 1.0)
                 if live.state == st and live.table.mode.value == "shoe":
                     drawn += await self._draw()
+                elif live.state == st:
+                    await self.fix_devices()
             elif st == "settlement":
                 await self._at("settlement", phases)
                 if live.state == st:
@@ -346,7 +368,8 @@ class LiveCroupier:
                     await asyncio.sleep(0.05)
             else:
                 await self._wait_change(st)
-        raise TimeoutError(f"the round did not end in {max_steps} steps; table in "
+        raise TimeoutError(f"the round did not end in {max_steps} steps or {deadline_s:g} s; "
+                           f"table in "
                            f"{live.state}; last states {self.trace[-12:]}")
 
     def ends(self) -> list[str]:

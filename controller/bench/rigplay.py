@@ -21,18 +21,36 @@ class RigCroupier:
     def __init__(self, rig: Any, seed: int = 0) -> None:
         self.rig, self.rng = rig, random.Random(seed)
         self.game = rig.game
+        self.stuck: list[str] = []
 
     def _ends(self) -> int:
         return sum(1 for e in self.rig.events if e.get("kind") in ROUND_END)
 
-    def play_round(self, max_steps: int = 300) -> str:
-        """Play until a round ends and the table moves on; the round's end state."""
+    def play_round(self, max_steps: int = 300, stuck_s: float = 6.0,
+                   deadline_s: float = 40.0) -> str:
+        """Play until a round ends and the table moves on; the round's end state. A table
+        that stays in one state for ``stuck_s`` although its devices were put right is voided
+        by the supervisor (counted in :attr:`stuck`)."""
         r = self.rig
         ends0 = self._ends()
         betted = False
+        t_end = time.monotonic() + deadline_s
+        since, last = time.monotonic(), None
         for _ in range(max_steps):
             view = r.view()
             st = view["state"]
+            now = time.monotonic()
+            if now > t_end:
+                break
+            if st != last:
+                since, last = now, st
+            elif now - since > stuck_s and st not in ROUND_END + ("malfunction",
+                                                                  "out_of_service"):
+                self.stuck.append(st)
+                self.fix()
+                r.command("void_round", "supervisor",
+                          reason=f"the table stayed in {st} with its devices working")
+                since = time.monotonic()
             if self._ends() > ends0 and st not in ROUND_END:
                 return [e["kind"] for e in r.events if e.get("kind") in ROUND_END][ends0]
             mode = view["mode"]
@@ -76,6 +94,13 @@ class RigCroupier:
                     r.command("shake")
             elif st == "player_decisions":
                 self._decide(view)
+            elif st == "croupier_reveal":
+                self._wait_change(st, 1.0)
+                if r.state() == st:
+                    if mode == "shoe":
+                        self._draw()
+                    else:
+                        self.fix()
             elif st == "settlement":
                 r.command("confirm_result")
             elif st in ROUND_END:

@@ -1,0 +1,280 @@
+"""The fault matrix: every fault the simulator can inject, at every phase, in every game and mode.
+
+Each case plays one round on a :class:`~controller.bench.live.LiveTable` (simulated devices,
+real drivers, real runner and journal), injects the fault on a device the round uses as the
+round reaches the phase, lets the croupier and the supervisor carry on as the table asks,
+then plays one clean round to see the table recover. A case passes when:
+
+* nothing escaped the runner and the machine never fell into ``controller_fault``;
+* the round ended (settled or void), its ``round_close`` is in the journal, and a void round
+  cites an article of the game's own regulation;
+* what the regulation says of this fault holds (see :func:`regulation_checks`);
+* the journal's hash chain verifies;
+* the next round completes (the table recovered) or the table stopped safely (in
+  ``malfunction`` or ``out_of_service``, never mid-round).
+
+The faults that undo another (``door_close``, ``reconnect``, ``heartbeat_resume``, ``resume``)
+are the supervisor's fixes: every case that needs them uses them.
+"""
+from __future__ import annotations
+
+import asyncio
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .live import LiveCroupier, LiveTable
+from .rounds import GAMES
+
+MODES = ("shoe", "shuffler")
+FIXES = ("door_close", "reconnect", "heartbeat_resume", "resume")
+REGULATION = {"q-poker": "89/2004", "fortune-3-card-poker": "78/2008",
+              "super-pan-9": "261/96/M"}
+# Art. 11(5) of 89/2004 and 11(4) of 78/2008: a shuffler malfunction while dealing voids the
+# round; 261/96/M has no such rule (interpretation P3: the same reading).
+SHUFFLER_FAILURE_VOIDS = {"q-poker": "89/2004 art. 11(5)",
+                          "fortune-3-card-poker": "78/2008 art. 11(4)",
+                          "super-pan-9": "261/96/M"}
+# Faults the link layer must absorb: the round goes on as if nothing happened.
+TRANSIENT = ("garbage", "corrupt_crc", "drop", "duplicate", "delay")
+DICE_RESHAKE = ("die_not_flat", "die_out_of_cup")       # 261/96/M art. 2(4)
+
+
+def phases(game: str) -> tuple[str, ...]:
+    if game == "super-pan-9":
+        return ("betting", "shaking", "dealing", "settlement")
+    return ("betting", "dealing", "decisions", "settlement")
+
+
+def faults_for(device_class: str) -> list[str]:
+    from firmware_sim.faults import FAULTS
+    return [n for n, s in FAULTS.items() if device_class in s.devices and n not in FIXES]
+
+
+@dataclass(frozen=True)
+class Case:
+    game: str
+    mode: str
+    phase: str
+    device: str
+    fault: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.game}/{self.mode}/{self.phase}/{self.device}:{self.fault}"
+
+
+def all_cases() -> list[Case]:
+    """The whole matrix: the dealing device of the mode (and the dice in Super Pan 9)."""
+    out = []
+    for game in GAMES:
+        for mode in MODES:
+            devices = [mode] + (["dice"] if game == "super-pan-9" else [])
+            for phase in phases(game):
+                for device in devices:
+                    for fault in faults_for(device):
+                        out.append(Case(game, mode, phase, device, fault))
+    return out
+
+
+def fault_args(case: Case) -> dict[str, Any]:
+    if case.fault == "deck_order":
+        from controller.rules.cards import full_deck
+        return {"cards": [str(c) for c in reversed(full_deck())]}
+    if case.fault in ("disconnect", "silence", "heartbeat_stop"):
+        return {"duration_s": None}      # until the supervisor acts
+    if case.fault == "delay":
+        return {"seconds": 0.2}
+    return {}
+
+
+@dataclass
+class Result:
+    case: Case
+    passed: bool
+    outcome: str = ""
+    article: str | None = None
+    problems: list[str] = field(default_factory=list)
+    recovered: str = ""
+    seconds: float = 0.0
+
+
+async def _run_case(case: Case, workdir: Path, seed: int) -> Result:
+    live = LiveTable(workdir, case.game, case.mode, seed=seed)
+    res = Result(case, False)
+    problems = res.problems
+    injected = {"done": False}
+
+    async def inject(**trigger: Any) -> None:
+        await live.act(case.device, "inject", case.fault, **trigger, **fault_args(case))
+        injected["done"] = True
+
+    async def hook(phase: str) -> None:
+        if injected["done"]:
+            return
+        dev = live.sim[case.device]
+        if case.phase == "dealing" and phase == "betting" and case.mode == "shuffler" \
+                and case.device == "shuffler":
+            # The shuffler deals by itself once bets close: arm the fault two cards in.
+            out = sum(len(e.get("cards") or [1]) for e in dev.emitted()
+                      if e["kind"] in ("hand_dispensed", "card_dispensed"))
+            await inject(at_card=out + 2)
+        elif case.device == "dice" and phase == "shaking" and case.phase in ("betting",
+                                                                               "shaking"):
+            shakes = len(dev.emitted("shake_started"))
+            if case.fault in DICE_RESHAKE or case.phase == "shaking":
+                await inject(at_shake=shakes + 1)
+            else:
+                await inject()
+        elif phase == case.phase:
+            await inject()
+            await asyncio.sleep(0.05)
+
+    t0 = time.monotonic()
+    try:
+        await live.start()
+        croupier = LiveCroupier(live, seed, hook)
+        await live.must("open_table", "supervisor")
+        mark = len(live.published)
+        try:
+            res.outcome = await croupier.play_round()
+        except TimeoutError as exc:
+            problems.append(f"the round did not end: {exc}")
+        if croupier.stuck:
+            problems.append(f"the supervisor had to void a round stuck in "
+                            f"{', '.join(croupier.stuck)} (devices working, no way on)")
+        if not injected["done"]:
+            problems.append(f"phase {case.phase} was not reached; fault not injected")
+        public = live.public(mark)
+        if any(e.kind == "controller_fault" for e in public):
+            problems.append("controller_fault: " + "; ".join(
+                str(e.data.get("message")) for e in public if e.kind == "controller_fault"))
+        closes = list(live.journal.records(kinds=["round_close"]))
+        if res.outcome and not closes:
+            problems.append("no round_close in the journal")
+        elif closes:
+            close = closes[0]       # the case's round is the table's first
+            outcome = close.payload.get("outcome") if close else None
+            res.article = close.article if close else None
+            if outcome not in ("settled", "void"):
+                problems.append(f"round_close outcome {outcome!r}")
+            if outcome == "void" and not (res.article or "").startswith(REGULATION[case.game]):
+                problems.append(f"void without an article of {REGULATION[case.game]}: "
+                                f"{res.article!r}")
+            problems += regulation_checks(case, live, public, outcome, res.article)
+        # The table recovers: one clean round.
+        try:
+            await croupier.fix_devices()
+            res.recovered = await LiveCroupier(live, seed + 1).play_round()
+        except TimeoutError:
+            if live.state in ("malfunction", "out_of_service"):
+                res.recovered = f"stopped safely ({live.state})"
+            else:
+                problems.append(f"the table did not recover; it is in {live.state}")
+        if live.escaped:
+            problems.append("escaped: " + "; ".join(repr(e) for e in live.escaped[:3]))
+        report = live.journal.verify()
+        if not report.ok:
+            problems.append(f"journal: {report}")
+    except Exception as exc:    # noqa: BLE001 - a case that blows up is a failed case
+        problems.append(f"{type(exc).__name__}: {exc}")
+    finally:
+        try:
+            await live.close()
+        except Exception as exc:   # noqa: BLE001
+            problems.append(f"close: {exc!r}")
+    res.seconds = time.monotonic() - t0
+    res.passed = not problems
+    return res
+
+
+def regulation_checks(case: Case, live: LiveTable, public: list[Any], outcome: str | None,
+                      article: str | None) -> list[str]:
+    """What the regulation (docs/regulations, /work/shared digest) says of this fault."""
+    out = []
+    if case.device == "shuffler" and case.mode == "shuffler" and case.phase == "dealing" \
+            and case.fault in ("jam", "malfunction"):
+        want = SHUFFLER_FAILURE_VOIDS[case.game]
+        if outcome != "void" or not (article or "").startswith(want):
+            out.append(f"a shuffler {case.fault} while dealing voids the round ({want}); "
+                       f"got {outcome} {article}")
+    if case.device == "dice" and case.fault in DICE_RESHAKE and case.phase in ("betting",
+                                                                                "shaking"):
+        reshakes = [e for e in public if e.kind == "reshake"]
+        if not reshakes or not all(str(e.data.get("article", "")).startswith(
+                "261/96/M art. 2(4)") for e in reshakes):
+            out.append("a die not flat or out of the cup: the banker shakes again "
+                       "(261/96/M art. 2(4))")
+        if outcome == "void":
+            out.append("a dice fault never voids the round (261/96/M art. 2(4))")
+    if case.fault in TRANSIENT:
+        if outcome != "settled":
+            out.append(f"a {case.fault} on the link must not change the round; it ended "
+                       f"{outcome} ({article})")
+    if case.fault in TRANSIENT or case.fault == "duplicate":
+        for cls, kinds in (("shoe", ("card_drawn",)), ("shuffler", ("hand_dispensed",
+                                                                    "card_dispensed"))):
+            dev = live.sim.devices.get(cls)
+            if dev is None:
+                continue
+            for kind in kinds:
+                sent, taken = len(dev.emitted(kind)), live.count(cls, kind)
+                if sent != taken:
+                    out.append(f"{cls} emitted {sent} {kind}, the table took {taken}")
+    if case.game == "super-pan-9" and case.fault == "face_up" and outcome == "void":
+        out.append("an exposed card stays valid in Super Pan 9 (261/96/M art. 4)")
+    return out
+
+
+async def _bounded(case: Case, workdir: Path, seed: int, timeout: float) -> Result:
+    try:
+        return await asyncio.wait_for(_run_case(case, workdir, seed), timeout)
+    except asyncio.TimeoutError:
+        return Result(case, False, problems=[f"the case did not finish in {timeout:g} s"],
+                      seconds=timeout)
+
+
+def run_cases(cases: list[Case], seed: int = 1, workdir: str | Path | None = None,
+              progress: Any = None, case_timeout: float = 60.0) -> list[Result]:
+    """Run ``cases``, one fresh table each; ``progress(result)`` after each."""
+    results = []
+    base = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="tablectl-matrix-"))
+    for i, case in enumerate(cases):
+        res = asyncio.run(_bounded(case, base / f"case-{i:04d}", seed + i, case_timeout))
+        results.append(res)
+        if progress:
+            progress(res)
+    return results
+
+
+def render(results: list[Result]) -> str:
+    """Markdown: a table of cases passed per fault (rows) and game/mode (columns), then every
+    failure with its reasons."""
+    cols = [(g, m) for g in GAMES for m in MODES]
+    rows: dict[str, dict[tuple[str, str], list[Result]]] = {}
+    for r in results:
+        key = f"{r.case.device}: {r.case.fault}"
+        rows.setdefault(key, {}).setdefault((r.case.game, r.case.mode), []).append(r)
+    short = {"q-poker": "Q Poker", "fortune-3-card-poker": "Fortune 3CP",
+             "super-pan-9": "Super Pan 9"}
+    head = "| fault | " + " | ".join(f"{short[g]} {m}" for g, m in cols) + " |"
+    lines = [f"# Fault matrix: {sum(r.passed for r in results)} of {len(results)} cases "
+             "passed", "",
+             "Each cell: cases passed / cases run (one case per phase of the round). "
+             "`–`: not applicable or not sampled.", "", head,
+             "|" + "---|" * (len(cols) + 1)]
+    for key in sorted(rows):
+        cells = []
+        for col in cols:
+            rs = rows[key].get(col, [])
+            cells.append("–" if not rs else f"{sum(r.passed for r in rs)}/{len(rs)}"
+                         + ("" if all(r.passed for r in rs) else " ✗"))
+        lines.append(f"| {key} | " + " | ".join(cells) + " |")
+    failed = [r for r in results if not r.passed]
+    if failed:
+        lines += ["", "## Failures", ""]
+        for r in failed:
+            lines.append(f"- `{r.case.name}`: {'; '.join(r.problems)}")
+    return "\n".join(lines) + "\n"
