@@ -204,6 +204,8 @@ def test_an_illegal_command_is_409_names_the_problem_changes_nothing_and_is_jour
     (b"[1, 2]", "bad_body", "JSON object"),
     (b'{"box": 1, "wager": "versus_croupier", "amount": 5, "colour": "red"}',
      "bad_parameter", "colour"),
+    (b"\xff\xfe{", "bad_json", "UTF-8"),
+    (b"[" * 30_000 + b"]" * 30_000, "bad_json", "too deep"),
 ])
 def test_a_malformed_request_is_400_and_changes_nothing(runner, body, code, words):
     open_round(runner)
@@ -215,6 +217,16 @@ def test_a_malformed_request_is_400_and_changes_nothing(runner, body, code, word
     status, doc = client(create_app(runner, api_config()), check)
     assert status == 400 and doc["error"]["code"] == code and words in doc["error"]["message"]
     assert len(runner.journal) == before and runner.table.round.bets == {}
+
+
+def test_a_body_beyond_64_kib_is_refused_without_reading_it(runner):
+    async def check(c):
+        r = await c.post("/api/commands/void_round", headers=auth("supervisor"),
+                         data=b'{"reason": "' + b"x" * 70_000 + b'"}')
+        return r.status, await r.json()
+    status, doc = client(create_app(runner, api_config()), check)
+    assert status == 413 and doc["ok"] is False
+    assert not list(runner.journal.records(kinds=["command"]))
 
 
 def test_an_unknown_command_is_404_and_lists_the_roles_commands(runner):

@@ -227,13 +227,21 @@ async def post_command(request: web.Request) -> web.Response:
 
 async def _args(request: web.Request, params: tuple[str, ...]) -> dict[str, Any] | web.Response:
     raw = await request.read()
-    if not raw.strip():
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return error(400, "bad_json", f"the body is not UTF-8 text (byte {exc.start}); send "
+                     "JSON in UTF-8, such as {\"box\": 1}")
+    if not text.strip():
         return {}
     try:
-        body = json.loads(raw)
-    except ValueError as exc:
+        body = json.loads(text)
+    except json.JSONDecodeError as exc:
         return error(400, "bad_json", f"the body is not JSON ({exc.msg} at character "
                      f"{exc.pos}); send an object such as {{\"box\": 1}}")
+    except (ValueError, RecursionError):
+        return error(400, "bad_json", "the body is not JSON the table can take (nested too "
+                     "deep or a number too long); send an object such as {\"box\": 1}")
     if not isinstance(body, dict):
         return error(400, "bad_body", "the body must be a JSON object of the command's "
                      f"parameters ({', '.join(params) or 'none'}), got {type(body).__name__}")
