@@ -54,6 +54,9 @@ def test_the_numpy_twin_matches_the_sentinel_deck_by_deck():
 def _check(fa):
     n = fa["decks"]
     assert fa["alarmed_decks"] <= binomial_ceiling(n, ALPHA)
+    # The trend across decks: at least 1e6 decks on average between false alarms.
+    assert sum(fa["trend_alarms"].values()) <= binomial_ceiling(n, 1e-6)
+    assert fa["trend_largest_log"] < fa["trend_threshold_log"] or fa["trend_alarms"]
     # Ville's inequality, test by test: P(the martingale ever reaches x) <= 1/x.
     for test, tail in fa["tail_counts"].items():
         for label, count in tail.items():
@@ -96,3 +99,28 @@ def test_feeding_in_parts_gives_the_same_as_at_once():
             joined = np.concatenate([p[t][key] for p in parts])
             assert np.allclose(joined, whole[t][key]), (t, key)
     assert whole["recent"]["alarm_at"][100] and whole["recent"]["alarm_at"][101]
+
+
+def test_the_numpy_twin_keeps_the_trend_as_the_sentinel_does():
+    from controller.integrity.bench import NullRun, riffle
+    import random
+    rng = random.Random(2)
+    orders = genuine_orders(120, seed=4)
+    for i in range(60, 120):             # a weak shuffler from deck 60 on: riffled 3 times
+        d = riffle(riffle(riffle(list(range(52)), rng), rng), rng)
+        orders[i] = d
+    res = NullRun(memory=4).feed(orders, chunk=50)
+    s = ShuffleSentinel(memory=4)
+    trend_alarm_decks = []
+    for i, row in enumerate(orders):
+        for code in row:
+            s.card(Card.from_code(int(code)))
+        stats = s.new_deck()
+        if s.trend_alarms:
+            trend_alarm_decks.append(i)
+        for t in ("sorted", "suit_runs", "rank_runs", "blocks"):
+            assert res[t]["trend_log"][i] == pytest.approx(stats["trend"][t], abs=1e-3), (i, t)
+    batch = sorted({int(i) for t in ("sorted", "suit_runs", "rank_runs", "blocks")
+                    for i in np.flatnonzero(res[t]["trend_alarm"])})
+    assert trend_alarm_decks == batch
+    assert batch and 60 <= batch[0] < 80          # the weak shuffler is caught, not before

@@ -195,3 +195,42 @@ def test_bad_settings_are_refused():
         ShuffleSentinel(alpha=0)
     with pytest.raises(TablectlError, match="decks"):
         ShuffleSentinel(decks=0)
+
+
+def test_a_shuffler_weak_every_time_is_caught_across_decks():
+    """Three riffles of a sorted deck rarely give one deck away, but deck after deck the
+    evidence adds up (Shiryaev-Roberts across decks)."""
+    from controller.integrity.bench import riffle
+    rng = random.Random(12)
+    s = ShuffleSentinel()
+    for _ in range(30):                  # a good shuffler first: nothing builds up
+        feed(s, shuffled(rng.random()))
+        s.new_deck()
+        assert s.trend_alarms == []
+    for k in range(1, 41):
+        feed(s, riffle(riffle(riffle(DECK, rng), rng), rng)[:12])
+        s.new_deck()
+        if s.trend_alarms:
+            break
+    assert s.trend_alarms and s.trend_alarms[0].kind is AlarmKind.WEAK_SHUFFLING
+    assert k <= 30 and "weak" in s.trend_alarms[0].message
+
+
+def test_trend_reaches_the_monitor_at_the_end_of_a_deck():
+    from controller.integrity import IntegrityMonitor
+    from controller.integrity.bench import riffle
+    from drivers import events as ev
+    rng = random.Random(13)
+    mon = IntegrityMonitor(deck_per_round=True)
+    kinds = []
+    for _ in range(40):
+        for card in riffle(riffle(riffle(DECK, rng), rng), rng)[:12]:
+            kinds += [a.kind for a in mon.observe(ev.CardDispensed(device="shuffler", ts=0.0,
+                                                                   card=card)).alarms]
+        up = mon.round_ended()
+        kinds += [a.kind for a in up.alarms]
+        deck = [r for r in up.records if r["record"] == "deck"][0]
+        assert set(deck["sentinel"]["trend"]) == {"sorted", "suit_runs", "rank_runs", "blocks"}
+        if AlarmKind.WEAK_SHUFFLING in kinds:
+            break
+    assert AlarmKind.WEAK_SHUFFLING in kinds

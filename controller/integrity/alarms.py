@@ -42,6 +42,7 @@ class AlarmKind(StrEnum):
     SUIT_RUNS = "suit_runs"              # too many cards of the same suit one after the other
     RANK_RUNS = "rank_runs"              # too many cards of the same rank one after the other
     BADLY_SHUFFLED = "badly_shuffled"    # a few sorted runs interleaved (riffled once or twice)
+    WEAK_SHUFFLING = "weak_shuffling"    # deck after deck a little less shuffled than random
     REPEATED_DECK = "repeated_deck"      # the same order as an earlier deck
     CUT_DECK = "cut_deck"                # an earlier deck's order cut, or barely shuffled
 
@@ -105,6 +106,7 @@ class Alarm:
             AlarmKind.RANK_RUNS: "the deck comes out in runs of one rank: not shuffled",
             AlarmKind.BADLY_SHUFFLED: "the deck comes out in a few sorted runs: badly "
                                       "shuffled",
+            AlarmKind.WEAK_SHUFFLING: "over the recent decks the shuffling has been weak",
             AlarmKind.REPEATED_DECK: f"the deck repeats the order of{earlier}: not shuffled",
             AlarmKind.CUT_DECK: f"the deck follows the order of{earlier} too closely: "
                                 "only cut or barely shuffled",

@@ -70,6 +70,7 @@ class NullRun:
         self.prints: dict[bytes, int] = {}
         self.fifo: deque[bytes] = deque()
         self.seen = 0
+        self.trend = dict.fromkeys(LOCAL_TESTS, 0.0)
 
     def feed(self, orders: np.ndarray, chunk: int = 20_000) -> dict[str, dict[str, np.ndarray]]:
         """Per test, the largest log-martingale of every deck (``max_log_m``) and the card at
@@ -78,6 +79,8 @@ class NullRun:
         n = len(orders)
         out = {t: {"max_log_m": np.zeros(n), "alarm_at": np.zeros(n, dtype=np.int64)}
                for t in TESTS}
+        for t in LOCAL_TESTS:
+            out[t]["final_log_m"] = np.zeros(n)
         for lo in range(0, n, chunk):
             part = orders[lo:lo + chunk]
             full = np.concatenate([self.tail, part])
@@ -89,8 +92,29 @@ class NullRun:
                     out[t][key][lo:lo + len(part)] = res[t][key]
             self.tail = full[-self.memory:]
         self._fingerprints(orders, out["fingerprint"])
+        self._trend(out)
         self.seen += n
         return out
+
+    def _trend(self, out: dict[str, dict[str, np.ndarray]]) -> None:
+        """The Shiryaev-Roberts statistics across decks, as ShuffleSentinel._trend keeps
+        them: ``trend_log`` (log(1 + R) after each deck) and ``trend_alarm`` per test."""
+        thr = self.sentinel.trend_threshold
+        for t in LOCAL_TESTS:
+            final = out[t]["final_log_m"]
+            m_all = np.where(out[t]["alarm_at"] > 0, 1.0, np.exp(np.minimum(final, 700.0)))
+            r = self.trend[t]
+            logs = np.empty(len(final))
+            alarms = np.zeros(len(final), dtype=bool)
+            for i, m in enumerate(m_all.tolist()):
+                r = (1.0 + r) * m
+                if r >= thr:
+                    alarms[i] = True
+                    r = 0.0
+                logs[i] = math.log1p(r)
+            self.trend[t] = r
+            out[t]["trend_log"] = logs
+            out[t]["trend_alarm"] = alarms
 
     def _fingerprints(self, orders: np.ndarray, fp: dict[str, np.ndarray]) -> None:
         cap = self.sentinel.fingerprint_capacity
@@ -199,6 +223,8 @@ def _chunk(orders, succ_all, lo, hi, memory, thr) -> dict[str, dict[str, np.ndar
         deal(b, events["blocks"][1].astype(np.int64))
     out["recent"]["max_log_m"][:] = rmax
     out["recent"]["alarm_at"][:] = ralarm
+    for name in LOCAL_TESTS:
+        out[name]["final_log_m"] = _lse(logs[name]) - math.log(len(MIX[name]))
     return out
 
 
@@ -213,6 +239,8 @@ def false_alarms(n: int = 20_000, seed: int = 2024, *, alpha: float = 1e-5,
     rng = random.Random(seed)
     run = NullRun(alpha=alpha, memory=memory)
     per_test = dict.fromkeys(TESTS, 0)
+    trend = dict.fromkeys(LOCAL_TESTS, 0)
+    trend_top = 0.0
     tails = {t: {f"1e{e}": 0 for e in range(1, 7)} for t in TESTS if t != "fingerprint"}
     k = 0
     block = 20_000
@@ -228,9 +256,14 @@ def false_alarms(n: int = 20_000, seed: int = 2024, *, alpha: float = 1e-5,
                 for e in range(1, 7):
                     tails[t][f"1e{e}"] += int((mx >= e * math.log(10)).sum())
         k += int(any_alarm.sum())
+        for t in LOCAL_TESTS:
+            trend[t] += int(res[t]["trend_alarm"].sum())
+            trend_top = max(trend_top, float(res[t]["trend_log"].max()))
     return {"decks": n, "seed": seed, "alpha": alpha, "alarmed_decks": k,
             "rate": k / n, "upper_95": _upper_95(k, n), "per_test": per_test,
-            "tail_counts": tails}
+            "tail_counts": tails, "trend_alarms": trend,
+            "trend_threshold_log": round(math.log(run.sentinel.trend_threshold), 3),
+            "trend_largest_log": round(trend_top, 3)}
 
 
 def _upper_95(k: int, n: int) -> float:
@@ -383,9 +416,53 @@ def detection(trials: int = 200, seed: int = 7, *, alpha: float = 1e-5,
     return out
 
 
+# A shuffler that is weak every time: name -> (what, one weak deck, cards shown per deck)
+WEAK_SHUFFLERS: dict[str, tuple[str, Callable[[random.Random], list[Card]], int]] = {
+    "riffled_twice_12": ("a sorted deck riffled twice, 12 cards a round",
+                         lambda r: riffle(riffle(DECK, r), r), 12),
+    "riffled_thrice_12": ("a sorted deck riffled three times, 12 cards a round",
+                          lambda r: riffle(riffle(riffle(DECK, r), r), r), 12),
+    "riffled_thrice": ("a sorted deck riffled three times, whole decks",
+                       lambda r: riffle(riffle(riffle(DECK, r), r), r), 52),
+    "riffled_4_times": ("a sorted deck riffled four times, whole decks",
+                        lambda r: riffle(riffle(riffle(riffle(DECK, r), r), r), r), 52),
+}
+
+
+def trend_detection(trials: int = 50, seed: int = 7, *, limit: int = 300) -> dict[str, Any]:
+    """Decks dealt by a weak shuffler until the first alarm (after 20 genuine decks)."""
+    out: dict[str, Any] = {}
+    for name, (what, make, shown) in WEAK_SHUFFLERS.items():
+        decks_to: list[int] = []
+        kinds: Counter = Counter()
+        for trial in range(trials):
+            rng = random.Random(f"{seed}:{name}:{trial}")
+            s = ShuffleSentinel()
+            for _ in range(20):
+                for card in _shuffled(rng)[:shown]:
+                    s.card(card)
+                s.new_deck()
+            for k in range(1, limit + 1):
+                alarms = [a for c in make(rng)[:shown] for a in s.card(c)]
+                s.new_deck()
+                alarms += s.trend_alarms
+                if alarms:
+                    decks_to.append(k)
+                    kinds[str(alarms[0].kind)] += 1
+                    break
+        out[name] = {"what": what, "shuffles": trials, "cards_shown": shown,
+                     "caught": len(decks_to), "limit": limit,
+                     "median": statistics.median(decks_to) if decks_to else None,
+                     "p90": sorted(decks_to)[max(0, math.ceil(0.9 * len(decks_to)) - 1)]
+                     if decks_to else None,
+                     "max": max(decks_to) if decks_to else None, "alarm": dict(kinds)}
+    return out
+
+
 def run(decks: int = 20_000, trials: int = 200, seed: int = 2024) -> dict[str, Any]:
-    """Both measurements, JSON-ready."""
-    return {"false_alarms": false_alarms(decks, seed), "detection": detection(trials, seed)}
+    """All three measurements, JSON-ready."""
+    return {"false_alarms": false_alarms(decks, seed), "detection": detection(trials, seed),
+            "weak_shufflers": trend_detection(max(1, trials // 4), seed)}
 
 
 def format_report(res: dict[str, Any]) -> str:
@@ -397,10 +474,21 @@ def format_report(res: dict[str, Any]) -> str:
              "  decks whose martingale ever reached x (Ville: at most decks/x):"]
     for t, tail in fa["tail_counts"].items():
         lines.append(f"    {t:<10} " + "  ".join(f"x={k}: {v}" for k, v in tail.items()))
+    lines.append(f"  trend across decks: {sum(fa['trend_alarms'].values())} false alarms "
+                 f"(largest log statistic {fa['trend_largest_log']}, threshold "
+                 f"{fa['trend_threshold_log']})")
     lines.append("")
     lines.append(f"{'bad deck':<24}{'caught':>10}{'median':>8}{'p90':>6}{'max':>6}  alarm")
     for name, d in res["detection"].items():
         lines.append(f"{name:<24}{d['caught']:>5}/{d['decks']:<4}{d['median'] or '-':>8}"
                      f"{d['p90'] or '-':>6}{d['max'] or '-':>6}  "
                      + ", ".join(f"{k} {v}" for k, v in d["alarm"].items()))
+    if "weak_shufflers" in res:
+        lines.append("")
+        lines.append(f"{'weak shuffler (decks)':<24}{'caught':>10}{'median':>8}{'p90':>6}"
+                     f"{'max':>6}  alarm")
+        for name, d in res["weak_shufflers"].items():
+            lines.append(f"{name:<24}{d['caught']:>5}/{d['shuffles']:<4}"
+                         f"{d['median'] or '-':>8}{d['p90'] or '-':>6}{d['max'] or '-':>6}  "
+                         + ", ".join(f"{k} {v}" for k, v in d["alarm"].items()))
     return "\n".join(lines)

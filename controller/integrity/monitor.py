@@ -42,6 +42,7 @@ class IntegrityConfig:
     decks: int = 1
     deck_ids: frozenset[int] | None = None
     alpha: float = 1e-5
+    trend_alpha: float = 1e-6
     memory: int = 32
     fingerprints: int = 10_000
     deck_per_round: bool = False
@@ -70,11 +71,13 @@ class IntegrityMonitor:
             cfg = IntegrityConfig(
                 decks=cfg.decks if decks is None else decks,
                 deck_ids=cfg.deck_ids if deck_ids is None else frozenset(deck_ids),
-                alpha=cfg.alpha, memory=cfg.memory, fingerprints=cfg.fingerprints,
+                alpha=cfg.alpha, trend_alpha=cfg.trend_alpha, memory=cfg.memory,
+                fingerprints=cfg.fingerprints,
                 deck_per_round=cfg.deck_per_round if deck_per_round is None else deck_per_round)
         self.config = cfg
         self.ledger = DeckLedger(cfg.decks, cfg.deck_ids)
-        self.sentinel = ShuffleSentinel(cfg.alpha, cfg.decks, cfg.memory, cfg.fingerprints)
+        self.sentinel = ShuffleSentinel(cfg.alpha, cfg.decks, cfg.memory, cfg.fingerprints,
+                                        cfg.trend_alpha)
         self._raised: set[tuple] = set()
         self._in_play = False       # a deck life is open
 
@@ -190,6 +193,7 @@ class IntegrityMonitor:
         self._alarms(up, self.ledger.end_deck(complete=complete, device=device))
         order = [None if c < 0 else str(Card.from_code(c)) for c in self.sentinel.order]
         stats = self.sentinel.new_deck(deck.number + 1)
+        self._alarms(up, self.sentinel.trend_alarms)
         rec = {"record": RECORD_DECK, **deck.summary(), "sentinel": stats}
         if order:
             rec["order"] = order

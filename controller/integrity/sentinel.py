@@ -140,7 +140,7 @@ class ShuffleSentinel:
     """
 
     def __init__(self, alpha: float = 1e-5, decks: int = 1, memory: int = 32,
-                 fingerprints: int = 10_000) -> None:
+                 fingerprints: int = 10_000, trend_alpha: float = 1e-6) -> None:
         if not 0 < alpha < 0.5:
             raise TablectlError(f"sentinel alpha {alpha!r} must be between 0 and 0.5, "
                                 "e.g. 1e-5 (one false alarm in 100,000 decks at most)")
@@ -167,6 +167,16 @@ class ShuffleSentinel:
         self._print_order: deque[tuple[int, ...]] = deque()
         self._log_w_local = {t: -math.log(len(MIX[t])) for t in LOCAL_TESTS}
         self._log_w_recent = -math.log(memory * len(MIX["recent"]))
+        if not 0 < trend_alpha < 0.5:
+            raise TablectlError(f"sentinel trend_alpha {trend_alpha!r} must be between 0 and "
+                                "0.5, e.g. 1e-6 (a false trend alarm once in a million decks "
+                                "on average at most)")
+        self.trend_alpha = trend_alpha
+        # Shiryaev-Roberts statistics, one per local test, across decks (see _trend).
+        self.trend = dict.fromkeys(LOCAL_TESTS, 0.0)
+        self.trend_decks = dict.fromkeys(LOCAL_TESTS, 0)
+        self.trend_threshold = len(LOCAL_TESTS) / trend_alpha
+        self.trend_alarms: list[Alarm] = []
         self.number = 0
         self._start(1)
 
@@ -200,14 +210,56 @@ class ShuffleSentinel:
 
     def new_deck(self, number: int | None = None) -> dict[str, Any]:
         """The current deck is finished (its order is remembered); a new one begins.
-        Returns the finished deck's statistics (for the journal)."""
+        Returns the finished deck's statistics (for the journal); the trend alarms it raised
+        are in :attr:`trend_alarms`."""
         stats = self.stats()
+        self.trend_alarms = self._trend() if len(self.order) >= 2 else []
+        stats["trend"] = {t: round(math.log1p(r), 4) for t, r in self.trend.items()}
         if len(self.order) >= 2 and not self.frozen:
             self._recent.append(_remember(self.number, self.order))
         if len(self.order) >= FINGERPRINT_CARDS and self.fingerprint_capacity:
             self._add_print(tuple(self.order[:FINGERPRINT_CARDS]), self.number)
         self._start(self.number + 1 if number is None else number)
         return stats
+
+    def _trend(self) -> list[Alarm]:
+        """Fold the finished deck into the Shiryaev-Roberts statistics across decks.
+
+        Each test's martingale at the deck's end, ``M``, has mean at most 1 for a shuffled deck
+        whatever came before, so ``R = (1 + R) * M`` minus the decks counted is a
+        supermartingale: raising when any of the four ``R`` reaches ``4 / trend_alpha`` gives
+        at least ``1 / trend_alpha`` decks on average between false alarms (Pollak's bound).
+        A shuffler that shuffles weakly every time lifts ``M`` a little on every deck, which
+        adds up over decks even when no single deck says enough. A deck that alarmed on the
+        test counts as 1 (its own alarm said it)."""
+        out = []
+        for name in LOCAL_TESTS:
+            st = self.tests[name]
+            # A deck that raised its own alarm counts as 1: its bet stopped at the alarm,
+            # where it stood above the threshold, so the mean stays at most 1.
+            m = 1.0 if st.alarmed else math.exp(min(st.log_m, 700.0))
+            r = (1.0 + self.trend[name]) * m
+            self.trend_decks[name] += 1
+            if r >= self.trend_threshold:
+                out.append(self._trend_alarm(name, r))
+                r = 0.0                           # watch afresh from the next deck
+                self.trend_decks[name] = 0
+            self.trend[name] = r
+        return out
+
+    def _trend_alarm(self, name: str, r: float) -> Alarm:
+        what = {"sorted": "neighbouring cards of one suit together",
+                "suit_runs": "runs of one suit", "rank_runs": "runs of one rank",
+                "blocks": "a few sorted runs"}[name]
+        n = self.trend_decks[name]
+        return Alarm(kind=AlarmKind.WEAK_SHUFFLING, deck=self.number, cards_seen=len(self.order),
+                     statistic=f"Shiryaev-Roberts over decks: {STATISTIC[name]}",
+                     p_value=None, observed=n,
+                     message=(f"over the recent decks the cards have come out in {what} more "
+                              f"often than shuffled decks do (statistic {r:.3g}, threshold "
+                              f"{self.trend_threshold:.3g}, at most one false alarm in "
+                              f"{1 / self.trend_alpha:,.0f} decks on average): the shuffling "
+                              "is weak"))
 
     def remember(self, number: int, cards: Sequence[Card]) -> None:
         """Reload an earlier deck's order (after a restart, from the journal)."""
