@@ -69,13 +69,14 @@ def test_summary_counts_checks_decks_alarms_and_sentinel(journal):
     # 7 pairs a deck, less those whose outcome was certain (no neighbour left in the deck)
     assert s["decks"] == 7 and s["alarmed"] == 1 and 40 <= s["pairs"] <= 7 * 7
     assert s["reached"]["1000"] >= 1 and s["ville_bound"]["1000"] == 0.007
+    assert set(rep.trend) == {"sorted", "suit_runs", "rank_runs", "blocks"}
 
 
 def test_cli_text_and_json(journal, capsys):
     assert main(["integrity", "report", "--journal", str(journal)]) == 0
     out = capsys.readouterr().out
     assert "table T7" in out and "deck checks: 7 (7 with card identities" in out
-    assert "missing_card" in out and "[Th]" in out
+    assert "missing_card" in out and "[Th]" in out and "trend across decks" in out
     assert main(["integrity", "report", "--journal", str(journal), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["table_id"] == "T7" and doc["alarms"]["by_kind"] == {

@@ -45,6 +45,7 @@ class IntegrityReport:
     complete_decks: int = 0
     alarms: list[dict[str, Any]] = field(default_factory=list)
     sentinel: dict[str, dict[str, Any]] = field(default_factory=dict)
+    trend: dict[str, float] = field(default_factory=dict)   # log(1 + R) after the last deck
 
     def to_json(self) -> dict[str, Any]:
         return {"records": self.records, "first": self.first, "last": self.last,
@@ -57,7 +58,7 @@ class IntegrityReport:
                 "alarms": {"total": len(self.alarms),
                            "by_kind": dict(Counter(a["kind"] for a in self.alarms)),
                            "list": self.alarms},
-                "sentinel": self.sentinel}
+                "sentinel": self.sentinel, "trend": self.trend}
 
 
 def summarise(records: Iterable[dict[str, Any]]) -> IntegrityReport:
@@ -104,6 +105,9 @@ def summarise(records: Iterable[dict[str, Any]]) -> IntegrityReport:
             rep.decks += 1
             rep.cards_out += int(payload.get("cards_out") or 0)
             rep.complete_decks += bool(payload.get("complete"))
+            trend = (payload.get("sentinel") or {}).get("trend")
+            if isinstance(trend, dict):
+                rep.trend = {str(k): v for k, v in trend.items() if isinstance(v, (int, float))}
             for t, st in ((payload.get("sentinel") or {}).get("tests") or {}).items():
                 agg = tests.get(t)
                 if agg is None or not isinstance(st, dict):
@@ -170,4 +174,8 @@ def format_text(rep: IntegrityReport, table_id: str | None = None) -> str:
                      f"vs {s['expected']:g} expected; reached {reached} (expected at most "
                      f"{bound}); "
                      f"alarms {s['alarmed']}")
+    if rep.trend:
+        lines.append("  trend across decks after the last deck, log(1 + R) (a good shuffler "
+                     "stays near 0 to 2; weak_shuffling is raised at about 15): "
+                     + ", ".join(f"{t} {v:.1f}" for t, v in rep.trend.items()))
     return "\n".join(lines)
