@@ -1,13 +1,13 @@
-"""The API mounted on the real daemon (controller.service.Service) with simulated devices on
+"""The API as the daemon (controller.service.Service) mounts it, with simulated devices on
 pseudo-terminals: commands go through the daemon's one input queue and are journaled with
-their role; the stream carries the daemon's public events."""
+their role; the stream carries the daemon's public events; devices' heartbeats and identities
+reach the page."""
 import asyncio
 import json
 
 import aiohttp
 import pytest
 
-from controller.api import start_for_service
 from controller.config import hash_token, parse_text
 from controller.journal import Journal
 from controller.sdnotify import Notifier
@@ -29,6 +29,7 @@ def config_text(tmp_path, devices):
 
 
 def test_the_daemon_serves_the_api_commands_take_the_queue_and_are_journaled(tmp_path):
+    """In process, to read the daemon's own objects; the browser tests run it as a process."""
     from controller.service import Service
     from firmware_sim import SimulatedTable
 
@@ -39,11 +40,12 @@ def test_the_daemon_serves_the_api_commands_take_the_queue_and_are_journaled(tmp
     async def main():
         service = Service(config, notifier=Notifier(None), open_panel=False)
         task = asyncio.ensure_future(service.run())
-        for _ in range(500):
-            if service.runner is not None and service.drivers:
+        for _ in range(1000):
+            if service.api is not None or task.done():
                 break
             await asyncio.sleep(0.01)
-        server = await start_for_service(service)
+        assert service.api is not None, "the daemon did not start its console API"
+        server = service.api
         try:
             async with aiohttp.ClientSession() as http:
                 def h(role):
@@ -70,7 +72,6 @@ def test_the_daemon_serves_the_api_commands_take_the_queue_and_are_journaled(tmp
                                               headers=h("display"))).json()
             return first, answers, kinds, table
         finally:
-            await server.close()
             service.stop()
             await asyncio.wait_for(task, 10)
 

@@ -169,3 +169,74 @@ class LiveTable:
         self._thread.join(5)
         self.sim.stop()
         self.journal.close()
+
+
+def free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class DaemonTable:
+    """``tablectl run`` as its own process (controller.rig.Rig: simulated devices on
+    pseudo-terminals, the real drivers), serving the console API on a free loopback port
+    with the test tokens."""
+
+    def __init__(self, tmp: Path, game: str, mode: str, *, seed: int = 7) -> None:
+        import time
+        import urllib.request
+        from controller.rig import Rig
+
+        port = free_port()
+
+        class ApiRig(Rig):
+            def write_config(self) -> None:
+                super().write_config()
+                with open(self.config_path, "a", encoding="utf-8") as f:
+                    f.write(f'\n[api]\nlisten = "127.0.0.1"\nport = {port}\n\n[api.tokens]\n')
+                    for role, tok in TOKENS.items():
+                        f.write(f'{role} = "{hash_token(tok)}"\n')
+
+        self.rig = ApiRig(tmp, game, mode, seed=seed, speed=200.0, table_id="T1")
+        self.url = f"http://127.0.0.1:{port}"
+        try:
+            self.rig.start_devices()
+            self.rig.start_controller()
+            self.rig.wait_links()
+            deadline = time.monotonic() + 15
+            while True:
+                try:
+                    req = urllib.request.Request(self.url + "/api/health", headers={
+                        "Authorization": f"Bearer {TOKENS['display']}"})
+                    with urllib.request.urlopen(req, timeout=2):
+                        break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.05)
+        except BaseException:
+            self.rig.stop()
+            raise
+        self.devices = self.rig.devices
+
+    def state(self) -> str:
+        return self.rig.state()
+
+    def view(self) -> dict[str, Any]:
+        return self.rig.view()
+
+    def journal(self) -> Journal:
+        """The daemon's journal, read-only (use it in a ``with``)."""
+        return Journal.open(self.rig.journal_path, readonly=True)
+
+    def wait(self, predicate: Callable[[], bool], timeout: float = 15.0) -> None:
+        import time
+        deadline = time.monotonic() + timeout
+        while not predicate():
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"not reached in {timeout} s; table in {self.state()}")
+            time.sleep(0.02)
+
+    def close(self) -> None:
+        self.rig.stop()

@@ -1,6 +1,7 @@
-"""The pit display and dealer console in headless Chromium against the controller with
-simulated devices (shoe, shuffler and dice on pseudo-terminals, the real drivers, the runner
-and the API on a real port). Screenshots go to artifacts/screenshots/.
+"""The pit display and dealer console in headless Chromium against the controller: the real
+daemon (`tablectl run`, its own process) with simulated devices (shoe, shuffler and dice on
+pseudo-terminals, the real drivers) and its console API on a loopback port. Screenshots go to
+artifacts/screenshots/.
 
 Chromium is Debian's (``apt-get install chromium``; scripts/test installs it when missing),
 driven by Playwright for Python without Playwright's own browser download.
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from test_api_support import TOKENS, LiveTable
+from test_api_support import TOKENS, DaemonTable
 
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = Path(__file__).resolve().parent.parent / "artifacts" / "screenshots"
@@ -51,7 +52,7 @@ def browser():
 @pytest.fixture
 def live(tmp_path, request):
     game, mode = request.param
-    table = LiveTable(tmp_path, game, mode)
+    table = DaemonTable(tmp_path, game, mode)
     yield table
     table.close()
 
@@ -94,7 +95,9 @@ def cards_of(page, box):
 def dealt_cards(live):
     """Every card the devices dealt this round, from the journal, as text."""
     out = []
-    for rec in live.journal.records(kinds=["device"]):
+    with live.journal() as journal:
+        records = list(journal.records(kinds=["device"]))
+    for rec in records:
         e = rec.payload["event"]
         if e["kind"] in ("card_drawn", "card_dispensed"):
             out.append(e["card"])
@@ -109,7 +112,7 @@ def shot(page, name):
 
 
 def settled_nets(live):
-    s = live.do(lambda: live.table.round.settlement)
+    s = live.view()["round"]["settlement"]
     return s, {(w["box"], w["wager"]): w["net"] for w in s["wagers"]}
 
 
@@ -219,7 +222,7 @@ def test_super_pan_9_round_with_dice_and_shuffler_appears_on_the_display(browser
     state_is(display, "settlement")
     expect(display.get_by_test_id("dice").locator(".die")).to_have_count(4)
     expect(display.get_by_test_id("dice")).to_contain_text("15")
-    view = live.do(lambda: live.table.public_view())
+    view = live.view()
     for box in (1, 2, 4, 6):                 # every hand in play is face up at settlement
         hand = view["hands"][f"box {box}"]
         assert len(hand) == 2 and None not in hand
@@ -249,21 +252,19 @@ def test_texas_holdem_round_to_the_showdown_appears_on_the_display(browser, live
     shot(dealer, "texas-holdem-dealer-preflop")
     first = True
     for _ in range(16):                        # the seat to act folds first, then check or call
-        live.wait(lambda: live.table.state in ("player_decisions", "settlement"))
-        if live.do(lambda: live.table.state) != "player_decisions":
+        live.wait(lambda: live.state() in ("player_decisions", "settlement"))
+        if live.state() != "player_decisions":
             break
-        to_act = live.do(lambda: live.table.public_view()["holdem"]["to_act"])
+        to_act = live.view()["holdem"]["to_act"]
         expect(dealer.locator(".seat-to-act")).to_contain_text(str(to_act))
-        before = len(live.journal)
         legal = dealer.locator("[data-action]").evaluate_all("els => els.map(e => e.dataset.action)")
         choice = "fold" if first else ("check" if "check" in legal else "call")
         first = False
         dealer.locator(f"[data-action={choice}]").click()
-        live.wait(lambda: len(live.journal) > before and live.queue.empty())
-        live.wait(lambda: live.table.state != "player_decisions"
-                  or live.table.public_view()["holdem"]["to_act"] != to_act)
+        live.wait(lambda: (lambda v: v["state"] != "player_decisions"
+                           or v["holdem"]["to_act"] != to_act)(live.view()))
     state_is(display, "settlement")
-    view = live.do(lambda: live.table.public_view())
+    view = live.view()
     board = view["hands"]["board"]
     assert len(board) == 5 and None not in board
     assert display.get_by_test_id("board").locator(".card").evaluate_all(
@@ -302,7 +303,8 @@ def test_shuffler_jam_while_dealing_shows_art_11_5_and_the_supervisor_clears_it(
     expect(banner).to_contain_text("round void, bets returned")
     expect(display.get_by_test_id("light")).to_have_attribute("data-colour", "red")
     expect(display.locator("tr[data-device=shuffler]")).to_contain_text("jam")
-    decision = live.journal.last(kind="decision")
+    with live.journal() as journal:
+        decision = journal.last(kind="decision")
     assert decision.article == "89/2004 art. 11(5)"
     shot(display, "q-poker-shuffler-jam")
     # the dealer has no way to clear it; the supervisor has
@@ -324,14 +326,17 @@ def test_a_display_token_cannot_issue_a_command(browser, live):
     display = open_page(browser, live, "display")
     state_is(display, "shuffling")
     expect(display.get_by_test_id("controls")).to_be_hidden()
-    before = len(live.journal)
+    with live.journal() as journal:
+        before = len(journal)
     answer = display.evaluate("""async () => {
         const r = await fetch('/api/commands/deck_ready', {method: 'POST',
             headers: {Authorization: 'Bearer ' + sessionStorage.getItem('tablectl-token')}});
         return [r.status, await r.json()];
     }""")
     assert answer[0] == 403 and answer[1]["error"]["code"] == "read_only"
-    assert live.do(lambda: live.table.state) == "shuffling" and len(live.journal) == before
+    with live.journal() as journal:
+        after = len(journal)
+    assert live.state() == "shuffling" and after == before
     state_is(display, "shuffling")
     shot(display, "display-read-only")
     stranger = browser.new_page()                 # a wrong token gets the login form, no table
