@@ -126,7 +126,7 @@ async def _middleware(request: web.Request, handler: Callable) -> web.StreamResp
             raise
         return error(exc.status, exc.reason.lower().replace(" ", "_"),
                      f"{request.method} {request.path}: {exc.reason}; see /api/openapi.json")
-    if request.path.startswith("/api/"):
+    if request.path.startswith("/api/") and not response.prepared:
         response.headers.setdefault("Cache-Control", "no-store")
     return response
 
@@ -134,6 +134,8 @@ async def _middleware(request: web.Request, handler: Callable) -> web.StreamResp
 @web.middleware
 async def _security_headers(request: web.Request, handler: Callable) -> web.StreamResponse:
     response = await handler(request)
+    if response.prepared:        # a stream: its headers are already sent
+        return response
     h = response.headers
     h.setdefault("X-Content-Type-Options", "nosniff")
     h.setdefault("Referrer-Policy", "no-referrer")
@@ -277,8 +279,11 @@ async def get_events(request: web.Request) -> web.StreamResponse:
     ``table``, and ``status`` (light and devices) after state and device changes and every
     few seconds."""
     st = request.app[STATE]
+    # Headers go out at prepare(), before the middlewares see the response: set them here.
     resp = web.StreamResponse(headers={"Content-Type": "text/event-stream; charset=utf-8",
-                                       "Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+                                       "Cache-Control": "no-store", "X-Accel-Buffering": "no",
+                                       "X-Content-Type-Options": "nosniff",
+                                       "Referrer-Policy": "no-referrer"})
     await resp.prepare(request)
     sub = st.hub.subscribe()
     request.app[_STREAMS].add(sub)
