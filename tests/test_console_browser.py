@@ -286,7 +286,7 @@ def test_texas_holdem_round_to_the_showdown_appears_on_the_display(browser, live
 # --- a fault --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("live", [("q-poker", "shuffler")], indirect=True)
-def test_shuffler_jam_while_dealing_shows_art_11_5_and_the_supervisor_clears_it(browser, live):
+def test_shuffler_jam_while_dealing_shows_art_11_5_and_the_supervisor_switches_to_the_shoe(browser, live):
     supervisor(live, "open_table")
     dealer, display = open_page(browser, live, "dealer"), open_page(browser, live, "display")
     state_is(display, "bets_open")
@@ -312,10 +312,17 @@ def test_shuffler_jam_while_dealing_shows_art_11_5_and_the_supervisor_clears_it(
     boss = open_page(browser, live, "supervisor")
     expect(boss.locator("[data-command=switch_mode]")).to_be_visible()
     shot(boss, "q-poker-supervisor-malfunction")
+    # art. 11(5): replace the shuffler or deal from the shoe; the supervisor switches
+    boss.locator("[data-command=switch_mode]").click()
+    expect(display.locator("#mode")).to_contain_text("派牌盒")
+    expect(display.locator("#mode")).to_contain_text("shoe")
     boss.locator("[data-command=clear_malfunction]").click()
     state_is(display, "shuffling")
     expect(display.get_by_test_id("irregularity")).to_be_hidden()
-    shot(boss, "q-poker-supervisor-after-clear")
+    dealer.locator("[data-command=deck_ready]").click()    # shuffled by hand, into the shoe
+    state_is(display, "bets_open")
+    expect(display.get_by_test_id("light")).to_have_attribute("data-colour", "green")
+    shot(boss, "q-poker-supervisor-after-switch-to-shoe")
 
 
 # --- the display is read only ----------------------------------------------------------------
