@@ -1,0 +1,93 @@
+"""The fault matrix (controller.bench.matrix): every fault the simulator can inject, at every
+phase of a round, in every game and mode, through the real drivers, runner and journal.
+
+By default one case per fault and device, in a seeded choice of game, mode and phase; with
+--long every case. The table of cases passed is printed at the end of the run and written to
+artifacts/fault-matrix.md. Failures the suite has found in other parts of the controller are
+listed in KNOWN with the reason, as non-strict expected failures, so the run stays green while
+they are open and a fix shows as XPASS."""
+import random
+
+import pytest
+
+from controller.bench.matrix import Case, all_cases, run_cases
+
+pytestmark = pytest.mark.hil
+
+CASES = all_cases()
+
+
+# Failures found by the matrix in the table machine (controller/table/), open with its owner.
+# Each: (predicate, reason).
+KNOWN = [
+    (lambda c: c.device in ("shoe", "shuffler") and c.fault in ("jam", "malfunction")
+     and c.phase in ("decisions", "settlement"),
+     "a jam or malfunction outside dealing leaves a device condition that no command clears "
+     "(clear_malfunction needs the malfunction state): the next round is refused for good"),
+    (lambda c: c.mode == "shuffler" and c.device == "shuffler"
+     and c.fault in ("jam", "malfunction") and c.phase == "betting",
+     "a shuffler that jammed before bets closed refuses the hands; once it is cleared nothing "
+     "asks again and the table waits in bets_closed"),
+    (lambda c: c.device == "dice" and c.fault == "die_out_of_cup",
+     "after the die is put back in the cup nothing shakes again (art. 2(4)): the table waits "
+     "in dice_shaking"),
+    (lambda c: c.device == "dice" and c.fault == "reboot" and c.phase == "dealing",
+     "a dice agitator rebooting while the cards are dealt stops the dealing for good"),
+    (lambda c: c.device == "shuffler" and c.fault == "misread",
+     "a card the shuffler could not read leaves a hand the table can never reveal: it waits "
+     "in croupier_reveal"),
+]
+
+
+def known(case: Case) -> str | None:
+    """Why this case is expected to fail today (None: it must pass)."""
+    for pred, why in KNOWN:
+        if pred(case):
+            return why
+    return None
+
+
+def sample() -> list[Case]:
+    rng = random.Random(7)
+    by_fault: dict[tuple[str, str], list[Case]] = {}
+    for c in CASES:
+        by_fault.setdefault((c.device, c.fault), []).append(c)
+    return [rng.choice(cs) for _, cs in sorted(by_fault.items())]
+
+
+SAMPLE = sample()
+REST = [c for c in CASES if c not in SAMPLE]
+
+
+def params(cases):
+    out = []
+    for c in cases:
+        why = known(c)
+        marks = [pytest.mark.xfail(reason=why, strict=False)] if why else []
+        out.append(pytest.param(c, id=c.name, marks=marks))
+    return out
+
+
+def run_one(case, tmp_path, matrix_results):
+    res = run_cases([case], seed=101, workdir=tmp_path)[0]
+    matrix_results.append(res)
+    assert res.passed, "; ".join(res.problems)
+
+
+def test_the_matrix_covers_every_fault_of_the_simulator():
+    from firmware_sim.faults import FAULTS
+    from controller.bench.matrix import FIXES
+    covered = {c.fault for c in CASES} | set(FIXES)
+    assert covered == set(FAULTS)
+    assert {c.fault for c in SAMPLE} == {c.fault for c in CASES}
+
+
+@pytest.mark.parametrize("case", params(SAMPLE))
+def test_fault_case(case, tmp_path, matrix_results):
+    run_one(case, tmp_path, matrix_results)
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("case", params(REST))
+def test_fault_case_full(case, tmp_path, matrix_results):
+    run_one(case, tmp_path, matrix_results)
