@@ -298,6 +298,48 @@ def test_a_reboot_starts_a_new_session_and_its_events_are_not_taken_for_old_ones
     asyncio.run(asyncio.wait_for(main(), 60))
 
 
+@pytest.mark.xfail(strict=True, reason="host: drivers/link.py honours RESUMED from a device "
+                   "of another serial number and keeps the old device's sequence numbers")
+def test_a_different_device_behind_the_same_port_is_not_resumed(tmp_path):
+    """A shoe that had a session with another host is put where this host's shoe was, without
+    a power cycle. It may answer Hello(resume=1) with RESUMED (it has had a session since it
+    booted), but it is not the device this host's memory is about: the host must start a new
+    session, or the new shoe's cards are taken for the old one's and dropped."""
+    from firmware_sim.rawhost import RawHost
+    port_path = str(tmp_path / "shoe")
+
+    async def main():
+        with SimulatedTable(seed=16, speed=SPEED) as table:
+            old, new = table.add("shoe", name="old"), table.add("shoe", name="new")
+            other = serial.Serial(new.port, timeout=0.05)        # another host's session
+            elsewhere = RawHost.over_serial(other)
+            elsewhere.hello()
+            new.draw()
+            elsewhere.wait_for(m.CardDrawn)
+            elsewhere.collect(0.1)
+            other.close()
+            os.symlink(old.tty, port_path)
+            q: asyncio.Queue = asyncio.Queue()
+            drv = open_driver(old.spec(port=port_path, **FAST), q)
+            try:
+                await next_event(q, "link_up")
+                for _ in range(3):                                # numbers 1-3
+                    old.draw()
+                    await next_event(q, "card_drawn")
+                os.unlink(port_path)
+                old.disconnect()                                  # unplugged...
+                os.symlink(new.tty, port_path)                    # ...and the other one in
+                restored = await next_event(q, "link_restored")
+                assert restored.identity.serial == new.serial
+                new.draw()                                        # the new shoe's number 2
+                events = await drain(drv, q)
+                assert [e.card for e in events if e.kind == "card_drawn"] == [
+                    Card.parse(new.emitted("card_drawn")[-1]["card"])]
+            finally:
+                await drv.close()
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
 @pytest.mark.long
 def test_soak_events_arrive_exactly_once_when_unplugged_with_their_ack_in_flight(tmp_path):
     """Long: 300 cards drawn through random line faults and unplugging, many unplugs just
