@@ -379,3 +379,33 @@ def test_a_refusal_that_names_cards_reaches_the_client_without_them(runner, monk
     assert status == 409 and "croupier holds" in text
     for card in ("As", "Kd", "10h", "Qs"):
         assert card not in text
+
+
+def test_a_display_opened_mid_round_gets_that_rounds_history_after_the_snapshot(runner):
+    app = create_app(runner, api_config(), status_interval=30)
+    open_round(runner)
+    runner.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    runner.command("void_round", role="supervisor", reason="dispute")
+    runner.command("next_round")
+    runner.command("deck_ready")
+    runner.command("place_bet", box=6, wager="pair_bonus", amount=5)
+
+    async def check(c):
+        runner.command("place_bet", box=2, wager="versus_croupier", amount=20)
+        stream = await c.get("/api/events", headers=auth("display"))
+        blocks = [await stream.content.readuntil(b"\n\n")]
+        while True:
+            block = await asyncio.wait_for(stream.content.readuntil(b"\n\n"), 5)
+            blocks.append(block)
+            if b'"box": 2' in block:
+                break
+        stream.close()
+        return blocks
+    blocks = client(app, check)
+    assert b"event: snapshot" in blocks[0]
+    assert all(b"event: history" in b for b in blocks[1:])
+    docs = [json.loads(b.split(b"data: ", 1)[1]) for b in blocks[1:]]
+    assert {d["round"] for d in docs} == {2}                 # nothing of the voided round
+    assert [(d["box"], d["amount"]) for d in docs if d["kind"] == "bet"] == [(6, 5), (2, 20)]
+    ids = [int(b.split(b"\n")[0][4:]) for b in blocks[1:]]
+    assert ids == sorted(ids)

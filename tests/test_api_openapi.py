@@ -70,7 +70,7 @@ def test_docs_api_md_names_every_route_command_and_stream_event():
         assert f"{method.upper()} {path}" in text, f"docs/api.md does not describe {path}"
     for name in COMMANDS:
         assert f"`{name}`" in text, f"docs/api.md does not list the command {name}"
-    for event in ("snapshot", "table", "status", "resync"):
+    for event in ("snapshot", "history", "table", "status", "resync"):
         assert f"`{event}`" in text
     for code in ("401", "403", "400", "404", "409"):
         assert code in text

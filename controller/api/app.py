@@ -275,9 +275,9 @@ def _sse(event: str, data: Mapping[str, Any], event_id: int | None = None) -> by
 
 
 async def get_events(request: web.Request) -> web.StreamResponse:
-    """Server-sent events: ``snapshot`` (the whole table) first, then each table event as
-    ``table``, and ``status`` (light and devices) after state and device changes and every
-    few seconds."""
+    """Server-sent events: ``snapshot`` (the whole table) first, then the round's earlier
+    events as ``history``, then each table event as ``table``, and ``status`` (light and
+    devices) after state and device changes and every few seconds."""
     st = request.app[STATE]
     # Headers go out at prepare(), before the middlewares see the response: set them here.
     resp = web.StreamResponse(headers={"Content-Type": "text/event-stream; charset=utf-8",
@@ -288,7 +288,11 @@ async def get_events(request: web.Request) -> web.StreamResponse:
     sub = st.hub.subscribe()
     request.app[_STREAMS].add(sub)
     try:
-        await resp.write(_sse("snapshot", table_doc(st, request[ROLE]), st.hub.last_id))
+        snap = table_doc(st, request[ROLE])
+        await resp.write(_sse("snapshot", snap, snap["event_id"]))
+        round_no = st.table.round.round_id if st.table.round is not None else None
+        for event_id, doc in st.hub.replay(round_no, snap["event_id"]):
+            await resp.write(_sse("history", doc, event_id))
         while True:
             try:
                 item = await asyncio.wait_for(sub.get(), st.status_interval)

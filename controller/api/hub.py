@@ -8,12 +8,14 @@ reload (``resync``) instead of the table waiting for it.
 from __future__ import annotations
 
 import asyncio
+import collections
 import threading
 from typing import Any
 
 from controller.table.secrecy import PublicEvent
 
 QUEUE_SIZE = 1000
+RECENT = 300          # events kept for a client that joins in the middle of a round
 
 
 class Subscription:
@@ -46,6 +48,8 @@ class EventHub:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: int | None = None
         self.last_id = 0
+        self.recent: collections.deque[tuple[int, dict[str, Any]]] = \
+            collections.deque(maxlen=RECENT)
 
     def bind_loop(self, loop: asyncio.AbstractEventLoop) -> None:
         """The loop the subscribers wait in (set when the application starts)."""
@@ -73,7 +77,15 @@ class EventHub:
         else:
             self._fan_out(doc)
 
+    def replay(self, round_no: int | None, upto: int) -> list[tuple[int, dict[str, Any]]]:
+        """The events of round ``round_no`` kept so far (numbers up to ``upto``), so a display
+        opened mid-round can list what happened in it."""
+        if round_no is None:
+            return []
+        return [(i, d) for i, d in self.recent if i <= upto and d.get("round") == round_no]
+
     def _fan_out(self, doc: dict[str, Any]) -> None:
         self.last_id += 1
+        self.recent.append((self.last_id, doc))
         for sub in list(self._subs):
             sub._put((self.last_id, doc))

@@ -78,7 +78,8 @@ def build_openapi() -> dict[str, Any]:
             "summary": "The caller's role and the commands it may give",
             "responses": {"200": _response("role"), **_errors(401)}}},
         "/api/events": {"get": {
-            "summary": "Server-sent events: snapshot, then table, status and resync events",
+            "summary": "Server-sent events: snapshot, the round's history, then table, status "
+                       "and resync events",
             "parameters": [{"name": "token", "in": "query", "required": False,
                             "schema": {"type": "string"},
                             "description": "the token, for clients that cannot send headers"}],

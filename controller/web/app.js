@@ -153,9 +153,10 @@
     put(n, bi("labels", up ? "stream_up" : "stream_down"));
   }
   function onMessage(kind, data) {
-    if (kind === "snapshot") render(data);
+    if (kind === "snapshot") { put($("events")); render(data); }
     else if (kind === "status") renderStatus(data);
     else if (kind === "resync") { refresh(); stream(); }
+    else if (kind === "history") logEvent(data);
     else if (kind === "table") {
       if (data.kind === "seats") seating = { round: data.round, stacks: data.stacks || {}, button: data.button };
       logEvent(data);
