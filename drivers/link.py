@@ -112,6 +112,7 @@ class Link:
         self.state = "closed"        # closed | connecting | hello | up | down
         self._emit, self._on_message = emit, on_message
         self._ever_up = False
+        self._new_session = False   # set when a resume must be refused (another device)
         self._task: asyncio.Task | None = None
         self._out: asyncio.Queue[bytes] | None = None
         self._lost: asyncio.Future | None = None
@@ -193,10 +194,9 @@ class Link:
         self.state = "hello"
         loop = asyncio.get_running_loop()
         self._hello_wait = loop.create_future()
-        hello = self._hello_message()
         assert self._lost is not None
         for _ in range(self.timing.hello_attempts):
-            self._send(hello)
+            self._send(self._hello_message())
             await asyncio.wait({self._hello_wait, self._lost},
                                timeout=self.timing.hello_timeout_s,
                                return_when=asyncio.FIRST_COMPLETED)
@@ -221,7 +221,7 @@ class Link:
         # Ask to resume once we have had a session: then a frame the device sent before the
         # loss and sends again keeps its number, and is recognised if it already arrived.
         return m.Hello(heartbeat_ms=max(1, min(0xFFFF, round(self.timing.heartbeat_s * 1000))),
-                       resume=self._ever_up)
+                       resume=self._ever_up and not self._new_session)
 
     def _go_down(self, reason: str) -> None:
         was_up = self.state == "up"
@@ -385,6 +385,15 @@ class Link:
         if problem:
             self._hello_wait.set_result(problem)
             return
+        if info.resumed and self._ever_up and not self._same_device(info):
+            # Another unit behind the same port offers to resume ITS session: its numbers and
+            # ours have nothing in common, so insist on a new session (protocol §3.2).
+            self.log.warning("different device behind the port: new session",
+                             serial=info.serial, previous=self.identity and self.identity.serial)
+            self._new_session = True
+            self._send(self._hello_message())
+            return
+        self._new_session = False
         if not (info.resumed and self._ever_up):
             # A new session: both sides number from 1 and forget what they saw.
             self._recent.clear()
@@ -404,6 +413,11 @@ class Link:
                       firmware=info.firmware_version)
         self._emit(cls(device=self.spec.id, ts=self.clock(), identity=self.identity))
         self._hello_wait.set_result(None)
+
+    def _same_device(self, info: m.HelloInfo) -> bool:
+        ident = self.identity
+        return (ident is not None and info.serial == ident.serial
+                and info.firmware_hash.hex() == ident.firmware_hash)
 
     def _check(self, info: m.HelloInfo) -> str | None:
         if info.protocol != m.PROTOCOL_VERSION:

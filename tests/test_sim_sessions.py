@@ -298,8 +298,6 @@ def test_a_reboot_starts_a_new_session_and_its_events_are_not_taken_for_old_ones
     asyncio.run(asyncio.wait_for(main(), 60))
 
 
-@pytest.mark.xfail(strict=True, reason="host: drivers/link.py honours RESUMED from a device "
-                   "of another serial number and keeps the old device's sequence numbers")
 def test_a_different_device_behind_the_same_port_is_not_resumed(tmp_path):
     """A shoe that had a session with another host is put where this host's shoe was, without
     a power cycle. It may answer Hello(resume=1) with RESUMED (it has had a session since it
