@@ -35,3 +35,11 @@ def test_report_and_script_run():
                           "--decks", "200", "--trials", "2", "--json"],
                          capture_output=True, text=True, check=True)
     assert '"false_alarms"' in out.stdout
+
+
+def test_weak_shufflers_are_measured_in_decks():
+    from controller.integrity.bench import WEAK_SHUFFLERS, trend_detection
+    res = trend_detection(trials=3, seed=4, limit=60)
+    assert set(res) == set(WEAK_SHUFFLERS)
+    for name in ("riffled_twice_12", "riffled_thrice"):
+        assert res[name]["caught"] == 3 and res[name]["max"] <= 20, name
