@@ -174,6 +174,7 @@ def test_restore_from_journal_records_after_a_restart():
     # the daemon restarts: a fresh monitor, reloaded from the journal
     again = IntegrityMonitor()
     assert again.restore(json.loads(json.dumps(records))) == 1
+    assert again.sentinel.trend == pytest.approx(first.sentinel.trend, rel=1e-3, abs=1e-4)
     got = []
     for card in order[30:] + order[:30]:
         up = again.observe(drawn(card))

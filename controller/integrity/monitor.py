@@ -18,6 +18,7 @@ each round's deck ends with the round) and :meth:`cards_returned`. Pure: no I/O,
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Collection, Iterable
 
@@ -140,7 +141,8 @@ class IntegrityMonitor:
     def restore(self, records: Iterable[dict[str, Any]]) -> int:
         """After a restart: reload the orders of earlier decks from the journal's ``integrity``
         payloads (``record = "deck"``, oldest first) so repeats and cuts of decks dealt before
-        the restart are still caught, and continue the deck numbering. Returns the decks
+        the restart are still caught, keep the trend across decks, and continue the deck
+        numbering. Returns the decks
         reloaded. Call it on a fresh monitor, before the first event."""
         if self._in_play:
             raise TablectlError("restore the integrity monitor before it sees any event")
@@ -150,6 +152,10 @@ class IntegrityMonitor:
                 continue
             number = int(rec.get("deck") or 0)
             top = max(top, number)
+            trend = (rec.get("sentinel") or {}).get("trend") or {}
+            for name, value in trend.items():
+                if name in self.sentinel.trend and isinstance(value, (int, float)):
+                    self.sentinel.trend[name] = math.expm1(value)
             order = rec.get("order") or []
             if any(c is None for c in order):
                 continue                 # an unread card: the order is not known
