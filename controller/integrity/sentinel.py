@@ -16,7 +16,7 @@ blocks     next is a rank neighbour (same suit) of any card already  a sorted de
            dealt: the dealt cards form few runs                      or twice (rising sequences)
 recent     next followed the previous card in one of the last        a repeat or a mere cut of
            ``memory`` decks                                          a recent deck
-fingerprint the first 6 cards equal those of one of the last         a repeat of an older deck
+fingerprint the first 6 cards equal those of one of the last        a repeat of an older deck
            ``fingerprints`` decks                                    (exact match)
 ========== ========================================================= =========================
 
@@ -31,6 +31,11 @@ The deck's false-alarm budget ``alpha`` is split equally over the six tests (Bon
 genuinely shuffled deck raises any alarm with probability at most ``alpha`` (default 1e-5, one
 in 100,000 decks). docs/integrity.md gives the measured rate and the cards each bad deck takes
 to be caught.
+
+Across decks, a Shiryaev-Roberts statistic per pair test (the four first) folds each deck's
+final martingale value in, so a shuffler that is a little weak *every* time is caught after a
+few decks (``weak_shuffling``), with at least ``1 / trend_alpha`` decks (default a million) on
+average between false alarms.
 
 An unreadable card, or a card the deck cannot hold (a duplicate or foreign card, which the
 ledger names), ends testing for that deck: past it the null chances are no longer exact, and
