@@ -20,20 +20,26 @@ CASES = all_cases()
 # Failures found by the matrix in the table machine (controller/table/), open with its owner.
 # Each: (predicate, reason).
 KNOWN = [
-    (lambda c: c.device in ("shoe", "shuffler") and c.fault in ("jam", "malfunction")
-     and c.phase in ("decisions", "settlement"),
+    (lambda c: c.fault in ("jam", "malfunction") and c.phase in ("decisions", "settlement")
+     and (c.device != "dice" or c.fault == "malfunction") and c.device in (c.mode, "dice")
+     and not (c.device == "dice" and c.mode == "shoe" and c.phase == "decisions"),
      "a jam or malfunction outside dealing leaves a device condition that no command clears "
      "(clear_malfunction needs the malfunction state): the next round is refused for good"),
     (lambda c: c.mode == "shuffler" and c.device == "shuffler"
-     and c.fault in ("jam", "malfunction") and c.phase == "betting",
-     "a shuffler that jammed before bets closed refuses the hands; once it is cleared nothing "
-     "asks again and the table waits in bets_closed"),
-    (lambda c: c.device == "dice" and c.fault == "die_out_of_cup",
+     and c.fault in ("jam", "malfunction", "door_open", "reboot")
+     and c.phase in ("betting", "shaking"),
+     "a shuffler that failed before bets closed refuses or loses the request for hands; once "
+     "it is put right nothing asks again and the table waits in bets_closed"),
+    (lambda c: c.device == "dice" and c.fault == "die_out_of_cup"
+     and c.phase in ("betting", "shaking"),
      "after the die is put back in the cup nothing shakes again (art. 2(4)): the table waits "
      "in dice_shaking"),
-    (lambda c: c.device == "dice" and c.fault == "reboot" and c.phase == "dealing",
-     "a dice agitator rebooting while the cards are dealt stops the dealing for good"),
-    (lambda c: c.device == "shuffler" and c.fault == "misread",
+    (lambda c: c.device == "dice" and c.mode == "shuffler" and c.phase == "dealing"
+     and c.fault in ("disconnect", "door_open", "reboot", "malfunction"),
+     "a dice agitator failing while the shuffler deals stops the dealing for good (the hands "
+     "dealt meanwhile are not taken back up)"),
+    (lambda c: c.device == "shuffler" and c.fault == "misread"
+     and c.phase in ("betting", "shaking", "dealing"),
      "a card the shuffler could not read leaves a hand the table can never reveal: it waits "
      "in croupier_reveal"),
 ]
