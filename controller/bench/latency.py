@@ -16,7 +16,10 @@ Baselines measured in the same run: a bare echo over a pseudo-terminal (write a 
 same size on the master, a thread reads it on the slave and writes it back, read back on the
 master: no processing at all), and the frame's time on a real 115,200-baud line. The journal's
 commit time (one ``Journal.append``) is reported beside them, because every decision waits for
-two commits and the disk's flush, not the controller's code, sets the floor.
+two commits and the disk's flush, not the controller's code, sets the floor. The card figure
+is measured a second time with :class:`~controller.bench.throughput.OneCommitRunner` (the
+input and its decisions in one commit, still before anything is acted on), to show what that
+change would give.
 """
 from __future__ import annotations
 
@@ -32,11 +35,13 @@ from typing import Any
 from .codec import frames
 from .figures import PI_FACTOR, Figure, percentile, wire_time_s
 from .live import LiveCroupier, LiveTable
+from .throughput import OneCommitRunner
 
 NAME = "latency"
 TITLE = "Event latency: simulator frame to durable, published decision (in-process)"
 KINDS = ("card", "dice", "jam")
-KEYS = tuple(f"latency.{k}.{p}" for k in KINDS for p in ("p50", "p99", "p99_wire"))
+KEYS = tuple(f"latency.{k}.{p}" for k in KINDS for p in ("p50", "p99", "p99_wire")) + (
+    "latency.card_one_commit.p50", "latency.card_one_commit.p99")
 EVENT_KIND = {"card": "card_drawn", "dice": "dice_result", "jam": "jam"}
 
 
@@ -85,10 +90,10 @@ def journal_commit(directory: Path, n: int) -> list[float]:
 
 
 async def play(directory: Path, game: str, rounds: int, jam: bool = False,
-               seed: int = 1) -> LiveTable:
+               seed: int = 1, runner_class: Any = None) -> LiveTable:
     """Play ``rounds`` rounds of ``game`` from the shoe; with ``jam`` the shoe jams after the
     second card of every round."""
-    live = LiveTable(directory, game, "shoe", seed=seed)
+    live = LiveTable(directory, game, "shoe", seed=seed, runner_class=runner_class)
     await live.start()
 
     async def hook(phase: str) -> None:
@@ -135,6 +140,8 @@ def run(quick: bool = False) -> list[Figure]:
             "card": asyncio.run(play(d / "card", "q-poker", sizes["card"])),
             "dice": asyncio.run(play(d / "dice", "super-pan-9", sizes["dice"])),
             "jam": asyncio.run(play(d / "jam", "q-poker", sizes["jam"], jam=True)),
+            "one": asyncio.run(play(d / "one", "q-poker", sizes["card"],
+                                    runner_class=OneCommitRunner)),
         }
     out = []
     for kind in KINDS:
@@ -165,4 +172,16 @@ def run(quick: bool = False) -> list[Figure]:
                    pi_note="target: below 1 (never the bottleneck); the disk's flush decides",
                    extra=stats),
         ]
+    one = collect(runs["one"], "card")
+    wire = wire_time_s(len(fr["card"]))
+    one.update(wire_s=wire, runner="OneCommitRunner: input and decisions in one commit",
+               commit_p50_s=percentile(commit, 50), commit_p99_s=percentile(commit, 99))
+    for p in ("p50", "p99"):
+        v = one[f"{p}_s"]
+        out.append(Figure(
+            f"latency.card_one_commit.{p}", f"card frame, one commit per input, {p}",
+            v, "s", wire, "the frame's wire time (12 bytes at 115,200 baud)", "lower",
+            pi=v + (PI_FACTOR - 1) * max(v - one[f"commit_{p}_s"], one["to_queue_p50_s"]),
+            pi_note="what the daemon would gain by committing an input with its "
+            "decisions (controller/bench/throughput.py OneCommitRunner)", extra=one))
     return out

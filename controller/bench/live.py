@@ -56,17 +56,21 @@ class _Cmd:
 
 
 class LiveTable:
-    """Simulated devices + real drivers + TableRunner + Journal, in the running event loop."""
+    """Simulated devices + real drivers + TableRunner + Journal, in the running event loop.
+
+    ``runner_class`` replaces :class:`TableRunner` (same interface) to measure another way
+    of journaling."""
 
     def __init__(self, workdir: str | Path, game: str, mode: str = "shoe", *, seed: int = 0,
                  speed: float = 1000.0, table_id: str = "bench-1",
-                 link: dict[str, float] | None = None) -> None:
+                 link: dict[str, float] | None = None, runner_class: Any = None) -> None:
         self.dir = Path(workdir)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.game, self.mode, self.seed, self.speed = game, mode, seed, speed
         self.table_id = table_id
         self.link = dict(FAST_LINK if link is None else link)
         self.journal_path = self.dir / "journal.db"
+        self.runner_class = runner_class or TableRunner
         self.sim: Any = None
         self.drivers: dict[str, Any] = {}
         self.queue: asyncio.Queue = asyncio.Queue()
@@ -112,7 +116,8 @@ class LiveTable:
     async def open_controller(self) -> dict[str, Any]:
         """Open the journal, recover the table from it, and start taking inputs."""
         self.journal = Journal.open(self.journal_path, self.table_id)
-        self.runner = TableRunner(make_table(self.game, self.mode, self.table_id), self.journal,
+        self.runner = self.runner_class(make_table(self.game, self.mode, self.table_id),
+                                        self.journal,
                                   publish=self._publish, send=self._send)
         report = self.runner.recover()
         self._consumer = asyncio.ensure_future(self._consume())

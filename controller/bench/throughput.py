@@ -52,6 +52,9 @@ class BatchRunner(TableRunner):
     """
 
     def run_batch(self, inputs: Iterable[dict[str, Any]]) -> int:
+        """Take ``inputs`` (journal input records); returns how many. Refusals are journaled
+        as ``refused`` and kept in :attr:`refusals`."""
+        self.refusals: list[TablectlError] = []
         entries: list[Entry] = []
         out, cmds = [], []
         n = 0
@@ -64,6 +67,7 @@ class BatchRunner(TableRunner):
             try:
                 self.table.apply(record)
             except TablectlError as exc:
+                self.refusals.append(exc)
                 entries.append(Entry("refused", {"input": record, "error": str(exc)},
                                      self._round_id(), source))
             o, c = self.table.outbox, self.table.commands
@@ -79,6 +83,19 @@ class BatchRunner(TableRunner):
         for x in cmds:
             self.send(x)
         return n
+
+
+class OneCommitRunner(BatchRunner):
+    """:class:`TableRunner`'s interface with one commit per input (the input and its
+    decisions together) instead of two; nothing is published or sent before that commit."""
+
+    def device(self, event: Any) -> None:
+        self.run_batch([{"source": "device", "event": event.to_json()}])
+
+    def command(self, name: str, role: str = "dealer", **args: Any) -> None:
+        self.run_batch([{"source": "command", "name": name, "role": role, "args": args}])
+        if self.refusals:
+            raise self.refusals[0]
 
 
 def recorded(rounds: int) -> dict[str, list[dict[str, Any]]]:
