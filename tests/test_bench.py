@@ -41,10 +41,13 @@ def test_every_documented_key_has_a_figure_with_its_baseline(report):
             assert f["unit"] == f["baseline"]["unit"], key
             assert f["better"] in ("lower", "higher"), key
             v, base = f["value"], f["baseline"]["value"]
-            assert isinstance(v, (int, float)) and v > 0 and math.isfinite(v), (key, v)
+            # (idle CPU may round to 0 over a short --quick sample: clock ticks are 10 ms)
+            assert isinstance(v, (int, float)) and v >= 0 and math.isfinite(v), (key, v)
+            assert v > 0 or key == "footprint.idle_cpu", (key, v)
             assert isinstance(base, (int, float)) and base > 0, (key, base)
             assert f["ratio"] == pytest.approx(v / base, rel=1e-6), key
-            assert f["pi"]["value"] > 0 and f["pi"]["note"], key
+            assert f["pi"]["value"] is not None and f["pi"]["value"] >= 0, key
+            assert f["pi"]["note"], key
             assert isinstance(f["extra"], dict)
 
 
