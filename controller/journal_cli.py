@@ -54,7 +54,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     export.add_argument("--since", default="0", metavar="SEQ|TIME",
                         help="a sequence number N (records after N; 0, the default, is all) or "
                              "an ISO 8601 time such as 2026-11-21T19:00:00Z (records at or after "
-                             "it; a time without a zone is UTC)")
+                             "it; a time without a zone is UTC; a time after 2262-04-11, past "
+                             "every record the journal can hold, selects none)")
     export.add_argument("--round", metavar="ROUND", help="only this round's records")
     where(export)
     export.set_defaults(func=cmd_export)
@@ -216,9 +217,7 @@ def _pairs(d: dict[str, Any]) -> str:
 def cmd_rounds(args: argparse.Namespace) -> int:
     since = None
     if args.since is not None:
-        if not str(args.since).isdigit():
-            raise TablectlError(f"--since {args.since!r} must be a sequence number, e.g. 120")
-        since = int(args.since)
+        since = parse_seq(args.since)
     with open_journal(args) as journal:
         rounds = journal.rounds(since)
     print(f"{'round':>8}  {'began (UTC)':<19}  {'records':>7}  {'seq':<13}  outcome")
@@ -234,12 +233,31 @@ def cmd_rounds(args: argparse.Namespace) -> int:
 
 # --- export ---------------------------------------------------------------------------------
 
+# The journal stores sequence numbers and wall times (nanoseconds since 1970, UTC) as SQLite's
+# 64-bit integers: no record lies outside this range, so a bound beyond it is clamped to its
+# edge, which selects exactly what the bound asks for (nothing after 2262-04-11, everything
+# after 1677-09-21).
+INT64_MAX = 2**63 - 1
+INT64_MIN = -2**63
+
+
+def parse_seq(text: str, option: str = "--since") -> int:
+    """A sequence number as given on the command line (ASCII digits only); one beyond the
+    largest the journal can hold is clamped to it (no record lies after it)."""
+    text = str(text).strip()
+    if not text.isascii() or not text.isdigit():
+        raise TablectlError(f"{option} {text!r} must be a sequence number, e.g. 120")
+    return min(int(text), INT64_MAX)
+
+
 def parse_since(text: str) -> tuple[int | None, int | None]:
     """``--since``: a sequence number (records after it) or an ISO time (records at or after
-    it, UTC when no zone is given). Returns ``(since_seq, since_wall_ns)``."""
+    it, UTC when no zone is given). Returns ``(since_seq, since_wall_ns)``. Both are clamped
+    to the journal's 64-bit range: a time after 2262-04-11 (or a sequence number beyond
+    2^63 - 1) selects no record, a time before 1677-09-21 every record."""
     text = text.strip()
-    if text.isdigit():
-        return int(text), None
+    if text.isascii() and text.isdigit():
+        return parse_seq(text), None
     try:
         when = dt.datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
     except ValueError:
@@ -248,7 +266,8 @@ def parse_since(text: str) -> tuple[int | None, int | None]:
     if when.tzinfo is None:
         when = when.replace(tzinfo=dt.timezone.utc)
     delta = when - dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
-    return None, (delta.days * 86400 + delta.seconds) * 10**9 + delta.microseconds * 1000
+    ns = (delta.days * 86400 + delta.seconds) * 10**9 + delta.microseconds * 1000
+    return None, max(INT64_MIN, min(ns, INT64_MAX))
 
 
 def cmd_export(args: argparse.Namespace) -> int:

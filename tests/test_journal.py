@@ -336,6 +336,24 @@ def test_cli_export_by_sequence_and_time(path):
     assert bad.returncode == 2 and "ISO time" in bad.stderr
 
 
+def test_cli_export_since_beyond_the_journals_range(path):
+    """Wall times are nanoseconds in SQLite's 64-bit integers (up to 2262-04-11): a bound
+    outside that range selects what it says (nothing after, everything before), with no
+    traceback."""
+    records = fill(path)
+    for late in ("2999-01-01", "9999-12-31T23:59:59Z", str(10**30)):
+        out = tablectl("journal", "export", "--since", late, "--journal", str(path))
+        assert out.returncode == 0 and out.stdout == "", (late, out.stderr)
+        assert "Traceback" not in out.stderr
+    early = tablectl("journal", "export", "--since", "0001-01-01", "--journal", str(path))
+    assert [json.loads(l)["seq"] for l in early.stdout.splitlines()] == [r.seq for r in records]
+    rounds = tablectl("journal", "rounds", "--since", str(10**30), "--journal", str(path))
+    assert rounds.returncode == 0 and "Traceback" not in rounds.stderr
+    assert len(rounds.stdout.splitlines()) == 1          # the heading only
+    digits = tablectl("journal", "export", "--since", "\u00b2", "--journal", str(path))
+    assert digits.returncode == 2 and "Traceback" not in digits.stderr
+
+
 # --- the hand check of docs/journal.md ------------------------------------------------------
 
 def doc_blocks():
