@@ -829,8 +829,59 @@ def parse_text(text: str, path: str | Path | None = None) -> TableConfig:
         raise ConfigError([Problem("(syntax)", line, f"not valid TOML: {reason}",
                                    "fix the syntax at that line (strings need quotes, tables "
                                    "are [name])")], path) from None
-    config = validate(doc, text, path)
+    except RecursionError:
+        raise _too_deep(text, path) from None
+    try:
+        config = validate(doc, text, path)
+    except RecursionError:      # a parsed document nested deeper than Python's stack
+        raise _too_deep(text, path) from None
     return dataclasses.replace(config, digest=hashlib.sha256(text.encode()).hexdigest())
+
+
+def _too_deep(text: str, path: str | Path | None) -> ConfigError:
+    """A document nested too deeply for the TOML reader (which recurses once per level)."""
+    line, depth = _deepest(text)
+    where = f" ({depth} levels of arrays or inline tables)"
+    if depth < 50:          # not the brackets: a key of very many dotted parts
+        keys = key_lines(text)
+        longest = max(keys, key=len, default=())
+        line, where = keys.get(longest), f" (a key of {len(longest)} dotted parts)"
+    return ConfigError([Problem("(syntax)", line, f"nested too deeply to read{where}",
+                                "a table's configuration needs two or three levels of "
+                                "[ ], { } or dotted keys at most: remove the extra ones")],
+                       path)
+
+
+def _deepest(text: str) -> tuple[int | None, int]:
+    """The line where the brackets of values (``[``, ``{``) first reach their deepest nesting,
+    and that depth. Strings and comments are skipped; table headers close on their line."""
+    depth = best = 0
+    line = at = 1
+    quote = ""
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line += 1
+        elif quote:
+            if c == "\\" and quote == '"':
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        elif c == "#":
+            while i < n and text[i] != "\n":
+                i += 1
+            continue
+        elif c in "[{":
+            depth += 1
+            if depth > best:
+                best, at = depth, line
+        elif c in "]}":
+            depth = max(0, depth - 1)
+        i += 1
+    return (at if best else None), best
 
 
 def load_config(path: str | Path = DEFAULT_PATH) -> TableConfig:

@@ -226,6 +226,33 @@ def test_syntax_error_line():
     assert p.key == "(syntax)" and p.line == line_of(text, "80 80")
 
 
+@pytest.mark.parametrize("deep", ["[" * 10_000, "{b = " * 3_000,
+                                  "[" * 2_000 + "1" + "]" * 2_000])
+def test_nesting_too_deep_is_a_config_error_at_its_line(deep):
+    # tomllib recurses once per level: the RecursionError must become a named problem.
+    text = BASE + '\n# "[[[" in a comment and "[" in a string = do not count\n' \
+        + 'note = "[[[["\n' + "a = " + deep + "\n"
+    p = only(text)
+    assert p.key == "(syntax)" and p.line == line_of(text, "a = ")
+    assert "nested too deeply" in p.reason and "levels" in p.reason
+
+
+def test_dotted_key_too_deep_is_a_config_error_at_its_line():
+    text = BASE + "\n[interpretations]\n" + ".".join(["k"] * 3_000) + ' = "x"\n'
+    p = only(text)
+    assert p.key == "(syntax)" and "nested too deeply" in p.reason
+    assert p.line == line_of(text, "k.k.k")
+
+
+def test_cli_check_on_a_deeply_nested_file(tmp_path):
+    path = tmp_path / "table.toml"
+    path.write_text("a = " + "[" * 10_000)
+    out = subprocess.run([sys.executable, "-m", "controller.cli", "config", "check", str(path)],
+                         capture_output=True, text=True)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert f"{path}:1: (syntax): nested too deeply" in out.stderr
+
+
 def test_line_scanner_skips_multiline_strings():
     text = textwrap.dedent('''\
         [table]
