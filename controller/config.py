@@ -38,6 +38,9 @@ LIGHTS = ("green", "amber", "red")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 LOG_FORMATS = ("auto", "json", "console")
 ALARM_ACTIONS = ("warn", "stop")
+MAX_DECKS = 8                               # decks in one shoe (docs/integrity.md)
+MAX_ALPHA = 0.01                            # the sentinel's false-alarm level, per deck
+NO_DECK_ID = 0xFFFF                         # the wire's "no deck id" (docs/protocol.md)
 HOLDEM = "texas-holdem"
 STRUCTURES = ("limit", "no-limit")          # 11/2008 art. 11(2)-(3)
 RAKE_MIN_PERCENT, RAKE_MAX_PERCENT = 3, 5   # 11/2008 art. 16
@@ -145,6 +148,9 @@ class TableConfig:
     journal_path: Path = Path(DEFAULT_JOURNAL)
     api: ApiConfig = field(default_factory=ApiConfig)
     integrity_alarm: str = "warn"
+    integrity_decks: int = 1                          # decks in play per shoe
+    integrity_deck_ids: tuple[int, ...] | None = None  # the table's back ids; None: any
+    integrity_alpha: float = 1e-5                     # the sentinel's false-alarm level
     log_level: str = "info"
     log_format: str = "auto"
     path: Path | None = None
@@ -168,8 +174,16 @@ class TableConfig:
             "api": {"listen": self.api.listen, "port": self.api.port,
                     "roles": sorted(self.api.tokens)},
             "integrity_alarm": self.integrity_alarm,
+            "integrity": self.integrity_json(),
             "path": str(self.path) if self.path else None, "digest": self.digest,
         }
+
+    def integrity_json(self) -> dict[str, Any]:
+        """The [integrity] settings in force, as journaled."""
+        return {"alarm": self.integrity_alarm, "decks": self.integrity_decks,
+                "deck_ids": (list(self.integrity_deck_ids)
+                             if self.integrity_deck_ids is not None else None),
+                "alpha": self.integrity_alpha}
 
     def device(self, device_class: str) -> DeviceSpec | None:
         """The (first) configured device of a class, e.g. ``config.device("shoe")``."""
@@ -282,7 +296,7 @@ class Key:
     """One key of the schema: its kind, its default (REQUIRED when it has none), and a check
     returning an error text (or '') with the fix."""
 
-    kind: str                       # "str" | "int" | "bool" | "float" | "pin" | "pins"
+    kind: str                       # "str" | "int" | "bool" | "float" | "pin" | "pins" | "ints"
     default: Any = None
     choices: tuple[str, ...] = ()
     check: Callable[[Any], str] | None = None
@@ -335,6 +349,26 @@ def _token(v: Any) -> str:
                                           "`tablectl config hash-token --new`")
 
 
+def _decks(v: Any) -> str:
+    return "" if 1 <= v <= MAX_DECKS else f"must be from 1 to {MAX_DECKS} decks per shoe"
+
+
+def _deck_ids(v: Any) -> str:
+    if not v:
+        return "lists no deck: leave deck_ids out to accept any back id, or list the table's"
+    bad = [i for i in v if not 0 <= i < NO_DECK_ID]
+    if bad:
+        return (f"holds {bad[0]}, not a deck id: a back id is a whole number from 0 to "
+                f"{NO_DECK_ID - 1} (as the devices report it)")
+    return ""
+
+
+def _alpha(v: Any) -> str:
+    return "" if 0 < v <= MAX_ALPHA else (f"must be above 0 and at most {MAX_ALPHA} (the "
+                                           "chance a shuffled deck raises a sentinel alarm; "
+                                           "the default 1e-5 is one deck in 100,000)")
+
+
 def _usb_id(v: Any) -> str:
     return "" if 0 <= v <= 0xFFFF else "must be a 16-bit USB id such as 0x1d50"
 
@@ -384,6 +418,15 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "alarm": Key("str", "warn", choices=ALARM_ACTIONS,
                      help="on a deck-integrity or shuffle alarm: warn the supervisor, or stop "
                           "the table before the next round"),
+        "decks": Key("int", 1, check=_decks,
+                     help="decks in play per shoe, 1 to 8 (only Q Poker, under its decks "
+                          "interpretation, plays more than one)"),
+        "deck_ids": Key("ints", None, check=_deck_ids, example="[1]",
+                        help="the back ids of the table's decks; a card of any other is "
+                             "foreign (left out: any back id)"),
+        "alpha": Key("float", 1e-5, check=_alpha, example="1e-5",
+                     help="the shuffle sentinel's false-alarm level per deck, above 0 and at "
+                          "most 0.01"),
     },
     "logging": {
         "level": Key("str", "info", choices=LOG_LEVELS, help="lowest level logged"),
@@ -425,7 +468,8 @@ TOP_LEVEL = ("table", "chips", "limits", "holdem", "interpretations", "devices",
              "journal", "api", "integrity", "logging")
 _TYPE_NAMES = {"str": "a string in quotes", "int": "a whole number", "bool": "true or false",
                "float": "a number", "pin": "a GPIO pin (a BCM number 0-27 such as 17, or \"GPIO17\")",
-               "pins": "a list of GPIO pins, e.g. [5, 6, 12]"}
+               "pins": "a list of GPIO pins, e.g. [5, 6, 12]",
+               "ints": "a list of whole numbers, e.g. [1, 2]"}
 
 
 def _suggest(word: str, options: Any) -> str:
@@ -486,7 +530,14 @@ class _Checker:
             "float": isinstance(value, (int, float)) and not isinstance(value, bool),
             "pin": _is_pin(value),
             "pins": isinstance(value, list) and all(_is_pin(v) for v in value),
+            "ints": isinstance(value, list) and all(
+                isinstance(v, int) and not isinstance(v, bool) for v in value),
         }[spec.kind]
+        if not ok and spec.kind == "ints" and isinstance(value, list):
+            item = next(v for v in value if isinstance(v, bool) or not isinstance(v, int))
+            self.add(path, f"holds {_describe(item)}, not a whole number",
+                     f"write it as {_example(spec)}")
+            return _BAD
         if not ok:
             self.add(path, f"is {_describe(value)}, not {_TYPE_NAMES[spec.kind]}",
                      f"write it as {_example(spec)}")
@@ -547,7 +598,7 @@ def _example(spec: Key) -> str:
     if spec.choices:
         return f"\"{spec.choices[0]}\""
     return {"str": '"text"', "int": "10", "bool": "true", "float": "0.5", "pin": "17",
-            "pins": "[5, 6, 12]"}[spec.kind]
+            "pins": "[5, 6, 12]", "ints": "[1, 2]"}[spec.kind]
 
 
 def _flatten(doc: Mapping[str, Any], prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], Any]:
@@ -588,6 +639,7 @@ def validate(doc: Mapping[str, Any], text: str = "", path: str | Path | None = N
     limits = _limits(ck, _table(ck, doc, "limits"), game)
     holdem = _holdem(ck, doc, table.get("game"))
     interpretations = _interpretations(ck, _table(ck, doc, "interpretations"), game)
+    _integrity_decks(ck, integrity["decks"], game, interpretations)
     devices = _devices(ck, _table(ck, doc, "devices"))
     gpio = _gpio(ck, doc, table.get("boxes"))
     api = _api(ck, _table(ck, doc, "api"))
@@ -609,6 +661,10 @@ def validate(doc: Mapping[str, Any], text: str = "", path: str | Path | None = N
         limits=limits, interpretations=interpretations, devices=devices or {}, gpio=gpio,
         holdem=holdem,
         journal_path=Path(journal["path"]), api=api, integrity_alarm=integrity["alarm"],
+        integrity_decks=integrity["decks"],
+        integrity_deck_ids=(tuple(integrity["deck_ids"]) if integrity["deck_ids"] is not None
+                            else None),
+        integrity_alpha=integrity["alpha"],
         log_level=logging_["level"], log_format=logging_["format"],
         path=Path(path) if path else None, warnings=tuple(ck.warnings))
 
@@ -630,6 +686,25 @@ def _game(ck: _Checker, table: dict[str, Any]) -> Any:
         except RuleError as exc:
             ck.add(("table", "boxes"), str(exc), "set boxes to the table's real layout")
     return game
+
+
+def _integrity_decks(ck: _Checker, decks: int, game: Any,
+                     interpretations: Mapping[str, str]) -> None:
+    """More than one deck only where the regulation allows it: Q Poker's article 1(1) under
+    its ``decks`` interpretation reading "several"; the other games deal one 52-card deck."""
+    if decks == 1 or game is None:
+        return
+    if any(i.key == "decks" for i in game.interpretations):
+        if interpretations.get("decks", "one") != "one":
+            return
+        ck.add(("integrity", "decks"), f"{decks} decks, but the interpretation decks is "
+               f"{interpretations.get('decks', 'one')!r}: {game.game_id} is played with one "
+               "52-card deck under that reading",
+               "set decks = 1, or set decks = \"several\" under [interpretations] "
+               "(docs/interpretations.md)")
+        return
+    ck.add(("integrity", "decks"), f"{decks} decks, but {game.game_id} is played with one "
+           "52-card deck", "set decks = 1 (or leave it out)")
 
 
 def _limits(ck: _Checker, doc: dict[str, Any], game: Any) -> Limits:

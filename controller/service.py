@@ -45,6 +45,18 @@ LIGHT_OF_STATE = {
 }
 
 
+def integrity_monitor(cfg: TableConfig) -> Any:
+    """The table's deck-integrity monitor from ``[integrity]``: the decks per shoe, the
+    table's back ids (a card of another is foreign), the sentinel's false-alarm level, and a
+    fresh deck every round in Super Pan 9 (261/96/M art. 2(1))."""
+    from controller.integrity.monitor import IntegrityConfig, IntegrityMonitor
+
+    ids = cfg.integrity_deck_ids
+    return IntegrityMonitor(IntegrityConfig(
+        decks=cfg.integrity_decks, deck_ids=frozenset(ids) if ids is not None else None,
+        alpha=cfg.integrity_alpha, deck_per_round=cfg.game == "super-pan-9"))
+
+
 @dataclass
 class _CommandItem:
     name: str
@@ -101,8 +113,7 @@ class Service:
         for wager in getattr(game, "wagers", None) or ():
             lo, hi = cfg.limits.for_wager(follows.get(wager, wager))  # the Play: the Ante's
             limits[wager] = (lo or 0, hi or 0)
-        from controller.integrity.monitor import IntegrityMonitor
-        monitor = IntegrityMonitor(deck_per_round=cfg.game == "super-pan-9")
+        monitor = integrity_monitor(cfg)
         table = Table(cfg.table_id, game, cfg.mode, layout_boxes=cfg.boxes,
                       interpretations=cfg.interpretations, devices=devices, box_sensors=sensors,
                       limits=limits, holdem=self._holdem_options(), integrity=monitor,
@@ -115,7 +126,9 @@ class Service:
                                                 "interpretations": dict(table.interpretations),
                                                 "holdem": cfg.holdem.to_json() if cfg.holdem
                                                 else None,
-                                                "devices": devices}, source="service")
+                                                "devices": devices,
+                                                "integrity": cfg.integrity_json()},
+                            source="service")
         report = self.runner.recover()
         self.log.info("recovered", **report)
         self._open_devices()

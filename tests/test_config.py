@@ -220,6 +220,61 @@ def test_gpio():
     assert good.gpio.buttons == {"misdeal": 27} and good.gpio.buzzer == 19
 
 
+def test_integrity_keys():
+    text = BASE + '\n[interpretations]\ndecks = "several"\n' \
+        + "\n[integrity]\nalarm = \"stop\"\ndecks = 3\ndeck_ids = [1, 2]\nalpha = 1e-4\n"
+    cfg = parse_text(text)
+    assert (cfg.integrity_alarm, cfg.integrity_decks, cfg.integrity_deck_ids,
+            cfg.integrity_alpha) == ("stop", 3, (1, 2), 1e-4)
+    assert cfg.to_json()["integrity"] == {"alarm": "stop", "decks": 3, "deck_ids": [1, 2],
+                                          "alpha": 1e-4}
+    default = parse_text(BASE)
+    assert (default.integrity_decks, default.integrity_deck_ids, default.integrity_alpha) == \
+        (1, None, 1e-5)
+    bad = BASE + "\n[integrity]\ndecks = 9\ndeck_ids = [1, true]\nalpha = 0.05\n"
+    found = {p.key: p for p in problems(bad)}
+    assert set(found) == {"integrity.decks", "integrity.deck_ids", "integrity.alpha"}
+    assert found["integrity.decks"].line == line_of(bad, "decks = 9")
+    assert "1 to 8" in found["integrity.decks"].fix
+    assert found["integrity.deck_ids"].line == line_of(bad, "deck_ids")
+    assert "boolean true" in found["integrity.deck_ids"].reason
+    assert found["integrity.alpha"].line == line_of(bad, "alpha")
+    assert "0.01" in found["integrity.alpha"].fix
+    for value, why in (("[]", "leave deck_ids out"), ("[65535]", "0 to 65534"),
+                       ('"1"', "list of whole numbers")):
+        p = only(BASE + f"\n[integrity]\ndeck_ids = {value}\n")
+        assert p.key == "integrity.deck_ids" and why in f"{p.reason}; {p.fix}"
+    for value in ("0", "-1e-5", "0.0100001", "nan"):
+        assert only(BASE + f"\n[integrity]\nalpha = {value}\n").key == "integrity.alpha"
+    assert parse_text(BASE + "\n[integrity]\nalpha = 0.01\n").integrity_alpha == 0.01
+
+
+@pytest.mark.parametrize("game,boxes,interpretations,ok", [
+    ("q-poker", 7, "", False),                            # decks = "one" by default
+    ("q-poker", 7, 'decks = "one"', False),
+    ("q-poker", 7, 'decks = "several"', True),            # 89/2004 art. 1(1), Portuguese
+    ("fortune-3-card-poker", 7, "", False),
+    ("texas-holdem", 10, "", False),
+    ("super-pan-9", 8, "", False),
+])
+def test_integrity_decks_checked_against_the_game(game, boxes, interpretations, ok):
+    text = BASE.replace('"q-poker"', f'"{game}"').replace("boxes = 7", f"boxes = {boxes}")
+    if game == "texas-holdem":
+        text += '\n[holdem]\nsmall_blind = 1\nbig_blind = 2\nstructure = "limit"\n'
+    if interpretations:
+        text += f"\n[interpretations]\n{interpretations}\n"
+    text += "\n[integrity]\ndecks = 2\n"
+    assert parse_text(text.replace("decks = 2", "decks = 1")).integrity_decks == 1
+    if ok:
+        assert parse_text(text).integrity_decks == 2
+        return
+    p = only(text)
+    assert p.key == "integrity.decks" and p.line == line_of(text, "decks = 2")
+    assert "one 52-card deck" in p.reason and "decks = 1" in p.fix
+    if game == "q-poker":
+        assert '"several"' in p.fix
+
+
 def test_syntax_error_line():
     text = BASE + "\n[api]\nport = 80 80\n"
     p = only(text)
