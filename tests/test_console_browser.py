@@ -75,16 +75,28 @@ def supervisor(live, name, **args):
         return json.loads(r.read())
 
 
+def front(page):
+    """The page the croupier is using: headless Chromium slows a tab behind another."""
+    page.bring_to_front()
+    return page
+
+
 def state_is(page, state):
-    expect(page.get_by_test_id("state")).to_have_attribute("data-state", state)
+    # wait_for_selector watches the page itself (no polling back-off): the tests stay quick
+    page.wait_for_selector(f'[data-testid=state][data-state="{state}"]')
 
 
 def bet(page, box, wager, amount):
+    front(page)
     page.get_by_test_id(f"wager-{box}").select_option(wager)
     page.get_by_test_id(f"amount-{box}").fill(str(amount))
+    before = page.get_by_test_id(f"box-{box}").locator(f"[data-wager={wager}] b").all_inner_texts()
+    total = amount + sum(int(t) for t in before)
     page.get_by_test_id(f"bet-{box}").click()
-    expect(page.get_by_test_id(f"box-{box}").locator(f"[data-wager={wager}]")).to_contain_text(
-        str(amount))
+    page.wait_for_function(
+        "([box, wager, total]) => [...document.querySelectorAll(`[data-testid=box-${box}] "
+        "[data-wager=${wager}] b`)].some(b => parseInt(b.textContent, 10) === total)",
+        arg=[box, wager, total])
 
 
 def cards_of(page, box):
@@ -145,7 +157,7 @@ def test_q_poker_round_with_the_shoe_appears_on_the_display(browser, live):
     supervisor(live, "open_table")
     dealer, display = open_page(browser, live, "dealer"), open_page(browser, live, "display")
     state_is(display, "shuffling")
-    dealer.locator("[data-command=deck_ready]").click()
+    front(dealer).locator("[data-command=deck_ready]").click()
     state_is(display, "bets_open")
     bet(dealer, 1, "versus_croupier", 10)
     bet(dealer, 3, "pair_bonus", 5)
@@ -163,8 +175,8 @@ def test_q_poker_round_with_the_shoe_appears_on_the_display(browser, live):
     assert display.get_by_test_id("croupier").locator(".card").evaluate_all(
         "els => els.map(e => e.dataset.card)") == ["back"] * 3
     shot(display, "q-poker-shoe-decisions")
-    dealer.get_by_test_id("play-1").click()
-    dealer.get_by_test_id("fold-3").click()
+    front(dealer).get_by_test_id("play-1").click()
+    front(dealer).get_by_test_id("fold-3").click()
     state_is(display, "settlement")
     expect(display.get_by_test_id("decision-3")).to_contain_text("Fold")
     croupier = display.get_by_test_id("croupier").locator(".card")
@@ -176,7 +188,7 @@ def test_q_poker_round_with_the_shoe_appears_on_the_display(browser, live):
     expect(display.get_by_test_id("house-net")).to_contain_text(str(settlement["house_net"]))
     expect(display.get_by_test_id("light")).to_have_attribute("data-colour", "amber")
     shot(display, "q-poker-shoe-settlement")
-    dealer.locator("[data-command=confirm_result]").click()
+    front(dealer).locator("[data-command=confirm_result]").click()
     state_is(display, "round_complete")
 
 
@@ -188,13 +200,13 @@ def test_fortune_round_with_the_shuffler_appears_on_the_display(browser, live):
     bet(dealer, 2, "ante", 10)
     bet(dealer, 2, "pair_plus", 5)
     bet(dealer, 5, "ante", 20)
-    dealer.locator("[data-command=close_bets]").click()
+    front(dealer).locator("[data-command=close_bets]").click()
     state_is(display, "player_decisions")    # hands of three, box by box, croupier last
     hands = dealt_cards(live)
     assert cards_of(display, 2) == hands[0:3] and cards_of(display, 5) == hands[3:6]
     assert display.get_by_test_id("croupier").locator("[data-card=back]").count() == 3
-    dealer.get_by_test_id("play-2").click()
-    dealer.get_by_test_id("fold-5").click()
+    front(dealer).get_by_test_id("play-2").click()
+    front(dealer).get_by_test_id("fold-5").click()
     state_is(display, "settlement")
     assert display.get_by_test_id("croupier").locator(".card").evaluate_all(
         "els => els.map(e => e.dataset.card)") == hands[6:9]
@@ -202,7 +214,7 @@ def test_fortune_round_with_the_shuffler_appears_on_the_display(browser, live):
     assert nets[(5, "ante")] == -20           # a fold loses the Ante (78/2008 art. 9)
     check_results_shown(display, nets)
     shot(display, "fortune-shuffler-settlement")
-    dealer.locator("[data-command=confirm_result]").click()
+    front(dealer).locator("[data-command=confirm_result]").click()
     state_is(display, "round_complete")
 
 
@@ -211,14 +223,14 @@ def test_super_pan_9_round_with_dice_and_shuffler_appears_on_the_display(browser
     supervisor(live, "open_table")
     dealer, display = open_page(browser, live, "dealer"), open_page(browser, live, "display")
     state_is(display, "bets_open")
-    dealer.get_by_test_id("banker-seat").fill("1")
-    dealer.get_by_test_id("banker-capital").fill("1000")
-    dealer.locator("[data-command=set_banker]").click()
+    front(dealer).get_by_test_id("banker-seat").fill("1")
+    front(dealer).get_by_test_id("banker-capital").fill("1000")
+    front(dealer).locator("[data-command=set_banker]").click()
     expect(display.get_by_test_id("box-1")).to_contain_text("Banker")
     for box, amount in ((2, 50), (4, 30), (6, 20)):
         bet(dealer, box, "seat", amount)
     live.devices["dice"].set_next_dice([3, 5, 1, 6])
-    dealer.locator("[data-command=shake]").click()
+    front(dealer).locator("[data-command=shake]").click()
     state_is(display, "settlement")
     expect(display.get_by_test_id("dice").locator(".die")).to_have_count(4)
     expect(display.get_by_test_id("dice")).to_contain_text("15")
@@ -230,7 +242,7 @@ def test_super_pan_9_round_with_dice_and_shuffler_appears_on_the_display(browser
     _, nets = settled_nets(live)
     check_results_shown(display, {k: v for k, v in nets.items() if k[1] == "seat"})
     shot(display, "super-pan-9-shuffler-settlement")
-    dealer.locator("[data-command=confirm_result]").click()
+    front(dealer).locator("[data-command=confirm_result]").click()
     state_is(display, "round_complete")
 
 
@@ -239,12 +251,12 @@ def test_texas_holdem_round_to_the_showdown_appears_on_the_display(browser, live
     supervisor(live, "open_table")
     dealer, display = open_page(browser, live, "dealer"), open_page(browser, live, "display")
     state_is(display, "bets_open")
-    dealer.get_by_test_id("seats").fill("2,5,8")
-    dealer.get_by_test_id("stack").fill("500")
-    dealer.get_by_test_id("button-seat").fill("2")
-    dealer.locator("[data-command=seat_players]").click()
+    front(dealer).get_by_test_id("seats").fill("2,5,8")
+    front(dealer).get_by_test_id("stack").fill("500")
+    front(dealer).get_by_test_id("button-seat").fill("2")
+    front(dealer).locator("[data-command=seat_players]").click()
     expect(display.get_by_test_id("stack-5")).to_contain_text("500")
-    dealer.locator("[data-command=close_bets]").click()
+    front(dealer).locator("[data-command=close_bets]").click()
     state_is(display, "player_decisions")     # hole cards dealt, blinds posted
     for seat in (2, 5, 8):                     # hole cards stay face down (11/2008 art. 8)
         expect(display.get_by_test_id(f"box-{seat}").locator("[data-card=back]")).to_have_count(2)
@@ -260,7 +272,7 @@ def test_texas_holdem_round_to_the_showdown_appears_on_the_display(browser, live
         legal = dealer.locator("[data-action]").evaluate_all("els => els.map(e => e.dataset.action)")
         choice = "fold" if first else ("check" if "check" in legal else "call")
         first = False
-        dealer.locator(f"[data-action={choice}]").click()
+        front(dealer).locator(f"[data-action={choice}]").click()
         live.wait(lambda: (lambda v: v["state"] != "player_decisions"
                            or v["holdem"]["to_act"] != to_act)(live.view()))
     state_is(display, "settlement")
@@ -279,7 +291,7 @@ def test_texas_holdem_round_to_the_showdown_appears_on_the_display(browser, live
     _, nets = settled_nets(live)
     check_results_shown(display, {k: v for k, v in nets.items() if k[0] not in folded})
     shot(display, "texas-holdem-showdown")
-    dealer.locator("[data-command=confirm_result]").click()
+    front(dealer).locator("[data-command=confirm_result]").click()
     state_is(display, "round_complete")
 
 
@@ -293,7 +305,7 @@ def test_shuffler_jam_while_dealing_shows_art_11_5_and_the_supervisor_switches_t
     bet(dealer, 1, "versus_croupier", 10)
     bet(dealer, 4, "versus_croupier", 10)
     live.devices["shuffler"].inject("jam", at_card=5)     # during box 4's hand
-    dealer.locator("[data-command=close_bets]").click()
+    front(dealer).locator("[data-command=close_bets]").click()
     state_is(display, "malfunction")
     banner = display.get_by_test_id("irregularity")
     # 89/2004 art. 11(5): a shuffler malfunction while dealing voids the round
@@ -313,13 +325,13 @@ def test_shuffler_jam_while_dealing_shows_art_11_5_and_the_supervisor_switches_t
     expect(boss.locator("[data-command=switch_mode]")).to_be_visible()
     shot(boss, "q-poker-supervisor-malfunction")
     # art. 11(5): replace the shuffler or deal from the shoe; the supervisor switches
-    boss.locator("[data-command=switch_mode]").click()
+    front(boss).locator("[data-command=switch_mode]").click()
     expect(display.locator("#mode")).to_contain_text("派牌盒")
     expect(display.locator("#mode")).to_contain_text("shoe")
-    boss.locator("[data-command=clear_malfunction]").click()
+    front(boss).locator("[data-command=clear_malfunction]").click()
     state_is(display, "shuffling")
     expect(display.get_by_test_id("irregularity")).to_be_hidden()
-    dealer.locator("[data-command=deck_ready]").click()    # shuffled by hand, into the shoe
+    front(dealer).locator("[data-command=deck_ready]").click()    # shuffled by hand, into the shoe
     state_is(display, "bets_open")
     expect(display.get_by_test_id("light")).to_have_attribute("data-colour", "green")
     shot(boss, "q-poker-supervisor-after-switch-to-shoe")
