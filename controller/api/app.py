@@ -55,10 +55,6 @@ class ApiState:
     status_interval: float
 
     @property
-    def runner(self) -> Any:
-        return self.target if hasattr(self.target, "journal") else None
-
-    @property
     def table(self) -> Any:
         return getattr(self.target, "table", self.target)
 
@@ -356,13 +352,12 @@ def create_app(runner_or_table: Any, config: Any, *, submit: Submit | None = Non
     if not isinstance(api, ApiConfig):
         raise TablectlError("create_app needs the table's configuration (TableConfig or its "
                             f"ApiConfig), got {type(config).__name__}")
-    missing = [r for r in ROLES if r not in api.tokens]
-    if len(missing) == len(ROLES):
+    if not any(r in api.tokens for r in ROLES):
         _log().warning("no api token configured: every request will be refused",
-                    fix="add [api.tokens] with `tablectl config hash-token --new`")
+                       fix="add [api.tokens] with `tablectl config hash-token --new`")
     hub = hub or EventHub()
-    if hub is not None and hasattr(runner_or_table, "publish") \
-            and not getattr(runner_or_table.publish, "_tablectl_hub", None) is hub:
+    if hasattr(runner_or_table, "publish") \
+            and getattr(runner_or_table.publish, "_tablectl_hub", None) is not hub:
         _chain_publish(runner_or_table, hub)
     app = web.Application(middlewares=[_security_headers, _middleware], client_max_size=MAX_BODY)
     app[STATE] = ApiState(runner_or_table, api, hub, submit, drivers, status_interval)
@@ -386,7 +381,11 @@ def _chain_publish(runner: Any, hub: EventHub) -> None:
 
     def publish(event: Any) -> None:
         before(event)
-        hub.publish(event)
+        try:
+            hub.publish(event)
+        except Exception as exc:   # the display must never hold the table up
+            _log().error("event not streamed", kind=getattr(event, "kind", None),
+                         error=type(exc).__name__)
     publish._tablectl_hub = hub  # type: ignore[attr-defined]
     runner.publish = publish
 
