@@ -7,6 +7,8 @@
   const $ = (id) => document.getElementById(id);
   const TOKEN_KEY = "tablectl-token";
   const SUITS = { s: "♠", h: "♥", d: "♦", c: "♣" };
+  // The wager whose holder plays or folds (89/2004 art. 9(3); 78/2008 art. 9(4)).
+  const DECISION_WAGER = { "q-poker": "versus_croupier", "fortune-3-card-poker": "ante" };
   let token = null, role = null, commands = [], doc = null, refreshTimer = null, lastKey = null;
   // Hold'em seats and stacks before the hand starts come only in the `seats` event.
   let seating = null;
@@ -409,12 +411,18 @@
       b.append(el("div", { class: "box-controls" }, sel, amt,
         button("place_bet", () => ({ box: n, wager: sel.value, amount: parseInt(amt.value, 10) }), { "data-testid": "bet-" + n })));
     }
-    if (d.state === "player_decisions" && can("decide") && d.game.id !== "texas-holdem") {
-      const pending = (d.view.round && (r.bets || []).some((x) => x.box === n)) && !(r.decisions || []).some((x) => x.box === n) && !(r.void_boxes || []).includes(n);
-      if (pending) {
+    const wager = DECISION_WAGER[d.game.id];
+    if (d.state === "player_decisions" && can("decide") && wager && !(r.void_boxes || []).includes(n)) {
+      // one play/fold per player holding the deciding wager on this box (Q Poker boxes may be shared)
+      const decided = (r.decisions || []).filter((x) => x.box === n).map((x) => x.player);
+      const pending = (r.bets || []).filter((x) => x.box === n && x.wager === wager && !decided.includes(x.player));
+      for (const bet of pending) {
+        const args = (decision) => Object.assign({ box: n, decision }, bet.player ? { player: bet.player } : {});
+        const suffix = bet.player ? "-" + bet.player : "";
         b.append(el("div", { class: "box-controls" },
-          el("button", { type: "button", class: "play", "data-testid": "play-" + n, onclick: () => send("decide", { box: n, decision: "play" }) }, bi("labels", "play")),
-          el("button", { type: "button", class: "fold", "data-testid": "fold-" + n, onclick: () => send("decide", { box: n, decision: "fold" }) }, bi("labels", "fold"))));
+          bet.player ? el("span", { class: "muted", text: bet.player }) : null,
+          el("button", { type: "button", class: "play", "data-testid": "play-" + n + suffix, onclick: () => send("decide", args("play")) }, bi("labels", "play")),
+          el("button", { type: "button", class: "fold", "data-testid": "fold-" + n + suffix, onclick: () => send("decide", args("fold")) }, bi("labels", "fold"))));
       }
     }
   }
