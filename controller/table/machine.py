@@ -198,6 +198,12 @@ class Table:
         self.holdem_options = {"small_blind": 1, "big_blind": 2, "structure": "no-limit",
                                "rake": 0, **dict(holdem or {})}
         self._supervisor_key = False
+        # The shuffler's deck check (shuffler mode): the deck is checked once gathered, before
+        # it is shuffled. "" not checked since gathered, "asked" the result is awaited,
+        # "done" the gathered deck is checked. A shuffle that waits for the result is marked.
+        self._deck_check = ""
+        self._shuffle_after_check = False
+        self._dispensing = False        # a hand or card asked of the shuffler is on its way
         self._unsettled = False
         self._last_dealt: Recipient | None = None
         # Deck integrity (controller.integrity): alarms are shown without naming a card; the
@@ -347,6 +353,8 @@ class Table:
     def _published_state(self, event_data: Any) -> None:
         self._publish("state", trigger=event_data.event.name,
                       source=event_data.transition.source, dest=event_data.transition.dest)
+        if event_data.transition.dest in ("round_complete", "round_void"):
+            self._deck_gathered()
 
     def _on_exception(self, event_data: Any) -> None:
         self._fault(event_data.error)
@@ -532,10 +540,20 @@ class Table:
                                      "firmware_hash": e.identity.firmware_hash}
         self._cond(e.device).discard("link_lost")
         self._publish("device_link", device=e.device, link="up", **self.identities[e.device])
+        if (self._device_class(e.device) == "shuffler" and self._deck_check == "asked"
+                and not self._shuffle_after_check):
+            # A check asked before the link came (back) may have been lost with it (a
+            # restart): it is asked again before the shuffle.
+            self._deck_check = ""
         if (self.state == "shuffling" and self.mode is Mode.SHUFFLER and not self._deck_ready
                 and self._device_class(e.device) == "shuffler"):
-            # A shuffler (re)connected while the table waits for its deck: ask again.
-            self.commands.append(Command("shuffler", "shuffle"))
+            # A shuffler (re)connected while the table waits for its deck: ask again (for
+            # the deck check first when the shuffle waits for it).
+            if self._shuffle_after_check:
+                self.commands.append(Command("shuffler", "deck_check"))
+                self._deck_check = "asked"
+            else:
+                self.commands.append(Command("shuffler", "shuffle"))
 
     _on_link_restored = _on_link_up
 
@@ -562,6 +580,8 @@ class Table:
                       conditions=sorted(self._cond(e.device)))
 
     def _on_empty(self, e: ev.Empty) -> None:
+        if self._device_class(e.device) == "shuffler":
+            self._dispensing = False
         self._needs_shuffle = True
         self._deck_ready = False
         if self.state == "dealing":
@@ -574,12 +594,23 @@ class Table:
 
     def _on_deck_check_result(self, e: ev.DeckCheckResult) -> None:
         self._publish("deck_check", device=e.device, count=e.count)
+        if self._device_class(e.device) != "shuffler":
+            return
+        # The result is journaled (and the integrity monitor has seen it): the deck it
+        # describes may now be shuffled.
+        self._deck_check = "done"
+        if self._shuffle_after_check:
+            self._shuffle_after_check = False
+            if self.state == "shuffling" and self.mode is Mode.SHUFFLER and not self._deck_ready:
+                self.commands.append(Command("shuffler", "shuffle"))
 
     def _on_cut_card_reached(self, e: ev.CutCardReached) -> None:
         self._needs_shuffle = True     # this shoe ends with the round in play
         self._publish("cut_card", device=e.device)
 
     def _on_shuffle_started(self, e: ev.ShuffleStarted) -> None:
+        # The checked deck is being shuffled: the next one is checked when it is gathered.
+        self._deck_check, self._shuffle_after_check = "", False
         if self.state == "dealing":
             self._irregular_event(e, "the shuffler started a shuffle while dealing")
             return
@@ -587,6 +618,7 @@ class Table:
 
     def _on_shuffle_done(self, e: ev.ShuffleDone) -> None:
         self._deck_ready = True
+        self._shuffle_after_check = False
         self._publish("shuffle", device=e.device, status="done", count=e.count)
         if self.state == "shuffling" and self.mode is Mode.SHUFFLER and not self.blocking_conditions():
             self.deck_ready()
@@ -598,6 +630,10 @@ class Table:
         cls = self._device_class(e.device)
         self._publish("device_condition", device=e.device, what=what,
                       conditions=sorted(self._cond(e.device)))
+        if cls == "shuffler":
+            # A deck check or a hand asked for may never be answered: start afresh.
+            self._deck_check, self._shuffle_after_check = "", False
+            self._dispensing = False
         if cls not in self.needed_classes():
             return
         # With the shuffler, once the plan is fixed and a hand asked for, cards may be out:
@@ -646,6 +682,7 @@ class Table:
         self._take(self.tracker.card(e.card, e.face_up))
 
     def _on_card_dispensed(self, e: ev.CardDispensed) -> None:
+        self._shuffler_answered()
         if self.mode is not Mode.SHUFFLER:
             self._irregular_event(e, "a card from the shuffler while the table deals by shoe")
             return
@@ -654,6 +691,7 @@ class Table:
         self._take(self.tracker.card(e.card, False))
 
     def _on_hand_dispensed(self, e: ev.HandDispensed) -> None:
+        self._shuffler_answered()
         if self.mode is not Mode.SHUFFLER:
             self._irregular_event(e, "a hand from the shuffler while the table deals by shoe")
             return
@@ -791,6 +829,49 @@ class Table:
         self._publish("round_started", game=self.game.game_id, mode=self.mode.value,
                       needs_shuffle=self.needs_shuffle())
         if self.needs_shuffle() and self.mode is Mode.SHUFFLER:
+            self._request_shuffle()
+
+    # --- the shuffler's deck check ------------------------------------------------------------
+    def _shuffler_free(self) -> bool:
+        """The shuffler can take a deck check now: the table deals by it, no hand asked of it
+        is on its way and it reports no condition (a busy or failed shuffler would refuse)."""
+        if self.mode is not Mode.SHUFFLER or self._dispensing:
+            return False
+        return not any(c for d, c in self.conditions.items()
+                       if self._device_class(d) == "shuffler")
+
+    def _check_deck(self) -> bool:
+        """Ask the shuffler to check the gathered deck (its result reaches the integrity
+        monitor, journaled like every device event). True when asked."""
+        if not self._shuffler_free():
+            return False
+        self.commands.append(Command("shuffler", "deck_check"))
+        self._deck_check = "asked"
+        return True
+
+    def _deck_gathered(self) -> None:
+        """The round is over: its cards go back with the rest of the deck (Super Pan 9 art.
+        2(1): "as cartas usadas são colocadas de lado para serem baralhadas de novo
+        juntamente com as restantes"), so the shuffler checks the whole deck now, while the
+        croupier clears the layout, rather than when the next round asks for its shuffle."""
+        if self.mode is Mode.SHUFFLER and self._deck_check == "":
+            self._check_deck()
+
+    def _shuffler_answered(self) -> None:
+        """A card or hand asked of the shuffler came out; a round that ended while it was on
+        its way has its deck checked now."""
+        self._dispensing = False
+        if self.state in ("round_complete", "round_void"):
+            self._deck_gathered()
+
+    def _request_shuffle(self) -> None:
+        """Shuffle the deck for the coming round, after its deck check: a check already asked
+        is waited for (the device's own check time, no more); a deck not checked since it was
+        gathered (the first round, after a malfunction or a mode switch) is checked first. A
+        shuffler that cannot take the check now shuffles at once, as without it."""
+        if self._deck_check == "asked" or (self._deck_check == "" and self._check_deck()):
+            self._shuffle_after_check = True
+        else:
             self.commands.append(Command("shuffler", "shuffle"))
 
     def _plan_request(self, dice: tuple[int, ...] | None = None) -> PlanRequest:
@@ -851,6 +932,7 @@ class Table:
         if self.mode is not Mode.SHUFFLER or self.tracker is None or self.tracker.done:
             return
         n = self.tracker.expected.deal.cards
+        self._dispensing = True
         if n == 1:
             self.commands.append(Command("shuffler", "dispense_card"))
         else:
@@ -1270,6 +1352,7 @@ class Table:
         self.mode = new
         self._needs_shuffle = True
         self._deck_ready = False
+        self._deck_check, self._shuffle_after_check, self._dispensing = "", False, False
         self._publish("mode", mode=new.value)
 
     # ======================================================================================
@@ -1288,7 +1371,10 @@ class Table:
                 "identities": self.identities, "needs_shuffle": self._needs_shuffle,
                 "deck_ready": self._deck_ready, "held_round": self._held_round,
                 "held_dealing": self._held_dealing, "button": self._last_button,
-                "integrity_pending": [a.to_json() for a in self.gate.pending]}
+                "integrity_pending": [a.to_json() for a in self.gate.pending],
+                "deck_check": self._deck_check,
+                "shuffle_after_check": self._shuffle_after_check,
+                "dispensing": self._dispensing}
 
     def restore(self, snap: Mapping[str, Any]) -> None:
         """Put the table back as :meth:`snapshot` described it (before replaying inputs)."""
@@ -1306,6 +1392,9 @@ class Table:
         self._held_round = bool(snap["held_round"])
         self._held_dealing = str(snap.get("held_dealing", ""))
         self._last_button = snap.get("button")
+        self._deck_check = str(snap.get("deck_check", ""))
+        self._shuffle_after_check = bool(snap.get("shuffle_after_check", False))
+        self._dispensing = bool(snap.get("dispensing", False))
         from controller.integrity.alarms import Alarm
         self.gate.pending = [Alarm.from_json(a) for a in snap.get("integrity_pending", [])]
         self.machine.set_state(snap["state"])
