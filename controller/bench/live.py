@@ -438,8 +438,9 @@ class LiveCroupier:
     async def _draw(self) -> int:
         """Draw one card from the shoe; 1 if the table took a card event."""
         live = self.live
-        st = (await live.act("shoe", "status"))["firmware"]
-        if st["state"] != "ready" or not (await live.act("shoe", "status"))["connected"]:
+        status = await live.act("shoe", "status")
+        st = status["firmware"]
+        if st["state"] != "ready" or not status["connected"]:
             if st["state"] == "empty":
                 await live.act("shoe", "load_deck", fresh=True)
             else:
