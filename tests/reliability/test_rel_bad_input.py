@@ -131,19 +131,13 @@ def test_config_loader_gives_a_config_or_a_clear_error(text):
     assert cfg.table_id and cfg.game
 
 
-# tomllib recurses once per nesting level: 5000 open brackets exhaust the stack, and
-# controller/config.py lets the RecursionError through as a traceback (reported to its owner).
-DEEP = pytest.mark.xfail(strict=False, reason="config loader: RecursionError on deeply "
-                         "nested TOML escapes as a traceback")
-
-
 @pytest.mark.parametrize("name,data", [
     ("binary.toml", b"\x00\xff\xfe" * 50),
     ("huge-line.toml", b"[table]\nid = \"" + b"x" * 100_000 + b"\"\n"),
     ("empty.toml", b""),
     ("nul-in-key.toml", b"[table]\ni\x00d = 1\n"),
-    pytest.param("deep.toml", b"a = " + b"[" * 5000, marks=DEEP),
-    pytest.param("deep-tables.toml", b"a = " + b"{b = " * 3000, marks=DEEP),
+    ("deep.toml", b"a = " + b"[" * 5000),
+    ("deep-tables.toml", b"a = " + b"{b = " * 3000),
 ])
 def test_config_check_on_hostile_files_exits_2_without_traceback(tmp_path, name, data):
     p = tmp_path / name
@@ -177,8 +171,8 @@ HOSTILE = st.recursive(st.none() | st.booleans() | st.integers(-10**30, 10**30)
 
 
 @st.composite
-def mangled_round(draw):
-    doc = copy.deepcopy(draw(st.sampled_from(SETTLE)))
+def mangled_round(draw, pool=None):
+    doc = copy.deepcopy(draw(st.sampled_from(pool or SETTLE)))
 
     def paths(node, prefix=()):
         yield prefix
@@ -207,9 +201,11 @@ def test_settle_examples_found():
     assert len({d["game"] for d in SETTLE}) == 4
 
 
-@FEW
-@given(doc=mangled_round())
-def test_settle_gives_a_settlement_or_a_rule_error_and_leaves_the_round_alone(doc):
+HOLDEM = [d for d in SETTLE if d["game"] == "texas-holdem"]
+OTHERS = [d for d in SETTLE if d["game"] != "texas-holdem"]
+
+
+def settle_checked(doc):
     before = copy.deepcopy(doc)
     try:
         result = get_game(doc["game"]).settle(doc)
@@ -220,7 +216,36 @@ def test_settle_gives_a_settlement_or_a_rule_error_and_leaves_the_round_alone(do
         assert isinstance(out["house_net"], int)
         for w in out["wagers"]:
             assert isinstance(w["net"], int)       # money stays whole chip units
-    assert doc == before or json.dumps(doc, default=str) == json.dumps(before, default=str)
+    assert json.dumps(doc, default=str) == json.dumps(before, default=str)   # left alone
+
+
+@FEW
+@given(doc=mangled_round(OTHERS))
+def test_settle_gives_a_settlement_or_a_rule_error_and_leaves_the_round_alone(doc):
+    settle_checked(doc)
+
+
+# Found here: controller/rules/texas_holdem.py finish_hand calls list() on the board and the
+# hole cards without checking them, so "board": true raises TypeError (a traceback on the
+# command line) instead of a RuleError. Reported to its owner.
+HOLDEM_TYPES = pytest.mark.xfail(strict=False, reason="Hold'em settle: a board or hole cards "
+                                 "that are not a list raise TypeError, not a RuleError")
+
+
+@HOLDEM_TYPES
+@FEW
+@given(doc=mangled_round(HOLDEM))
+def test_holdem_settle_gives_a_settlement_or_a_rule_error(doc):
+    settle_checked(doc)
+
+
+@HOLDEM_TYPES
+def test_holdem_settle_command_with_a_board_that_is_not_a_list_exits_2():
+    doc = copy.deepcopy(HOLDEM[0])
+    doc["board"] = True
+    proc = subprocess.run([sys.executable, "-m", "controller.cli", "rules", "settle", "--json"],
+                          input=json.dumps(doc), capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-400:]
 
 
 # json.loads recurses once per nesting level; controller/rules/cli.py lets the RecursionError
