@@ -48,3 +48,9 @@ def test_suit_rank_follows_q_poker_article_4():
 def test_bad_code_is_refused(code):
     with pytest.raises(RuleError, match="outside 0-51"):
         Card.from_code(code)
+
+
+@pytest.mark.parametrize("items", [True, 7, None, {"As": 1}, b"As"])
+def test_cards_that_are_not_a_list_are_refused_clearly(items):
+    with pytest.raises(RuleError, match="must be a list of cards"):
+        parse_cards(items, what="the board")

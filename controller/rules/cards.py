@@ -94,6 +94,9 @@ def parse_cards(items: Iterable[str | Card], *, count: int | None = None,
     """Parse a list of cards; check the count and that no card appears twice."""
     if isinstance(items, str):
         items = items.replace(",", " ").split()
+    elif isinstance(items, (dict, bytes)) or not isinstance(items, Iterable):
+        raise RuleError(f"{what} must be a list of cards such as [\"As\", \"Td\"], "
+                        f"not {type(items).__name__} {str(items)[:40]!r}")
     cards = [c if isinstance(c, Card) else Card.parse(c) for c in items]
     if count is not None and len(cards) != count:
         raise RuleError(f"{what} has {len(cards)} cards ({' '.join(map(str, cards)) or 'none'}); "

@@ -93,6 +93,9 @@ def cmd_settle(args: argparse.Namespace) -> int:
     except json.JSONDecodeError as exc:
         raise RuleError(f"the round is not valid JSON (line {exc.lineno}, column {exc.colno}: "
                         f"{exc.msg}); see docs/settle.md for the format") from None
+    except RecursionError:
+        raise RuleError("the round is nested too deeply to be a round document; "
+                        "see docs/settle.md for the format") from None
     if not isinstance(doc, dict) or "game" not in doc:
         raise RuleError("the round must be a JSON object with a \"game\" key "
                         f"({', '.join(GAME_IDS)}); see docs/settle.md")

@@ -279,12 +279,12 @@ def finish_hand(state: HandState, holes: Mapping[int, Sequence[Card | str]],
     if not state.is_over:
         raise RuleError(f"the betting is not over: box {state.to_act} is to act in the "
                         f"{state.street} round")
-    hole_cards = {s: parse_cards(list(h), count=2, what=f"box {s}'s hole cards")
+    hole_cards = {s: parse_cards(h, count=2, what=f"box {s}'s hole cards")
                   for s, h in holes.items() if h is not None}
     unknown = [s for s in hole_cards if s not in state.seats]
     if unknown:
         raise RuleError(f"hole cards given for box(es) {unknown}, which are not in the hand")
-    board_cards = parse_cards(list(board), what="the board")
+    board_cards = parse_cards(board, what="the board")
     due = state.board_cards_due
     if len(board_cards) != due:
         raise RuleError(f"the board has {len(board_cards)} cards but the hand ended at the "
