@@ -26,6 +26,10 @@ from .secrecy import PublicEvent
 
 RESTART = "restart"
 INPUT_KINDS = (Kind.DEVICE.value, Kind.COMMAND.value, RESTART)
+# What an input's handling writes after it (``_flush``, or ``refused``).
+OUTPUT_KINDS = (Kind.STATE.value, Kind.DECISION.value, Kind.ROUND_OPEN.value,
+                Kind.ROUND_CLOSE.value, Kind.ALARM.value, "table", "integrity",
+                "device_command", "refused")
 
 Publisher = Callable[[PublicEvent], None]
 Sender = Callable[[Command], None]
@@ -154,9 +158,11 @@ class TableRunner:
             last_input_seq = rec.seq
         pending = list(self.table.outbox)
         self.table.outbox, self.table.commands, self.table.private_records = [], [], []
-        head_seq, _ = self.journal.head()
-        if last_input_seq is not None and head_seq == last_input_seq and pending:
-            # The crash fell between an input and its decisions: write them now.
+        if last_input_seq is not None and pending and not any(
+                True for _ in self.journal.records(since=last_input_seq, kinds=OUTPUT_KINDS)):
+            # The crash fell between an input and its decisions: write them now. Records the
+            # restarted service wrote meanwhile (start, configuration) are no decisions, so
+            # what is looked for is the input's own output, not the journal's last record.
             self.journal.append_many([self._entry(e) for e in pending])
         state_before = self.table.state
         self._input(RESTART, {"source": "restart", "state": state_before}, "service")
