@@ -8,6 +8,12 @@ machine acts and writes the machine's decisions before anything is published, li
 device. The loop pings the systemd watchdog; SIGTERM stops it cleanly after the item in hand,
 with the journal closed properly.
 
+A device event is acknowledged to its device only once it is journaled (the drivers are opened
+in confirm mode): the journal keeps, with each event, the device's serial number, the link
+session and the frame's sequence number, and each session as a ``link`` record, so that after a
+crash the links resume the devices' sessions and a frame journaled but not yet acknowledged is
+recognised when the device sends it again (docs/protocol.md 3.6, docs/journal.md).
+
 The control socket (``--control PATH``, a Unix socket, mode 0600: only the service user and
 root reach it) speaks JSON lines. A request is ``{"command": NAME, "role": ROLE, "args": {...}}``
 (answered ``{"ok": true}`` or ``{"ok": false, "error": "..."}``), ``{"query": "view"}`` (the
@@ -26,7 +32,7 @@ from typing import Any
 
 from controller.config import TableConfig
 from controller.errors import TablectlError
-from controller.journal import Journal, Kind
+from controller.journal import Journal, JournalError, Kind
 from controller.logs import bind, get_logger
 from controller.rules import get_game
 from controller.sdnotify import Notifier
@@ -35,6 +41,10 @@ from controller.table.machine import Command
 from controller.table.runner import TableRunner
 from controller.table.secrecy import PublicEvent, redact_device_event, scrub
 from drivers import events as ev
+from drivers.driver import Delivery
+
+# The journal kind of a link session's mark (drivers.link.SessionMemory.mark()).
+LINK_KIND = "link"
 
 # Tower light for each table state (controller.panel.Light values).
 LIGHT_OF_STATE = {
@@ -207,7 +217,9 @@ class Service:
         from drivers.factory import open_driver
 
         for spec in self.config.devices.values():
-            self.drivers[spec.id] = open_driver(spec, self.queue)
+            self.drivers[spec.id] = open_driver(
+                spec, self.queue, confirm=True, memory=self._session_memory(spec.id),
+                on_session=lambda mark, device=spec.id: self._journal_session(device, mark))
         if self.config.gpio is not None and self.open_panel:
             from controller.panel import Panel
             try:
@@ -215,6 +227,34 @@ class Service:
                                              pin_factory=self.pin_factory).open()
             except TablectlError as exc:
                 self.log.error("panel not available", error=str(exc))
+
+    def _session_memory(self, device: str) -> Any:
+        """The device's last link session as the journal holds it, to resume it: its mark
+        and the sequence number of the last event journaled in it (the only frame the device
+        may still hold unacknowledged: it sends one at a time)."""
+        from drivers.link import SessionMemory
+
+        assert self.journal is not None
+        mark = self.journal.last(kind=LINK_KIND, source=device)
+        if mark is None or not isinstance(mark.payload, dict):
+            return None
+        p = mark.payload
+        last = self.journal.last(kind=Kind.DEVICE.value, source=device)
+        got = last.payload.get("link") if last is not None and isinstance(
+            last.payload, dict) else None
+        seqs = (int(got["seq"]),) if isinstance(got, dict) and got.get(
+            "session") == p.get("session") else ()
+        try:
+            return SessionMemory(str(p["serial"]), str(p["firmware_hash"]), str(p["session"]),
+                                 seqs, int(p["tx_reserved"]))
+        except (KeyError, TypeError, ValueError):
+            self.log.warning("link record not understood: new session", device=device)
+            return None
+
+    def _journal_session(self, device: str, mark: dict[str, Any]) -> None:
+        """Called by a link before a session serves anything: durable before it returns."""
+        assert self.journal is not None
+        self.journal.append(LINK_KIND, {"device": device, **mark}, source=device)
 
     async def _main_loop(self) -> None:
         period = self.notifier.watchdog_period() or 1.0
@@ -248,6 +288,20 @@ class Service:
                 result = {"ok": False, "error": error}
             if item.done is not None and not item.done.done():
                 item.done.set_result(result)
+        elif isinstance(item, Delivery):
+            self.log.debug("device event", **redact_device_event(item.event.to_json()))
+            journaled = False
+            try:
+                self.runner.device(item.event, link=item.receipt.to_json())
+                journaled = True
+            except JournalError:
+                raise                       # not durable: the device sends it again
+            except TablectlError:
+                journaled = True            # refused by the table, but journaled
+                raise
+            finally:
+                if journaled:
+                    item.confirm()          # only now is the frame acknowledged
         elif isinstance(item, ev.DeviceEvent):
             self.log.debug("device event", **redact_device_event(item.to_json()))
             self.runner.device(item)

@@ -4,11 +4,16 @@ A driver owns a :class:`~drivers.link.Link` and puts the vendor-neutral, timesta
 :mod:`drivers.events` on the controller's one asyncio queue. Commands are async methods that
 return once the device accepted them (its results arrive as events on the queue) and raise
 :class:`~drivers.link.LinkDown` or :class:`DeviceRefused` otherwise.
+
+A driver opened with ``confirm=True`` puts a :class:`Delivery` on the queue for each event
+that arrived in a sequenced frame: the device's acknowledgement waits until the consumer made
+the event durable and called ``Delivery.confirm()`` (docs/protocol.md 3.6).
 """
 from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar
 
 import structlog
@@ -17,13 +22,28 @@ from controller.errors import TablectlError
 from controller.rules.cards import Card
 
 from . import events as ev
-from .link import Link, LinkDown, LinkStats
+from .link import Link, LinkDown, LinkStats, Receipt, SessionMemory
 from .protocol import messages as m
 from .protocol.codec import Codec, get_codec
 from .spec import DeviceSpec
 from .transport import Transport
 
-__all__ = ["Driver", "DeviceRefused", "LinkDown", "card_or_none", "deck_or_none"]
+__all__ = ["Driver", "Delivery", "DeviceRefused", "LinkDown", "Receipt", "SessionMemory",
+           "card_or_none", "deck_or_none"]
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """A device event whose frame is acknowledged only when the consumer says it is durable:
+    journal ``event`` with ``receipt.to_json()``, then call :meth:`confirm`."""
+
+    event: ev.DeviceEvent
+    receipt: Receipt
+    _confirm: Callable[[Receipt], None] = field(repr=False, compare=False)
+
+    def confirm(self) -> None:
+        """The event is durable: let the link acknowledge its frame to the device."""
+        self._confirm(self.receipt)
 
 
 class DeviceRefused(TablectlError):
@@ -59,13 +79,17 @@ class Driver:
 
     ``spec`` says how the device is reached, ``queue`` is the controller's event queue and
     ``clock`` stamps the events. ``transport`` and ``codec`` default to what the spec names.
+    ``confirm``, ``memory`` and ``on_session`` go to the :class:`~drivers.link.Link`: with
+    ``confirm`` the queue gets a :class:`Delivery` for every sequenced device event.
     """
 
     device_class: ClassVar[str] = ""
 
     def __init__(self, spec: DeviceSpec, queue: asyncio.Queue,
                  clock: Callable[[], float] = time.monotonic, *,
-                 transport: Transport | None = None, codec: Codec | None = None) -> None:
+                 transport: Transport | None = None, codec: Codec | None = None,
+                 confirm: bool = False, memory: SessionMemory | None = None,
+                 on_session: Callable[[dict[str, Any]], None] | None = None) -> None:
         if spec.device_class != self.device_class:
             raise TablectlError(f"device {spec.id!r} is a {spec.device_class}, not a "
                                 f"{self.device_class}; use drivers.factory.open_driver")
@@ -77,7 +101,8 @@ class Driver:
         self.spec, self.queue, self.clock = spec, queue, clock
         self.log = structlog.get_logger("tablectl.drivers").bind(device=spec.id)
         self.link = Link(spec, emit=self._emit, on_message=self._on_message, clock=clock,
-                         transport=transport, codec=codec, log=self.log)
+                         transport=transport, codec=codec, log=self.log, confirm=confirm,
+                         memory=memory, on_session=on_session)
         self._status_waiters: list[asyncio.Future] = []
 
     # -- lifecycle and state --------------------------------------------------------------
@@ -141,8 +166,10 @@ class Driver:
 
     # -- events --------------------------------------------------------------------------
     def _emit(self, event: ev.DeviceEvent) -> None:
+        receipt = self.link.take_receipt()     # only while a frame awaiting one is delivered
+        item: Any = event if receipt is None else Delivery(event, receipt, self.link.confirm)
         try:
-            self.queue.put_nowait(event)
+            self.queue.put_nowait(item)
         except asyncio.QueueFull:
             # The controller's queue is meant to be unbounded; never block the link on it.
             self.log.error("event queue full, event dropped", kind=event.kind)

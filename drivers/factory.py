@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Callable
+from typing import Any, Callable
 
 from .box_sensors import BoxSensorsDriver
 from .dice import DiceDriver
@@ -22,16 +22,17 @@ DRIVERS: dict[str, type[Driver]] = {
 
 
 def make_driver(spec: DeviceSpec, queue: asyncio.Queue,
-                clock: Callable[[], float] = time.monotonic) -> Driver:
-    """The driver for ``spec``, not yet started."""
-    return DRIVERS[spec.device_class](spec, queue, clock)
+                clock: Callable[[], float] = time.monotonic, **link: Any) -> Driver:
+    """The driver for ``spec``, not yet started. ``link`` options (``confirm``, ``memory``,
+    ``on_session``) go to :class:`~drivers.driver.Driver`."""
+    return DRIVERS[spec.device_class](spec, queue, clock, **link)
 
 
 def open_driver(spec: DeviceSpec, queue: asyncio.Queue,
-                clock: Callable[[], float] = time.monotonic) -> Driver:
+                clock: Callable[[], float] = time.monotonic, **link: Any) -> Driver:
     """The driver for ``spec``, started: call it from the running event loop. It connects in
     the background (reconnecting by itself with back-off) and puts LinkUp on ``queue`` when
     the device answered; ``await driver.wait_up()`` to wait for that."""
-    driver = make_driver(spec, queue, clock)
+    driver = make_driver(spec, queue, clock, **link)
     driver.start()
     return driver

@@ -6,11 +6,19 @@ heartbeats, link-loss detection, and reconnection with back-off by the same stab
 events (LinkUp, LinkLost, LinkRestored) through ``emit``; garbage and malformed frames are
 counted, logged and dropped, never raised.
 
+A consumer that journals what it takes opens the link with ``confirm=True``: a device event
+is then acknowledged only once the consumer hands its :class:`Receipt` back to
+:meth:`Link.confirm` (it is durable), and with the :class:`SessionMemory` it kept the link
+resumes the device's session after the consumer restarted, so a frame that was taken but not
+acknowledged before the restart is recognised when the device sends it again
+(docs/protocol.md 3.6).
+
 Timing uses the event loop's clock; ``clock`` (injectable) only stamps events.
 """
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -26,6 +34,9 @@ from .protocol.codec import Codec, CodecError, Received, Rejected, get_codec
 from .transport import Transport, TransportClosed, make_transport
 
 RECENT_SEQS = 32
+# Commands numbered ahead in one go when the numbering must outlive the process (confirm mode):
+# fewer than 255 - RECENT_SEQS, so a restarted host never reuses a number the device remembers.
+TX_RESERVE = 64
 
 
 class LinkDown(TablectlError):
@@ -68,6 +79,41 @@ class LinkStats:
         return {f: getattr(self, f) for f in self.__slots__}
 
 
+@dataclass(frozen=True, slots=True)
+class Receipt:
+    """Which frame of which session an event arrived in. A consumer in confirm mode journals
+    it with the event, then hands it to :meth:`Link.confirm`."""
+
+    device: str
+    serial: str
+    session: str
+    seq: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"serial": self.serial, "session": self.session, "seq": self.seq}
+
+
+@dataclass(frozen=True, slots=True)
+class SessionMemory:
+    """What a consumer kept durably of a device's session, to resume it after a restart.
+
+    ``serial`` and ``firmware_hash`` name the device (another unit gets a new session),
+    ``session`` is the host's name of the session, ``rx_seqs`` the device's sequence numbers
+    the consumer made durable in it (the last is the one that may come again), and
+    ``tx_reserved`` the last command count the link reported through ``on_session``."""
+
+    serial: str
+    firmware_hash: str
+    session: str
+    rx_seqs: tuple[int, ...] = ()
+    tx_reserved: int = 0
+
+    def mark(self) -> dict[str, Any]:
+        """What ``on_session`` gets: everything but ``rx_seqs`` (those are in the receipts)."""
+        return {"serial": self.serial, "firmware_hash": self.firmware_hash,
+                "session": self.session, "tx_reserved": self.tx_reserved}
+
+
 @dataclass(slots=True)
 class _Pending:
     seq: int
@@ -94,13 +140,24 @@ class _Recent:
 
 class Link:
     """One device's link. ``emit(event)`` receives LinkUp / LinkLost / LinkRestored;
-    ``on_message(msg)`` every other device message, once, in order."""
+    ``on_message(msg)`` every other device message, once, in order.
+
+    By default a device's frame is acknowledged as it arrives. With ``confirm=True`` (a
+    sequenced codec) it is acknowledged only after :meth:`confirm`: during ``on_message`` the
+    frame's :class:`Receipt` is offered by :meth:`take_receipt`; a frame whose receipt nobody
+    takes is acknowledged at once. ``on_session(mark)`` (confirm mode) is called, before the
+    session serves anything, with ``SessionMemory.mark()`` each time a session starts or
+    resumes and each time commands are numbered ahead; it must make the mark durable before
+    it returns. ``memory`` is the last such mark with the receipts' numbers: the first hello
+    then asks to resume that session."""
 
     def __init__(self, spec: Any, *, emit: Callable[[ev.DeviceEvent], None],
                  on_message: Callable[[m.Message], None],
                  clock: Callable[[], float] = time.monotonic,
                  transport: Transport | None = None, codec: Codec | None = None,
-                 log: Any = None, timing: LinkTiming | None = None) -> None:
+                 log: Any = None, timing: LinkTiming | None = None, confirm: bool = False,
+                 memory: SessionMemory | None = None,
+                 on_session: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.spec = spec
         self.timing = timing or LinkTiming.from_spec(spec)
         self.transport = transport or make_transport(spec)
@@ -120,7 +177,17 @@ class Link:
         self._pending: _Pending | None = None
         self._cmd_lock = asyncio.Lock()
         self._recent = _Recent()
-        self._tx_seq = 0
+        self._tx_count = 0           # commands numbered in this session (seq = count mod 255)
+        self._confirm = confirm and self.codec.sequenced
+        if memory is not None and on_session is None:
+            raise TablectlError(f"device {spec.id!r}: resuming a remembered session needs "
+                                "on_session to keep the command numbering")
+        self._memory = memory if self._confirm else None
+        self._on_session = on_session if self._confirm else None
+        self.session: str | None = None
+        self._tx_reserved = 0
+        self._unconfirmed: set[int] = set()
+        self._delivering: Receipt | None = None
         self._last_rx = 0.0
         self._last_uptime = -1
         self._t0 = 0.0
@@ -220,8 +287,10 @@ class Link:
     def _hello_message(self) -> m.Hello:
         # Ask to resume once we have had a session: then a frame the device sent before the
         # loss and sends again keeps its number, and is recognised if it already arrived.
+        # A remembered session (memory from the consumer's journal) is asked for likewise.
         return m.Hello(heartbeat_ms=max(1, min(0xFFFF, round(self.timing.heartbeat_s * 1000))),
-                       resume=self._ever_up and not self._new_session)
+                       resume=(self._ever_up or self._memory is not None)
+                       and not self._new_session)
 
     def _go_down(self, reason: str) -> None:
         was_up = self.state == "up"
@@ -330,17 +399,51 @@ class Link:
             if self.codec.sequenced:
                 if self._recent.seen(item.seq):
                     self.stats.duplicates += 1
+                    if item.seq in self._unconfirmed:
+                        # Taken but not yet durable: the acknowledgement waits for confirm().
+                        self.log.info("duplicate awaiting confirmation", seq=item.seq,
+                                      message=type(msg).__name__)
+                        return
                     self.log.info("duplicate suppressed", seq=item.seq,
                                   message=type(msg).__name__)
                     self._send(m.Ack(item.seq))
                     return
                 self._recent.add(item.seq)
-                self._send(m.Ack(item.seq))
+                if self._confirm:
+                    assert self.session is not None and self.identity is not None
+                    self._unconfirmed.add(item.seq)
+                    self._delivering = Receipt(self.spec.id, self.identity.serial,
+                                               self.session, item.seq)
+                else:
+                    self._send(m.Ack(item.seq))
             try:
                 self._on_message(msg)
             except Exception:  # noqa: BLE001 - one bad message must not stop the link
                 self.stats.rejected += 1
                 self.log.exception("message not understood", message=repr(msg))
+            finally:
+                left = self.take_receipt()
+                if left is not None:      # nothing of it to keep: acknowledge it now
+                    self.confirm(left)
+
+    def take_receipt(self) -> Receipt | None:
+        """During ``on_message`` in confirm mode: the receipt of the frame being delivered,
+        which the caller now owns (it must :meth:`confirm` it). None otherwise."""
+        r, self._delivering = self._delivering, None
+        return r
+
+    def confirm(self, receipt: Receipt) -> None:
+        """The event of ``receipt`` is durable: acknowledge its frame to the device. A receipt
+        of an earlier session is ignored (the device numbered the frame anew and sends it
+        again); while the link is down the device sends the frame again after the resume
+        and the acknowledgement goes then."""
+        if receipt.session != self.session or receipt.seq not in self._unconfirmed:
+            self.log.info("confirmation of another session ignored", seq=receipt.seq,
+                          session=receipt.session)
+            return
+        self._unconfirmed.discard(receipt.seq)
+        if self.state == "up":
+            self._send(m.Ack(receipt.seq))
 
     def _on_ack(self, ack: m.Ack) -> None:
         p = self._pending
@@ -385,7 +488,8 @@ class Link:
         if problem:
             self._hello_wait.set_result(problem)
             return
-        if info.resumed and self._ever_up and not self._same_device(info):
+        remembered = self._ever_up or self._memory is not None
+        if info.resumed and remembered and not self._same_device(info):
             # Another unit behind the same port offers to resume ITS session: its numbers and
             # ours have nothing in common, so insist on a new session (protocol §3.2).
             self.log.warning("different device behind the port: new session",
@@ -394,16 +498,36 @@ class Link:
             self._send(self._hello_message())
             return
         self._new_session = False
-        if not (info.resumed and self._ever_up):
+        memory, self._memory = self._memory, None
+        resumed = bool(info.resumed and remembered)
+        if not resumed:
             # A new session: both sides number from 1 and forget what they saw.
             self._recent.clear()
-            self._tx_seq = 0
-        self._last_uptime = -1
-        self._last_rx = asyncio.get_running_loop().time()
-        self.identity = ev.DeviceIdentity(
+            self._unconfirmed.clear()
+            self._tx_count = self._tx_reserved = 0
+            self.session = secrets.token_hex(8)
+        elif memory is not None and not self._ever_up:
+            # The session of a host that restarted: the device's frame that may come again
+            # is known durable; commands go on after every number the old host may have used.
+            self._recent.clear()
+            for seq in memory.rx_seqs[-RECENT_SEQS:]:
+                self._recent.add(seq)
+            self._unconfirmed.clear()
+            self._tx_count = self._tx_reserved = memory.tx_reserved
+            self.session = memory.session
+        ident = ev.DeviceIdentity(
             device_class=info.class_name, vendor=info.vendor, model=info.model,
             serial=info.serial, firmware_version=info.firmware_version,
             firmware_hash=info.firmware_hash.hex(), recognises_cards=info.recognises_cards)
+        if self._on_session is not None and (not resumed or memory is not None):
+            try:
+                self._reserve(ident, self._tx_count + TX_RESERVE)
+            except Exception as exc:  # noqa: BLE001 - no session the consumer cannot record
+                self._hello_wait.set_result(f"the session could not be recorded: {exc}")
+                return
+        self._last_uptime = -1
+        self._last_rx = asyncio.get_running_loop().time()
+        self.identity = ident
         self.state = "up"
         self.up.set()
         cls = ev.LinkRestored if self._ever_up else ev.LinkUp
@@ -416,8 +540,19 @@ class Link:
 
     def _same_device(self, info: m.HelloInfo) -> bool:
         ident = self.identity
+        if ident is None and self._memory is not None:
+            return (info.serial == self._memory.serial
+                    and info.firmware_hash.hex() == self._memory.firmware_hash)
         return (ident is not None and info.serial == ident.serial
                 and info.firmware_hash.hex() == ident.firmware_hash)
+
+    def _reserve(self, ident: ev.DeviceIdentity, upto: int) -> None:
+        """Have the consumer record the session and the commands numbered up to ``upto``
+        before any of them is sent."""
+        assert self._on_session is not None and self.session is not None
+        self._on_session(SessionMemory(ident.serial, ident.firmware_hash, self.session,
+                                       tx_reserved=upto).mark())
+        self._tx_reserved = upto
 
     def _check(self, info: m.HelloInfo) -> str | None:
         if info.protocol != m.PROTOCOL_VERSION:
@@ -440,8 +575,11 @@ class Link:
                                "reconnects by itself; check the device's cable and power")
             seq = 0
             if self.codec.sequenced:
-                self._tx_seq = self._tx_seq % 255 + 1
-                seq = self._tx_seq
+                if self._on_session is not None and self._tx_count >= self._tx_reserved:
+                    assert self.identity is not None
+                    self._reserve(self.identity, self._tx_count + TX_RESERVE)
+                self._tx_count += 1
+                seq = (self._tx_count - 1) % 255 + 1
             data = self.codec.encode(msg, seq)
             p = _Pending(seq, data, asyncio.get_running_loop().create_future())
             self._pending = p

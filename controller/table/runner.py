@@ -52,9 +52,13 @@ class TableRunner:
         self.send = send or (lambda c: None)
 
     # --- inputs -------------------------------------------------------------------------
-    def device(self, event: ev.DeviceEvent) -> None:
-        """One device event: journaled, then applied."""
-        self._input(Kind.DEVICE, {"source": "device", "event": event.to_json()}, event.device)
+    def device(self, event: ev.DeviceEvent, link: dict[str, Any] | None = None) -> None:
+        """One device event: journaled, then applied. ``link`` (the frame's receipt: serial,
+        session, seq) is journaled with it, so a restart knows the frame was taken."""
+        record: dict[str, Any] = {"source": "device", "event": event.to_json()}
+        if link is not None:
+            record["link"] = link
+        self._input(Kind.DEVICE, record, event.device)
 
     def command(self, name: str, role: str = "dealer", **args: Any) -> None:
         """A dealer or supervisor command: journaled with its role, then applied. A command the
