@@ -204,6 +204,10 @@ class Table:
         self._deck_check = ""
         self._shuffle_after_check = False
         self._dispensing = False        # a hand or card asked of the shuffler is on its way
+        # The round in play waits for the shuffler's shuffle (asked, or to ask again once the
+        # shuffler is put right): no hand is asked of it before its shuffle is done.
+        self._awaiting_shuffle = False
+        self._reshake_owed = False      # a reshake was ruled; the banker shakes again
         self._unsettled = False
         self._last_dealt: Recipient | None = None
         # Deck integrity (controller.integrity): alarms are shown without naming a card; the
@@ -427,8 +431,10 @@ class Table:
 
     def _rule(self, irregularity: Irregularity, detail: str, *, recipient: Recipient | None = None,
               slot: int | None = None, device: str | None = None,
-              phase: Phase | None = None) -> Ruling | None:
-        """Ask the game, record the ruling with its article, and carry out its remedy."""
+              phase: Phase | None = None, hold: bool = True) -> Ruling | None:
+        """Ask the game, record the ruling with its article, and carry out its remedy.
+        ``hold=False``: what the ruling leaves to the supervisor concerns a device the rest of
+        the round does not use; its condition stops the next round, not this one."""
         try:
             ruling = self._ask(irregularity, phase)
         except RuleError as exc:
@@ -445,11 +451,11 @@ class Table:
         if self.round is not None:
             self.round.rulings.append(entry)
         self._publish("ruling", **entry)
-        self._carry_out(ruling, irregularity, recipient, slot)
+        self._carry_out(ruling, irregularity, recipient, slot, hold)
         return ruling
 
     def _carry_out(self, ruling: Ruling, irregularity: Irregularity,
-                   recipient: Recipient | None, slot: int | None) -> None:
+                   recipient: Recipient | None, slot: int | None, hold: bool = True) -> None:
         remedy = ruling.remedy
         if remedy is Remedy.ROUND_VOID:
             self._void(ruling, irregularity.value)
@@ -473,7 +479,12 @@ class Table:
                           cards=self.vault.set_aside_cards())
             return
         elif remedy is Remedy.RESHAKE:
-            if not ruling.needs_supervisor:      # else once the agitator is repaired
+            # The banker owes a shake (261/96/M art. 2(4)); until the agitator reports it, the
+            # banker's shake command is taken again in dice_shaking (only he shakes, art. 2(2)).
+            self._reshake_owed = True
+            if not ruling.needs_supervisor and irregularity is not Irregularity.DIE_OUT_OF_CUP:
+                # The dice are all in the cup: the banker's shake goes on at once. A die out of
+                # the cup is put back first, a failed agitator repaired: then the banker shakes.
                 self.commands.append(Command("dice", "shake"))
             self._publish("reshake", article=ruling.article)
         if slot is not None and irregularity in (Irregularity.PLAYER_CARD_EXPOSED,
@@ -483,7 +494,7 @@ class Table:
             # It is face up at the table now: the display may show it.
             self._publish("card_exposed", recipient=str(self.vault.slot_recipient(slot)),
                           card=self.vault.expose(slot))
-        if ruling.needs_supervisor and self.state != "malfunction":
+        if ruling.needs_supervisor and hold and self.state != "malfunction":
             if self.state in ("dealing", "dice_shaking"):
                 self._held_dealing = self.state
             self._held_round = self.state in ("bets_open", "bets_closed", "shuffling")
@@ -537,7 +548,8 @@ class Table:
         self.identities[e.device] = {"vendor": e.identity.vendor, "model": e.identity.model,
                                      "serial": e.identity.serial,
                                      "firmware_version": e.identity.firmware_version,
-                                     "firmware_hash": e.identity.firmware_hash}
+                                     "firmware_hash": e.identity.firmware_hash,
+                                     "recognises_cards": e.identity.recognises_cards}
         self._cond(e.device).discard("link_lost")
         self._publish("device_link", device=e.device, link="up", **self.identities[e.device])
         if (self._device_class(e.device) == "shuffler" and self._deck_check == "asked"
@@ -554,6 +566,7 @@ class Table:
                 self._deck_check = "asked"
             else:
                 self.commands.append(Command("shuffler", "shuffle"))
+        self._resume_requests()
 
     _on_link_restored = _on_link_up
 
@@ -578,6 +591,7 @@ class Table:
         self._cond(e.device).discard("door_open")
         self._publish("device_condition", device=e.device,
                       conditions=sorted(self._cond(e.device)))
+        self._resume_requests()
 
     def _on_empty(self, e: ev.Empty) -> None:
         if self._device_class(e.device) == "shuffler":
@@ -601,7 +615,8 @@ class Table:
         self._deck_check = "done"
         if self._shuffle_after_check:
             self._shuffle_after_check = False
-            if self.state == "shuffling" and self.mode is Mode.SHUFFLER and not self._deck_ready:
+            if (self.state == "shuffling" or self._awaiting_shuffle) \
+                    and self.mode is Mode.SHUFFLER and not self._deck_ready:
                 self.commands.append(Command("shuffler", "shuffle"))
 
     def _on_cut_card_reached(self, e: ev.CutCardReached) -> None:
@@ -619,9 +634,12 @@ class Table:
     def _on_shuffle_done(self, e: ev.ShuffleDone) -> None:
         self._deck_ready = True
         self._shuffle_after_check = False
+        self._awaiting_shuffle = False
         self._publish("shuffle", device=e.device, status="done", count=e.count)
         if self.state == "shuffling" and self.mode is Mode.SHUFFLER and not self.blocking_conditions():
             self.deck_ready()
+        else:
+            self._resume_requests()     # a hand waits for this shuffle: ask for it now
 
     def _device_failure(self, e: ev.DeviceEvent, what: str) -> None:
         """A device failed. While dealing (or shaking) it is a machine failure ruled by the
@@ -634,7 +652,23 @@ class Table:
             # A deck check or a hand asked for may never be answered: start afresh.
             self._deck_check, self._shuffle_after_check = "", False
             self._dispensing = False
+            if (self.mode is Mode.SHUFFLER and self.round is not None
+                    and self.round.void is None and not self.vault.slots()
+                    and self.state in ("shuffling", "bets_open", "bets_closed",
+                                       "dice_shaking")):
+                # No card of the round is out yet, but a shuffler that jammed, failed, was
+                # opened or restarted has lost (or may have lost) the order it made: the
+                # round's deck is shuffled again once it is put right (_resume_requests).
+                self._deck_ready = False
+                self._needs_shuffle = True
+                self._awaiting_shuffle = True
         if cls not in self.needed_classes():
+            return
+        if cls == "dice" and self.round is not None and self.round.dice is not None \
+                and self.round.void is None and self.state in ROUND_STATES:
+            # The dice were read: the rest of the round does not use the agitator. The game
+            # rules on it (261/96/M P4: the round goes on); its condition stops the next shake.
+            self._rule(DEVICE_FAILURE["dice"], what, device=e.device, hold=False)
             return
         # With the shuffler, once the plan is fixed and a hand asked for, cards may be out:
         # that is dealing, whether or not the first hand has been reported yet.
@@ -679,7 +713,7 @@ class Table:
             return
         if not self._card_event_allowed(e):
             return
-        self._take(self.tracker.card(e.card, e.face_up))
+        self._take(self.tracker.card(e.card, e.face_up), self._unread(e, (e.card,)))
 
     def _on_card_dispensed(self, e: ev.CardDispensed) -> None:
         self._shuffler_answered()
@@ -688,7 +722,7 @@ class Table:
             return
         if not self._card_event_allowed(e):
             return
-        self._take(self.tracker.card(e.card, False))
+        self._take(self.tracker.card(e.card, False), self._unread(e, (e.card,)))
 
     def _on_hand_dispensed(self, e: ev.HandDispensed) -> None:
         self._shuffler_answered()
@@ -697,7 +731,7 @@ class Table:
             return
         if not self._card_event_allowed(e):
             return
-        self._take(self.tracker.hand(e.cards))
+        self._take(self.tracker.hand(e.cards), self._unread(e, e.cards))
 
     def _on_misread(self, e: ev.Misread) -> None:
         if self.state == "dealing":
@@ -738,7 +772,8 @@ class Table:
         role = "supervisor" if self._supervisor_key else "dealer"
         name, args = e.button, {}
         if e.button == "close_bets":
-            name = "shake" if self.flow.dice and self.state == "bets_closed" else "close_bets"
+            name = "shake" if self.flow.dice and self.state in ("bets_closed", "dice_shaking") \
+                else "close_bets"
         elif e.button == "exposed_card":
             rec = self._last_dealt
             if rec is None:
@@ -755,8 +790,16 @@ class Table:
                 return
         self.command(name, role=role, **args)
 
-    def _take(self, out: Outcome) -> None:
-        """Keep the card(s) of one dealing outcome and act on its irregularity, if any."""
+    def _unread(self, e: ev.DeviceEvent, cards: tuple[Card | None, ...]) -> ev.DeviceEvent | None:
+        """``e`` when a device that reads cards put out one it could not read (a misread);
+        None for a count-only device, whose cards the croupier enters at the reveal."""
+        reads = self.identities.get(e.device, {}).get("recognises_cards", False)
+        return e if reads and any(c is None for c in cards) else None
+
+    def _take(self, out: Outcome, misread: ev.DeviceEvent | None = None) -> None:
+        """Keep the card(s) of one dealing outcome and act on its irregularity, if any.
+        ``misread``: the event put out a card its device could not read, a machine failure
+        while dealing (the game's own article, as the shoe's misread)."""
         if out.recipient is None:      # beyond the plan
             self._rule(out.irregularity, out.detail)
             return
@@ -777,6 +820,11 @@ class Table:
             nxt = self.tracker.expected if self.tracker else None
             if nxt is not None and out.step is not None and nxt.deal.street == out.step.deal.street:
                 out.street_done = False      # a replacement card is still owed on this street
+        if misread is not None and self.state == "dealing":
+            self._device_failure(misread, f"a card left the {self._device_class(misread.device)} "
+                                          "unread")
+            if self.state != "dealing":
+                return
         if self.tracker is not None and self.tracker.done:
             self._dealt()
         elif out.street_done and self.flow.betting_streets:
@@ -792,12 +840,15 @@ class Table:
             self._start_shake()
         elif self.state != "dice_shaking":
             self._irregular_event(e, f"a shake in state {self.state}")
+        else:
+            self._reshake_owed = False      # the banker shook again
 
     def _on_dice_result(self, e: ev.DiceResult) -> None:
         if not self.flow.dice or self.state != "dice_shaking":
             self._irregular_event(e, f"dice result in state {self.state}")
             return
         self.round.dice = tuple(e.dice)
+        self._reshake_owed = False
         self._publish("dice", dice=list(e.dice), total=sum(e.dice))
         self._make_tracker(dice=tuple(e.dice))
         self.dice_settled()
@@ -826,6 +877,7 @@ class Table:
         self._last_slot = {}
         self._holdem = None
         self._stacks = {}
+        self._reshake_owed = False
         self._publish("round_started", game=self.game.game_id, mode=self.mode.value,
                       needs_shuffle=self.needs_shuffle())
         if self.needs_shuffle() and self.mode is Mode.SHUFFLER:
@@ -869,10 +921,30 @@ class Table:
         is waited for (the device's own check time, no more); a deck not checked since it was
         gathered (the first round, after a malfunction or a mode switch) is checked first. A
         shuffler that cannot take the check now shuffles at once, as without it."""
+        self._awaiting_shuffle = True
         if self._deck_check == "asked" or (self._deck_check == "" and self._check_deck()):
             self._shuffle_after_check = True
         else:
             self.commands.append(Command("shuffler", "shuffle"))
+
+    def _resume_requests(self) -> None:
+        """A device was put right (door closed, link restored, jam or malfunction cleared) or
+        the shuffle a hand waited for is done: what the round in play needs of the shuffler
+        and a failure refused or lost is asked again, as a journaled device command like any
+        other. In ``malfunction`` nothing is asked: the supervisor clears first."""
+        if self.state == "malfunction" or self.mode is not Mode.SHUFFLER or self.round is None \
+                or self.round.void is not None or not self._shuffler_free():
+            return
+        if self._awaiting_shuffle:
+            if self.state in ("bets_open", "bets_closed", "dice_shaking", "dealing") \
+                    and self._deck_check != "asked" and not self._shuffle_after_check:
+                self._request_shuffle()
+            return
+        if self.state in ("bets_closed", "dealing") and self.tracker is not None:
+            if self.tracker.done and self.state == "dealing":
+                self._dealt()
+            else:
+                self._ask_shuffler()
 
     def _plan_request(self, dice: tuple[int, ...] | None = None) -> PlanRequest:
         r = self.round
@@ -931,8 +1003,12 @@ class Table:
         """With the shuffler, the controller asks for each planned hand (or card) in turn."""
         if self.mode is not Mode.SHUFFLER or self.tracker is None or self.tracker.done:
             return
+        if self._awaiting_shuffle or not self._shuffler_free():
+            return      # asked once the shuffle is done or the shuffler put right
         n = self.tracker.expected.deal.cards
         self._dispensing = True
+        # The deck in the shuffler is being dealt: the next round needs a fresh shuffle.
+        self._deck_ready, self._needs_shuffle = False, True
         if n == 1:
             self.commands.append(Command("shuffler", "dispense_card"))
         else:
@@ -1164,6 +1240,13 @@ class Table:
         self._publish("adjust", points=points)
 
     def _cmd_shake(self) -> None:
+        if self.state == "dice_shaking" and self._reshake_owed:
+            # 261/96/M art. 2(4): the banker shakes again (the die back in the cup).
+            blocked = self.blocking_conditions()
+            if blocked:
+                raise TablectlError(f"devices not ready: {blocked}; clear them first")
+            self.commands.append(Command("dice", "shake"))
+            return
         self._require("bets_open", "bets_closed", what="shake the dice")
         if not self.flow.dice:
             raise TablectlError(f"{self.game.title} uses no dice")
@@ -1323,22 +1406,43 @@ class Table:
         self.void_round()
 
     def _cmd_clear_malfunction(self) -> None:
-        self._require("malfunction", what="clear a malfunction")
+        if self.state != "malfunction":
+            self._clear_conditions()
+            return
         if self._unsettled:
             raise TablectlError("the round could not be settled from what was recorded; void "
                                 "it (void_round with the reason) before clearing")
-        for dev, cond in self.conditions.items():
-            cond.difference_update(SUPERVISOR_CONDITIONS)
-        blocked = self.blocking_conditions()
-        if blocked:
-            raise TablectlError(f"still not ready: {blocked}; close the door or reconnect the "
+        left = {dev: sorted(c - set(SUPERVISOR_CONDITIONS)) for dev, c in self.conditions.items()
+                if c - set(SUPERVISOR_CONDITIONS)
+                and self._device_class(dev) in self.needed_classes()}
+        if left:
+            raise TablectlError(f"still not ready: {left}; close the door or reconnect the "
                                 "device, or switch the table to the other mode")
+        for cond in self.conditions.values():
+            cond.difference_update(SUPERVISOR_CONDITIONS)
         self._publish("malfunction_cleared")
         if not (self.round_held() or self.dealing_held() or self.shake_held()):
             self._round_may_open()
             self._begin_round()
         self.clear()
         self._held_round, self._held_dealing = False, ""
+        self._resume_requests()
+
+    def _clear_conditions(self) -> None:
+        """Outside ``malfunction``: a device that jammed or failed where the round did not need
+        it (after the deal, between rounds) is fixed; its condition goes and nothing else
+        changes (the round in play goes on as it was)."""
+        cleared = {dev: sorted(c & set(SUPERVISOR_CONDITIONS))
+                   for dev, c in self.conditions.items() if c & set(SUPERVISOR_CONDITIONS)}
+        if not cleared:
+            raise TablectlError(f"nothing to clear: no device reports a jam or a malfunction "
+                                f"and the table is in {self.state}, not in malfunction")
+        for dev in cleared:
+            self.conditions[dev].difference_update(SUPERVISOR_CONDITIONS)
+            self._publish("device_condition", device=dev, what="cleared by the supervisor",
+                          conditions=sorted(self.conditions[dev]))
+        self._publish("malfunction_cleared", devices=sorted(cleared))
+        self._resume_requests()
 
     def _cmd_switch_mode(self, mode: str) -> None:
         self._require("malfunction", "round_complete", "round_void", "out_of_service",
@@ -1353,6 +1457,7 @@ class Table:
         self._needs_shuffle = True
         self._deck_ready = False
         self._deck_check, self._shuffle_after_check, self._dispensing = "", False, False
+        self._awaiting_shuffle = False
         self._publish("mode", mode=new.value)
 
     # ======================================================================================
@@ -1374,7 +1479,7 @@ class Table:
                 "integrity_pending": [a.to_json() for a in self.gate.pending],
                 "deck_check": self._deck_check,
                 "shuffle_after_check": self._shuffle_after_check,
-                "dispensing": self._dispensing}
+                "dispensing": self._dispensing, "awaiting_shuffle": self._awaiting_shuffle}
 
     def restore(self, snap: Mapping[str, Any]) -> None:
         """Put the table back as :meth:`snapshot` described it (before replaying inputs)."""
@@ -1395,6 +1500,7 @@ class Table:
         self._deck_check = str(snap.get("deck_check", ""))
         self._shuffle_after_check = bool(snap.get("shuffle_after_check", False))
         self._dispensing = bool(snap.get("dispensing", False))
+        self._awaiting_shuffle = bool(snap.get("awaiting_shuffle", False))
         from controller.integrity.alarms import Alarm
         self.gate.pending = [Alarm.from_json(a) for a in snap.get("integrity_pending", [])]
         self.machine.set_state(snap["state"])
