@@ -13,9 +13,9 @@ import pytest
 
 from controller.rules.cards import Card
 from drivers import events as ev
-from drivers.driver import DeviceRefused
+from drivers.driver import Delivery, DeviceRefused
 from drivers.factory import open_driver
-from drivers.link import LinkDown
+from drivers.link import LinkDown, SessionMemory
 from drivers.protocol import messages as m
 from drivers.protocol.codec import Received, Rejected, get_codec
 from drivers.spec import DeviceSpec
@@ -852,3 +852,107 @@ def test_exactly_once_through_random_line_noise_and_link_losses(link_path):
         await drv.close()
         peer.unplug()
     asyncio.run(asyncio.wait_for(main(), 180))
+
+
+def confirm_spec(link_path):
+    return DeviceSpec(id="shuffler", device_class="shuffler", port=link_path, codec="tablectl",
+                      **FAST)
+
+
+async def next_delivery(queue, timeout=5.0):
+    """The next Delivery on the queue (link events before it are skipped)."""
+    async with asyncio.timeout(timeout):
+        while True:
+            item = await queue.get()
+            if isinstance(item, Delivery):
+                return item
+
+
+def test_event_is_acknowledged_only_after_the_consumer_confirms_it(link_path):
+    async def main():
+        peer = Peer(link_path)
+        peer.plug()
+        q, marks = asyncio.Queue(), []
+        drv = open_driver(confirm_spec(link_path), q, confirm=True, on_session=marks.append)
+        await next_event(q, "link_up")
+        assert marks and marks[-1]["serial"] == "00421"       # the session, recorded first
+        peer.send(m.CardDispensed(9, 1))
+        d = await next_delivery(q)
+        assert d.event.card == Card.from_code(9) and d.receipt.session == marks[-1]["session"]
+        # Not confirmed: the device, unanswered, sends the frame again and again; the link
+        # neither delivers it twice nor acknowledges it.
+        await until(lambda: drv.stats.duplicates >= 2)
+        acked = [msg.seq for _, msg in peer.received if isinstance(msg, m.Ack)]
+        assert d.receipt.seq not in acked and peer._inflight is not None and q.empty()
+        d.confirm()
+        await until(lambda: peer._inflight is None)
+        acked = [msg.seq for _, msg in peer.received if isinstance(msg, m.Ack)]
+        assert acked.count(d.receipt.seq) == 1
+        await drv.close()
+        peer.unplug()
+    run(main())
+
+
+def test_restarted_consumer_resumes_the_session_and_knows_the_journaled_frame(link_path):
+    async def main():
+        peer = Peer(link_path)
+        peer.plug()
+        q1, marks = asyncio.Queue(), []
+        drv1 = open_driver(confirm_spec(link_path), q1, confirm=True, on_session=marks.append)
+        await next_event(q1, "link_up")
+        await drv1.shuffle()
+        await drv1.shuffle()                 # the device remembers these numbers
+        peer.send(m.CardDispensed(9, 1))
+        taken = (await next_delivery(q1)).receipt
+        await drv1.close()                   # journaled, then the process died: no ack left
+        mark = marks[-1]
+        memory = SessionMemory(mark["serial"], mark["firmware_hash"], mark["session"],
+                               (taken.seq,), mark["tx_reserved"])
+        q2, marks2 = asyncio.Queue(), []
+        drv2 = open_driver(confirm_spec(link_path), q2, confirm=True, memory=memory,
+                           on_session=marks2.append)
+        await next_event(q2, "link_up")
+        hellos = [msg for _, msg in peer.received if isinstance(msg, m.Hello)]
+        assert hellos[-1].resume is True and marks2[-1]["session"] == taken.session
+        # The device sent the frame again under its number: known, acknowledged, not delivered.
+        await until(lambda: peer._inflight is None)
+        peer.send(m.Empty())
+        d = await next_delivery(q2)
+        assert d.event.kind == "empty"
+        d.confirm()
+        # A command after the restart is numbered past every number the old host reserved,
+        # so the device acts on it instead of taking it for one it has seen.
+        await drv2.shuffle()
+        shuffles = [seq for seq, msg in peer.received if isinstance(msg, m.Shuffle)]
+        assert shuffles[-1] == mark["tx_reserved"] % 255 + 1
+        assert sum(isinstance(a, m.Shuffle) for a in peer.acted) == 3
+        await drv2.close()
+        peer.unplug()
+    run(main())
+
+
+def test_device_that_rebooted_gets_a_new_session_despite_the_memory(link_path):
+    async def main():
+        peer = Peer(link_path)
+        peer.supports_resume = False
+        peer.plug()
+        q, marks = asyncio.Queue(), []
+        memory = SessionMemory("00421", bytes(range(32)).hex(), "old-session", (3,), 64)
+        drv = open_driver(confirm_spec(link_path), q, confirm=True, memory=memory,
+                          on_session=marks.append)
+        await next_event(q, "link_up")
+        assert marks[-1]["session"] != "old-session"
+        peer.send(m.CardDispensed(9, 1))
+        peer.send(m.CardDispensed(10, 1))
+        peer.send(m.CardDispensed(11, 1))    # seq 3 of the new session is a new frame
+        got = []
+        for _ in range(3):
+            d = await next_delivery(q)
+            got.append(d.event.card)
+            d.confirm()
+        assert got == [Card.from_code(c) for c in (9, 10, 11)]
+        await drv.shuffle()
+        assert [seq for seq, msg in peer.received if isinstance(msg, m.Shuffle)] == [1]
+        await drv.close()
+        peer.unplug()
+    run(main())
