@@ -32,7 +32,7 @@ from typing import Any
 
 from controller.config import TableConfig
 from controller.errors import TablectlError
-from controller.journal import Journal, JournalError, Kind
+from controller.journal import Journal, Kind
 from controller.logs import bind, get_logger
 from controller.rules import get_game
 from controller.sdnotify import Notifier
@@ -290,18 +290,9 @@ class Service:
                 item.done.set_result(result)
         elif isinstance(item, Delivery):
             self.log.debug("device event", **redact_device_event(item.event.to_json()))
-            journaled = False
-            try:
-                self.runner.device(item.event, link=item.receipt.to_json())
-                journaled = True
-            except JournalError:
-                raise                       # not durable: the device sends it again
-            except TablectlError:
-                journaled = True            # refused by the table, but journaled
-                raise
-            finally:
-                if journaled:
-                    item.confirm()          # only now is the frame acknowledged
+            # Acknowledged to the device once journaled, whatever follows; an event that did
+            # not reach the disk is not acknowledged and the device sends it again.
+            self.runner.device(item.event, link=item.receipt.to_json(), durable=item.confirm)
         elif isinstance(item, ev.DeviceEvent):
             self.log.debug("device event", **redact_device_event(item.to_json()))
             self.runner.device(item)
@@ -313,7 +304,10 @@ class Service:
         bind(round=str(e.round) if e.round is not None else None)
         level = "warning" if e.kind in ("ruling", "round_void", "irregular_event",
                                         "controller_fault", "device_condition") else "info"
-        getattr(self.log, level)(e.kind, **{k: v for k, v in doc.items()
+        # "event" is the log line's own name: an event's field of that name is logged as
+        # "event_" rather than raising a TypeError after the journal already holds it.
+        getattr(self.log, level)(e.kind, **{("event_" if k == "event" else k): v
+                                            for k, v in doc.items()
                                             if k not in ("kind", "table", "round")})
         for q in list(self.subscribers):
             q.put_nowait(doc)

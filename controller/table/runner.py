@@ -52,13 +52,15 @@ class TableRunner:
         self.send = send or (lambda c: None)
 
     # --- inputs -------------------------------------------------------------------------
-    def device(self, event: ev.DeviceEvent, link: dict[str, Any] | None = None) -> None:
+    def device(self, event: ev.DeviceEvent, link: dict[str, Any] | None = None,
+               durable: Callable[[], None] | None = None) -> None:
         """One device event: journaled, then applied. ``link`` (the frame's receipt: serial,
-        session, seq) is journaled with it, so a restart knows the frame was taken."""
+        session, seq) is journaled with it, so a restart knows the frame was taken;
+        ``durable()`` is called as soon as the event is on disk (the device may be told)."""
         record: dict[str, Any] = {"source": "device", "event": event.to_json()}
         if link is not None:
             record["link"] = link
-        self._input(Kind.DEVICE, record, event.device)
+        self._input(Kind.DEVICE, record, event.device, durable)
 
     def command(self, name: str, role: str = "dealer", **args: Any) -> None:
         """A dealer or supervisor command: journaled with its role, then applied. A command the
@@ -66,8 +68,11 @@ class TableRunner:
         self._input(Kind.COMMAND, {"source": "command", "name": name, "role": role,
                                    "args": args}, role)
 
-    def _input(self, kind: str, record: dict[str, Any], source: str | None) -> None:
+    def _input(self, kind: str, record: dict[str, Any], source: str | None,
+               durable: Callable[[], None] | None = None) -> None:
         self.journal.append(str(kind), record, self._round_id(), source)
+        if durable is not None:
+            durable()
         try:
             self.table.apply(record)
         except TablectlError as exc:
