@@ -20,11 +20,6 @@ CASES = all_cases()
 # Failures found by the matrix in the table machine (controller/table/), open with its owner.
 # Each: (predicate, reason).
 KNOWN = [
-    (lambda c: c.fault in ("jam", "malfunction") and c.phase in ("decisions", "settlement")
-     and (c.device != "dice" or c.fault == "malfunction") and c.device in (c.mode, "dice")
-     and not (c.device == "dice" and c.mode == "shoe" and c.phase == "decisions"),
-     "a jam or malfunction outside dealing leaves a device condition that no command clears "
-     "(clear_malfunction needs the malfunction state): the next round is refused for good"),
     (lambda c: c.mode == "shuffler" and c.device == "shuffler"
      and c.fault in ("jam", "malfunction", "door_open", "reboot")
      and c.phase in ("betting", "shaking"),
