@@ -20,11 +20,6 @@ CASES = all_cases()
 # Failures found by the matrix in the table machine (controller/table/), open with its owner.
 # Each: (predicate, reason).
 KNOWN = [
-    (lambda c: c.mode == "shuffler" and c.device == "shuffler"
-     and c.fault in ("jam", "malfunction", "door_open", "reboot")
-     and c.phase in ("betting", "shaking"),
-     "a shuffler that failed before bets closed refuses or loses the request for hands; once "
-     "it is put right nothing asks again and the table waits in bets_closed"),
     (lambda c: c.device == "dice" and c.fault == "die_out_of_cup"
      and c.phase in ("betting", "shaking"),
      "after the die is put back in the cup nothing shakes again (art. 2(4)): the table waits "
