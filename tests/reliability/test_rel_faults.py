@@ -20,10 +20,6 @@ CASES = all_cases()
 # Failures found by the matrix in the table machine (controller/table/), open with its owner.
 # Each: (predicate, reason).
 KNOWN = [
-    (lambda c: c.device == "dice" and c.fault == "die_out_of_cup"
-     and c.phase in ("betting", "shaking"),
-     "after the die is put back in the cup nothing shakes again (art. 2(4)): the table waits "
-     "in dice_shaking"),
     (lambda c: c.device == "dice" and c.mode == "shuffler" and c.phase == "dealing"
      and c.fault in ("disconnect", "door_open", "reboot", "malfunction"),
      "a dice agitator failing while the shuffler deals stops the dealing for good (the hands "
