@@ -20,10 +20,6 @@ CASES = all_cases()
 # Failures found by the matrix in the table machine (controller/table/), open with its owner.
 # Each: (predicate, reason).
 KNOWN = [
-    (lambda c: c.device == "dice" and c.mode == "shuffler" and c.phase == "dealing"
-     and c.fault in ("disconnect", "door_open", "reboot", "malfunction"),
-     "a dice agitator failing while the shuffler deals stops the dealing for good (the hands "
-     "dealt meanwhile are not taken back up)"),
     (lambda c: c.device == "shuffler" and c.fault == "misread"
      and c.phase in ("betting", "shaking", "dealing"),
      "a card the shuffler could not read leaves a hand the table can never reveal: it waits "
