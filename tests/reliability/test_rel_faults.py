@@ -20,10 +20,6 @@ CASES = all_cases()
 # Failures found by the matrix in the table machine (controller/table/), open with its owner.
 # Each: (predicate, reason).
 KNOWN = [
-    (lambda c: c.device == "shuffler" and c.fault == "misread"
-     and c.phase in ("betting", "shaking", "dealing"),
-     "a card the shuffler could not read leaves a hand the table can never reveal: it waits "
-     "in croupier_reveal"),
 ]
 
 
