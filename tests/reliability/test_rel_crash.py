@@ -3,9 +3,9 @@ while rounds are played through it, then started again on the same journal, over
 
 After every restart: the hash chain verifies; every event the daemon had published on its
 stream before it died (it publishes only what is durable) is in the journal; no card or hand
-is journaled more often than the simulator sent it (see DUPLICATES: a known defect); no round
-is closed twice (see UNCLOSED: a known defect); a round interrupted while dealing is
-void by its regulation (a machine failure during dealing voids the round: 89/2004 art. 11(5),
+is journaled more often than the simulator sent it; no round is closed twice, and none that
+the input a kill interrupted ended is left without its close; a round interrupted while dealing
+is void by its regulation (a machine failure during dealing voids the round: 89/2004 art. 11(5),
 78/2008 art. 11(4), 261/96/M by interpretation P3). At the end every round that was opened has
 been closed exactly once. Tens of kills by default, hundreds of rounds with --long.
 
@@ -30,25 +30,6 @@ pytestmark = pytest.mark.hil
 REGULATION = {"q-poker": "89/2004", "fortune-3-card-poker": "78/2008",
               "super-pan-9": "261/96/M"}
 PUBLISHED_KINDS = ("state", "decision", "round_open", "round_close", "alarm", "table")
-# Known defect (drivers/link.py, controller/service.py): the link acknowledges a device's frame
-# independently of the journal, and remembers the sequence numbers it has seen only in memory.
-# A daemon killed after journaling a card but before its acknowledgement left gets the same
-# frame again from the device after the restart and journals the card a second time (the deck
-# monitor then raises a false duplicate_card alarm). Every other check must still pass; a run
-# that met the defect ends as an expected failure naming the cards.
-DUPLICATES: dict = {}
-# Known defect (controller/table/runner.py recover, controller/service.py): recovery writes the
-# decisions of an input the crash left without them only when that input is the journal's last
-# record, but the daemon journals "service start" and "config" before it recovers, so they are
-# never written: a round ended by the input just before the kill (voided by the shoe's
-# "empty", settled by confirm_result) is over in memory but its round_close (and ruling) are
-# missing from the journal for good.
-UNCLOSED: list = []
-KNOWN_UNCLOSED = ("the decisions of the input a kill interrupted are never journaled on "
-                  "recovery (the daemon writes records before recover() looks for them): "
-                  "rounds left without round_close")
-KNOWN_DUPLICATE = ("a frame journaled by a daemon killed before the link acknowledged it is "
-                   "sent again after the restart and journaled twice")
 
 
 def journaled_public(j):
@@ -89,14 +70,12 @@ def check_journal(rig, stream, report_state=None):
             for e in dev.emitted("hand_dispensed"):
                 sent[(name, tuple(e["cards"]))] += 1
         twice = {k: (n, sent[k]) for k, n in journaled.items() if n > sent[k]}
-        DUPLICATES.update(twice)
+        assert not twice, f"journaled more often than sent: {twice}"
         rec = j.last(kind="recovery")
         return rec, j
 
 
 def crash_cycles(tmp_path, game, mode, kills, seed):
-    DUPLICATES.clear()
-    UNCLOSED.clear()
     rng = random.Random(seed)
     outcome = Counter()
     with Rig(tmp_path, game, mode, seed=seed, speed=1000.0) as rig:
@@ -128,11 +107,8 @@ def crash_cycles(tmp_path, game, mode, kills, seed):
                 outcome["killed_while_dealing"] += 1
                 with Journal.open(rig.journal_path, readonly=True) as j:
                     close = j.last(kind="round_close", round_id=report["round"])
-                if close is None and report["void"]:
-                    UNCLOSED.append(report["round"])     # the known defect, see UNCLOSED
-                else:
-                    assert close is not None and close.payload["outcome"] == "void", report
-                    assert (close.article or "").startswith(REGULATION[game]), close.article
+                assert close is not None and close.payload["outcome"] == "void", report
+                assert (close.article or "").startswith(REGULATION[game]), close.article
         # The table plays on after the last restart; then every round opened is closed once.
         mark = len(rig.events)
         outcome[RigCroupier(rig, seed).play_round()] += 1
@@ -143,31 +119,8 @@ def crash_cycles(tmp_path, game, mode, kills, seed):
             closed = Counter(r.round_id for r in j.records(kinds=["round_close"]))
             current = j.last(kind="round_open").round_id
             for r in opened:
-                if r == current or closed[r] == 1:
-                    continue
-                recs = list(j.records(round_id=r))
-                # Ended in memory (voided, or settled and confirmed) by the input the kill
-                # interrupted, as the replay at the restart found it:
-                ended_at_restart = any(
-                    x.kind == "recovery" and (x.payload["report"]["void"] or x.payload[
-                        "report"]["state_at_crash"] in ("round_complete", "round_void"))
-                    for x in recs)
-                assert closed[r] == 0 and ended_at_restart, (r, closed[r])
-                UNCLOSED.append(r)
-    outcome["journaled_twice"] = len(DUPLICATES)
-    outcome["left_unclosed"] = len(UNCLOSED)
+                assert r == current or closed[r] == 1, (r, closed[r])
     return outcome
-
-
-def known_duplicates():
-    """End a run that met only the known defects as an expected failure naming them."""
-    found = []
-    if DUPLICATES:
-        found.append(f"{KNOWN_DUPLICATE}: {dict(DUPLICATES)}")
-    if UNCLOSED:
-        found.append(f"{KNOWN_UNCLOSED}: rounds {UNCLOSED}")
-    if found:
-        pytest.xfail("; ".join(found))
 
 
 @pytest.mark.parametrize("game,mode", [("q-poker", "shoe"), ("super-pan-9", "shuffler")])
@@ -175,7 +128,6 @@ def test_sigkill_at_random_points_loses_nothing_and_voids_by_regulation(tmp_path
     counts = crash_cycles(tmp_path, game, mode, kills=6, seed=11)
     print(f"\n{game} {mode}: {dict(counts)}")
     assert counts["kills"] == 6
-    known_duplicates()
 
 
 @pytest.mark.long
@@ -185,4 +137,3 @@ def test_sigkill_hundreds_of_rounds(tmp_path, game, mode):
     counts = crash_cycles(tmp_path, game, mode, kills=40, seed=23)
     print(f"\n{game} {mode}: {dict(counts)}")
     assert counts["kills"] == 40
-    known_duplicates()
