@@ -368,8 +368,12 @@ class LiveCroupier:
                 await live.command("clear_malfunction", "supervisor")
             elif st == "malfunction":
                 await self.fix_devices()
-                await live.command("clear_malfunction", "supervisor")
+                reply = await live.command("clear_malfunction", "supervisor")
                 if live.state == "malfunction":
+                    if "void_round" in str(reply.get("error")):
+                        # The table asks for it: the round cannot be settled from the record.
+                        await live.command("void_round", "supervisor", reason="the round "
+                                           "cannot be settled from what was recorded")
                     await asyncio.sleep(0.05)
             else:
                 await self._wait_change(st)

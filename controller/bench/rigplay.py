@@ -109,7 +109,12 @@ class RigCroupier:
                     r.command("clear_malfunction", "supervisor")
             elif st == "malfunction":
                 self.fix()
-                if not r.command("clear_malfunction", "supervisor").get("ok"):
+                reply = r.command("clear_malfunction", "supervisor")
+                if not reply.get("ok"):
+                    if "void_round" in str(reply.get("error")):
+                        # The table asks for it: the round cannot be settled from the record.
+                        r.command("void_round", "supervisor",
+                                  reason="the round cannot be settled from what was recorded")
                     time.sleep(0.05)
             else:
                 self._wait_change(st)
