@@ -290,8 +290,9 @@ class Service:
                 item.done.set_result(result)
         elif isinstance(item, Delivery):
             self.log.debug("device event", **redact_device_event(item.event.to_json()))
-            # Acknowledged to the device once journaled, whatever follows; an event that did
-            # not reach the disk is not acknowledged and the device sends it again.
+            # Acknowledged to the device once journaled, whatever follows. An event that did
+            # not reach the disk is never acknowledged: the device keeps it (the link passes
+            # its resends on no more) and sends it again to the restarted daemon.
             self.runner.device(item.event, link=item.receipt.to_json(), durable=item.confirm)
         elif isinstance(item, ev.DeviceEvent):
             self.log.debug("device event", **redact_device_event(item.to_json()))
