@@ -222,3 +222,40 @@ def test_a_count_only_shuffler_leaves_the_cards_to_be_entered_at_the_reveal():
     t.command("enter_cards", recipient="box 1", cards="As Ah Ad")
     t.command("enter_cards", recipient="croupier", cards="Kc Kd 2h")
     assert t.state == "settlement"
+
+
+# --- the journal: what is asked again survives a restart ---------------------------------
+
+def test_a_shuffle_asked_again_is_still_awaited_after_a_restart(tmp_path):
+    from controller.journal import Journal
+    from controller.rules import get_game
+    from controller.table import Table
+    from controller.table.runner import TableRunner
+    from table_helpers import DEVICES
+
+    def runner():
+        journal = Journal.open(tmp_path / "j.db", "T1")
+        return TableRunner(Table("T1", get_game("q-poker"), "shuffler", layout_boxes=7,
+                                 devices=DEVICES), journal), journal
+
+    run, journal = runner()
+    run.command("open_table", role="supervisor")
+    run.device(ev.DeckCheckResult(device="shuffler", ts=0.0, count=52))
+    run.device(ev.ShuffleDone(device="shuffler", ts=0.0, count=52))
+    run.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    run.device(ev.Jam(device="shuffler", ts=1.0))
+    run.command("clear_malfunction", role="supervisor")
+    asked = [r.payload["action"] for r in journal.records(kinds=["device_command"])]
+    assert asked[-1] in ("deck_check", "shuffle")        # journaled like every command
+    journal.close()
+
+    run, journal = runner()                              # the controller restarts
+    run.recover()
+    assert run.table.state == "bets_open" and run.table.round.bets
+    before = len(list(journal.records(kinds=["device_command"])))
+    run.command("close_bets")                            # the shuffle is still awaited
+    assert not list(journal.records(kinds=["device_command"]))[before:]
+    run.device(ev.DeckCheckResult(device="shuffler", ts=2.0, count=52))
+    run.device(ev.ShuffleDone(device="shuffler", ts=3.0, count=52))
+    after = [r.payload["action"] for r in journal.records(kinds=["device_command"])][before:]
+    assert after[-1] == "dispense_hand"
