@@ -259,3 +259,22 @@ def test_a_shuffle_asked_again_is_still_awaited_after_a_restart(tmp_path):
     run.device(ev.ShuffleDone(device="shuffler", ts=3.0, count=52))
     after = [r.payload["action"] for r in journal.records(kinds=["device_command"])][before:]
     assert after[-1] == "dispense_hand"
+
+
+def test_the_supervisors_confirm_button_clears_a_jam_that_stops_the_next_round():
+    from controller.inputs import ButtonPressed, KeySwitched
+    t = table("q-poker")
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    draw(t, "As", "2c", "Ah", "3c", "Ad", "5d")
+    t.handle_device(ev.Jam(device="shoe", ts=1.0))
+    t.command("decide", box=1, decision="fold")
+    t.command("confirm_result")
+    press = ButtonPressed(device="panel", ts=2.0, button="confirm")
+    t.handle_device(press)                          # the dealer: next round, refused
+    assert t.state == "round_complete"
+    assert [e for e in t.outbox if e.kind == "irregular_event"][-1].data["event"] == "button_pressed"
+    t.handle_device(KeySwitched(device="panel", ts=3.0, on=True))
+    t.handle_device(press)                          # the supervisor: the jam is cleared
+    assert t.state == "round_complete" and not t.blocking_conditions()
+    t.handle_device(press)                          # then the next round
+    assert t.state == "bets_open"

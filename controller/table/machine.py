@@ -312,9 +312,13 @@ class Table:
 
     def blocking_conditions(self) -> dict[str, list[str]]:
         """Conditions on devices the current mode needs (they stop the next round)."""
+        return {dev: sorted(c) for dev, c in self.blocking_conditions_sets()}
+
+    def blocking_conditions_sets(self) -> list[tuple[str, set[str]]]:
+        """The devices the mode needs with their conditions (see blocking_conditions)."""
         needed = self.needed_classes()
-        return {dev: sorted(c) for dev, c in self.conditions.items()
-                if c and self.devices.get(dev, dev) in needed}
+        return [(d, c) for d, c in self.conditions.items()
+                if c and self.devices.get(d, d) in needed]
 
     def needed_classes(self) -> set[str]:
         need = {"shoe"} if self.mode is Mode.SHOE else {"shuffler"}
@@ -787,6 +791,9 @@ class Table:
                     "round_void": "next_round", "shuffling": "deck_ready",
                     "malfunction": "clear_malfunction",
                     "out_of_service": "open_table"}.get(self.state, "confirm_result")
+            if name in ("next_round", "open_table") and role == "supervisor" and any(
+                    c & set(SUPERVISOR_CONDITIONS) for d, c in self.blocking_conditions_sets()):
+                name = "clear_malfunction"      # the jammed device is fixed: clear it first
             if name in ("clear_malfunction", "open_table") and role != "supervisor":
                 self._irregular_event(e, f"{name} needs the supervisor's key switch on")
                 return
