@@ -124,6 +124,12 @@ class Driver:
         return self.link.state == "up"
 
     @property
+    def last_heard(self) -> float | None:
+        """Seconds since the device was last heard (its heartbeat or any frame), None if it
+        never was. Read in the event loop the driver runs in."""
+        return self.link.last_heard
+
+    @property
     def stats(self) -> LinkStats:
         return self.link.stats
 

@@ -197,6 +197,18 @@ class Link:
                              "heartbeat will drop the link", heartbeat_s=self.timing.heartbeat_s,
                              link_timeout_s=self.timing.link_timeout_s)
 
+    @property
+    def last_heard(self) -> float | None:
+        """Seconds since the last frame from the device (a heartbeat or any other), None
+        before the first one or outside the running event loop. Read only."""
+        if not self._last_rx:
+            return None
+        try:
+            now = asyncio.get_running_loop().time()    # the clock _last_rx is taken on
+        except RuntimeError:
+            return None
+        return max(0.0, now - self._last_rx)
+
     # -- lifecycle -----------------------------------------------------------------------
     def start(self) -> None:
         """Begin connecting (in the running event loop); returns at once."""

@@ -14,7 +14,7 @@ import pytest
 from controller.rules.cards import Card
 from drivers import events as ev
 from drivers.driver import Delivery, DeviceRefused
-from drivers.factory import open_driver
+from drivers.factory import make_driver, open_driver
 from drivers.link import LinkDown, SessionMemory
 from drivers.protocol import messages as m
 from drivers.protocol.codec import Received, Rejected, get_codec
@@ -953,6 +953,35 @@ def test_device_that_rebooted_gets_a_new_session_despite_the_memory(link_path):
         assert got == [Card.from_code(c) for c in (9, 10, 11)]
         await drv.shuffle()
         assert [seq for seq, msg in peer.received if isinstance(msg, m.Shuffle)] == [1]
+        await drv.close()
+        peer.unplug()
+    run(main())
+
+
+def test_last_heard_grows_while_the_device_is_silent_and_drops_after_a_heartbeat(link_path):
+    async def main():
+        peer = Peer(link_path)
+        peer.plug()
+        q = asyncio.Queue()
+        # a long link timeout: the silence below must not drop the link
+        spec = DeviceSpec(id="shuffler", device_class="shuffler", port=link_path,
+                          codec="tablectl", heartbeat_s=0.05, link_timeout_s=10.0)
+        drv = make_driver(spec, q)
+        assert drv.last_heard is None              # nothing heard before the link opens
+        drv.start()
+        await next_event(q, "link_up")
+        assert drv.last_heard is not None and drv.last_heard >= 0
+        peer.silent = True
+        await asyncio.sleep(0.1)                   # a heartbeat already on the wire lands
+        frames = drv.stats.frames_in
+        first = drv.last_heard
+        await asyncio.sleep(0.1)
+        second = drv.last_heard
+        assert drv.stats.frames_in == frames       # nothing came in between
+        assert first < second and drv.is_up
+        peer.send_now(m.Heartbeat(10_000))         # one heartbeat from the silent device
+        await until(lambda: drv.stats.frames_in > frames)
+        assert drv.last_heard < second
         await drv.close()
         peer.unplug()
     run(main())

@@ -7,7 +7,6 @@ here carries a card.
 """
 from __future__ import annotations
 
-import asyncio
 from typing import Any, Callable, Mapping
 
 from controller.panel import COLOURS, Light
@@ -32,19 +31,8 @@ def light_of_state(state: str) -> dict[str, str]:
 
 def _last_heard(driver: Any) -> float | None:
     """Seconds since the driver last heard its device (heartbeat or any frame)."""
-    value = getattr(driver, "last_heard", None)
-    if callable(value):
-        value = value()
-    if value is not None:
-        return round(float(value), 3)
-    link = getattr(driver, "link", None)
-    last = getattr(link, "_last_rx", None)    # the link's clock: the running loop's time
-    if not last:
-        return None
-    try:
-        return round(max(0.0, asyncio.get_running_loop().time() - last), 3)
-    except RuntimeError:
-        return None
+    value = driver.last_heard
+    return None if value is None else round(float(value), 3)
 
 
 def device_health(table: Any, drivers: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
