@@ -337,6 +337,53 @@ def test_shuffler_jam_while_dealing_shows_art_11_5_and_the_supervisor_switches_t
     shot(boss, "q-poker-supervisor-after-switch-to-shoe")
 
 
+@pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)
+def test_a_jam_during_decisions_is_cleared_by_the_supervisor_from_the_page_and_the_next_round_opens(
+        browser, live):
+    supervisor(live, "open_table")
+    dealer, boss = open_page(browser, live, "dealer"), open_page(browser, live, "supervisor")
+    state_is(dealer, "shuffling")
+    front(dealer).locator("[data-command=deck_ready]").click()
+    state_is(dealer, "bets_open")
+    bet(dealer, 1, "versus_croupier", 10)
+    for _ in range(6):                          # box 1 and the croupier, three cards each
+        live.devices["shoe"].draw()
+    state_is(boss, "player_decisions")
+    assert boss.locator("[data-command=clear_malfunction]").count() == 0   # nothing to clear
+    live.devices["shoe"].inject("jam")          # every card is out: the round goes on
+    expect(boss.locator("tr[data-device=shoe]")).to_contain_text("jam")
+    clear = boss.locator("[data-command=clear_malfunction]")
+    expect(clear).to_be_visible()
+    expect(boss.get_by_test_id("to-clear")).to_contain_text("shoe: jam")
+    assert live.state() == "player_decisions"
+    assert dealer.locator("[data-command=clear_malfunction]").count() == 0  # the supervisor's
+    front(dealer).get_by_test_id("play-1").click()
+    state_is(dealer, "settlement")
+    front(dealer).locator("[data-command=confirm_result]").click()
+    state_is(dealer, "round_complete")
+    expect(front(boss).locator("[data-command=clear_malfunction]")).to_be_visible()
+    round_no = live.view()["round"]["round"]
+    # the jammed shoe stops the next round until the supervisor has it cleared
+    front(dealer).locator("[data-command=next_round]").click()
+    expect(dealer.get_by_test_id("error")).to_contain_text("jam")
+    assert live.state() == "round_complete"
+    shot(front(boss), "q-poker-supervisor-jam-after-the-deal")
+    live.devices["shoe"].clear_jam()            # someone frees the card, then the supervisor
+    front(boss).locator("[data-command=clear_malfunction]").click()
+    expect(boss.locator("[data-command=clear_malfunction]")).to_have_count(0)
+    expect(boss.locator("tr[data-device=shoe]")).not_to_contain_text("jam")
+    assert live.state() == "round_complete"     # only the condition went
+    front(dealer).locator("[data-command=next_round]").click()
+    live.wait(lambda: live.state() in ("shuffling", "bets_open"))
+    if live.state() == "shuffling":             # a shoe deals from a deck shuffled by hand
+        state_is(front(dealer), "shuffling")
+        front(dealer).locator("[data-command=deck_ready]").click()
+    state_is(boss, "bets_open")
+    assert live.view()["round"]["round"] > round_no
+    expect(boss.get_by_test_id("light")).to_have_attribute("data-colour", "green")
+    shot(front(boss), "q-poker-supervisor-next-round-after-jam")
+
+
 # --- the display is read only ----------------------------------------------------------------
 
 @pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)

@@ -180,7 +180,7 @@
     $("round-no").textContent = r ? String(r.round) : "—";
     renderStatus({ state: d.state, light: d.light, devices: d.devices, mode: d.mode });
     // Draw the layout again only when it changed: a control must not vanish under the hand.
-    const key = JSON.stringify([d.state, d.mode, v, seating]);
+    const key = JSON.stringify([d.state, d.mode, v, seating, supervisorConditions(d, v)]);
     if (key === lastKey) return;
     lastKey = key;
     renderIrregularity(r, d.state);
@@ -427,6 +427,20 @@
     }
   }
 
+  // The conditions only the supervisor clears (machine.py SUPERVISOR_CONDITIONS), as
+  // "device: condition", from the public view and the devices' health.
+  const SUPERVISOR_CONDITIONS = ["jam", "malfunction"];
+  function supervisorConditions(d, v) {
+    const found = new Set();
+    for (const [dev, conds] of Object.entries(v.conditions || {})) {
+      for (const c of conds || []) if (SUPERVISOR_CONDITIONS.includes(c)) found.add(dev + ": " + c);
+    }
+    for (const dev of d.devices || []) {
+      for (const c of dev.conditions || []) if (SUPERVISOR_CONDITIONS.includes(c)) found.add(dev.device + ": " + c);
+    }
+    return [...found].sort();
+  }
+
   function renderControls(d, v, r) {
     const c = $("controls");
     if (!commands.length) { c.hidden = true; return; }
@@ -489,7 +503,13 @@
       const who = field("input", "integrity-supervisor", { type: "text", placeholder: "主任 supervisor", "aria-label": "supervisor", size: "10" });
       add(who, button("clear_integrity", () => ({ supervisor: who.value }), { class: "danger" }));
     }
-    if (s === "malfunction" && can("clear_malfunction")) add(button("clear_malfunction", {}, { class: "primary" }));
+    // In malfunction, and in any state while a device reports a jam or malfunction (the table
+    // clears only that condition there, and it would stop the next round).
+    const toClear = supervisorConditions(d, v);
+    if ((s === "malfunction" || toClear.length) && can("clear_malfunction")) {
+      add(toClear.length ? el("span", { class: "muted", "data-testid": "to-clear", text: toClear.join(", ") }) : null,
+        button("clear_malfunction", {}, { class: "primary" }));
+    }
     if (can("switch_mode") && ["malfunction", "round_complete", "round_void", "out_of_service"].includes(s)) {
       const other = d.mode === "shoe" ? "shuffler" : "shoe";
       add(el("button", { type: "button", "data-command": "switch_mode", onclick: () => send("switch_mode", { mode: other }) }, bi("commands", "switch_mode"), " → ", bi("modes", other)));
