@@ -40,6 +40,7 @@ from controller.table import Table
 from controller.table.machine import Command
 from controller.table.runner import TableRunner
 from controller.table.secrecy import PublicEvent, redact_device_event, scrub
+from controller.tower import tower_light
 from drivers import events as ev
 from drivers.driver import Delivery
 
@@ -47,14 +48,6 @@ from drivers.driver import Delivery
 LINK_KIND = "link"
 
 # Tower light for each table state (controller.panel.Light values).
-LIGHT_OF_STATE = {
-    "out_of_service": "out_of_service", "shuffling": "waiting", "bets_open": "ready",
-    "bets_closed": "waiting", "dice_shaking": "waiting", "dealing": "ready",
-    "player_decisions": "action", "croupier_reveal": "waiting", "settlement": "action",
-    "round_complete": "ready", "round_void": "void", "malfunction": "malfunction",
-}
-
-
 def integrity_monitor(cfg: TableConfig) -> Any:
     """The table's deck-integrity monitor from ``[integrity]``: the decks per shoe, the
     table's back ids (a card of another is foreign), the sentinel's false-alarm level, and a
@@ -338,7 +331,7 @@ class Service:
     def _show_light(self) -> None:
         if self.panel is None or self.runner is None:
             return
-        self.panel.show(LIGHT_OF_STATE.get(self.runner.table.state, "waiting"))
+        self.panel.show(tower_light(self.runner.table))
 
     # --- control socket -----------------------------------------------------------------------
     async def _open_control(self) -> None:

@@ -28,8 +28,9 @@ from controller.errors import TablectlError
 from controller.logs import get_logger
 from controller.table.machine import COMMANDS
 from controller.table.secrecy import scrub
+from controller.tower import light_json
 
-from .health import device_health, light_of_state
+from .health import device_health
 from .hub import EventHub, Subscription
 from .openapi import build_openapi
 
@@ -161,7 +162,7 @@ def table_doc(st: ApiState, role: str) -> dict[str, Any]:
                  "regulation": getattr(game, "regulation", ""),
                  "boxes": table.layout_boxes, "wagers": list(table.wagers or ())},
         "state": table.state, "mode": table.mode.value,
-        "light": light_of_state(table.state),
+        "light": light_json(table),
         "devices": device_health(table, st.drivers),
         "view": view, "event_id": st.hub.last_id,
     }
@@ -170,7 +171,7 @@ def table_doc(st: ApiState, role: str) -> dict[str, Any]:
 def status_doc(st: ApiState) -> dict[str, Any]:
     table = st.table
     return {"state": table.state, "mode": table.mode.value,
-            "light": light_of_state(table.state), "devices": device_health(table, st.drivers)}
+            "light": light_json(table), "devices": device_health(table, st.drivers)}
 
 
 async def get_table(request: web.Request) -> web.Response:

@@ -9,25 +9,6 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from controller.panel import COLOURS, Light
-
-try:   # the daemon's own mapping from table state to the tower light, when it is there
-    from controller.service import LIGHT_OF_STATE
-except ImportError:   # pragma: no cover - the daemon module is optional for the API
-    LIGHT_OF_STATE = {
-        "out_of_service": "out_of_service", "shuffling": "waiting", "bets_open": "ready",
-        "bets_closed": "waiting", "dice_shaking": "waiting", "dealing": "ready",
-        "player_decisions": "action", "croupier_reveal": "waiting", "settlement": "action",
-        "round_complete": "ready", "round_void": "void", "malfunction": "malfunction",
-    }
-
-
-def light_of_state(state: str) -> dict[str, str]:
-    """The tower light for a table state: its signal (``ready``, ``malfunction``...) and
-    colour (``green``, ``amber``, ``red``)."""
-    signal = Light(LIGHT_OF_STATE.get(state, "waiting"))
-    return {"signal": signal.value, "colour": COLOURS[signal]}
-
 
 def _last_heard(driver: Any) -> float | None:
     """Seconds since the driver last heard its device (heartbeat or any frame)."""

@@ -1,0 +1,36 @@
+"""The tower light's one rule: what the table's state and its devices' conditions show.
+
+Green when the table is ready, amber while it waits or needs the croupier, red for a void round,
+a malfunction or a table out of service. A device condition that stops the next round (a jam,
+a malfunction, a door left open, a link lost) turns the light red even while the round in hand
+goes on, so the pit sees at once that a supervisor is needed. The GPIO panel and the pit display
+both ask this module, so the lamp on the table and the one on the page never disagree.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from controller.panel import COLOURS, Light
+
+LIGHT_OF_STATE = {
+    "out_of_service": Light.OUT_OF_SERVICE, "shuffling": Light.WAITING,
+    "bets_open": Light.READY, "bets_closed": Light.WAITING, "dice_shaking": Light.WAITING,
+    "dealing": Light.READY, "player_decisions": Light.ACTION, "croupier_reveal": Light.WAITING,
+    "settlement": Light.ACTION, "round_complete": Light.READY, "round_void": Light.VOID,
+    "malfunction": Light.MALFUNCTION,
+}
+_RED = (Light.VOID, Light.MALFUNCTION, Light.OUT_OF_SERVICE)
+
+
+def tower_light(table: Any) -> Light:
+    """The signal for ``table`` (a :class:`controller.table.machine.Table`)."""
+    signal = LIGHT_OF_STATE.get(table.state, Light.WAITING)
+    if signal not in _RED and table.blocking_conditions_sets():
+        return Light.MALFUNCTION
+    return signal
+
+
+def light_json(table: Any) -> dict[str, str]:
+    """``{"signal": …, "colour": green|amber|red}`` for the API and the page."""
+    signal = tower_light(table)
+    return {"signal": signal.value, "colour": COLOURS[signal]}
