@@ -54,3 +54,11 @@ def test_bad_code_is_refused(code):
 def test_cards_that_are_not_a_list_are_refused_clearly(items):
     with pytest.raises(RuleError, match="must be a list of cards"):
         parse_cards(items, what="the board")
+
+
+@pytest.mark.parametrize("game", ["q-poker", "fortune-3-card-poker", "texas-holdem", "super-pan-9"])
+@pytest.mark.parametrize("overrides", [True, ["decks"], "one"])
+def test_interpretations_that_are_not_an_object_are_refused_clearly(game, overrides):
+    from controller.rules import get_game
+    with pytest.raises(RuleError, match="must be an object"):
+        get_game(game).resolve_interpretations(overrides)

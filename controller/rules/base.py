@@ -229,6 +229,10 @@ class Game(abc.ABC):
         """
         chosen = {i.key: i.default for i in self.interpretations}
         by_key = {i.key: i for i in self.interpretations}
+        if overrides is not None and not isinstance(overrides, Mapping):
+            raise RuleError(f"interpretations must be an object of key: reading, e.g. "
+                            f"{{\"{next(iter(by_key), 'key')}\": \"...\"}}, not "
+                            f"{type(overrides).__name__}")
         for key, value in (overrides or {}).items():
             if key not in by_key:
                 known = ", ".join(sorted(by_key)) or "none"
