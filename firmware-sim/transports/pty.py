@@ -50,16 +50,18 @@ class PtyPort:
         master, slave = os.openpty()
         tty.setraw(slave)
         os.set_blocking(master, False)
-        self.master, self.slave = master, slave
-        self.tty = os.ttyname(slave)
-        self.loop.add_reader(master, self._readable)
+        name = os.ttyname(slave)
         if self.link:
             # Atomic re-point: a host never sees the link missing while it is being replaced.
             tmp = f"{self.link}.new"
             if os.path.lexists(tmp):
                 os.unlink(tmp)
-            os.symlink(self.tty, tmp)
+            os.symlink(name, tmp)
             os.replace(tmp, self.link)
+        # Connected only once the stable name is there: a host told "connected" can open it.
+        self.tty = name
+        self.master, self.slave = master, slave
+        self.loop.add_reader(master, self._readable)
 
     def _readable(self) -> None:
         try:
