@@ -254,8 +254,9 @@ class LiveCroupier:
     """A croupier and a supervisor for a :class:`LiveTable` (see the module docstring).
 
     ``hook(phase)`` (optional, awaited) is called as the round reaches each phase: ``betting``
-    (bets placed), ``shaking`` (Super Pan 9, before the shake), ``dealing`` (after two cards),
-    ``decisions``, ``settlement``; a fault matrix injects its fault there.
+    (bets placed, or in Hold'em the players seated), ``shaking`` (Super Pan 9, before the
+    shake), ``dealing`` (after two cards), ``decisions`` (in Hold'em the first betting round),
+    ``settlement``; a fault matrix injects its fault there.
     """
 
     def __init__(self, live: LiveTable, seed: int = 0,
@@ -407,6 +408,11 @@ class LiveCroupier:
     async def _bets(self) -> None:
         live, rng = self.live, self.rng
         layout = LAYOUT[self.game]
+        if self.game == "texas-holdem":
+            # Two to four players; the table posts the blinds (11/2008 art. 5).
+            seats = sorted(rng.sample(range(1, layout + 1), rng.randint(2, 4)))
+            await live.command("seat_players", seats=seats, stacks=[200] * len(seats))
+            return
         if self.game == "super-pan-9":
             seats = rng.sample(range(1, layout + 1), 3)
             await live.command("set_banker", seat=seats[0], capital=1000)
@@ -462,6 +468,9 @@ class LiveCroupier:
 
     async def _decide(self) -> None:
         live = self.live
+        if self.game == "texas-holdem":
+            await self._holdem_action()
+            return
         view = live.table.public_view()
         rnd = view.get("round") or {}
         decided = {(d["box"], d["player"]) for d in rnd.get("decisions", [])}
@@ -477,6 +486,27 @@ class LiveCroupier:
                                decision="play" if self.rng.random() < 0.7 else "fold")
         if not pending:
             await self._wait_change("player_decisions")
+
+    async def _holdem_action(self) -> None:
+        """Hold'em: the player to act checks or calls, now and then bets, raises or folds;
+        the table deals the next street when the betting round closes (11/2008 art. 11)."""
+        live = self.live
+        h = live.table.public_view().get("holdem") or {}
+        if h.get("to_act") is None:
+            await self._wait_change("player_decisions")
+            return
+        legal = {a["action"]: a for a in h.get("legal", [])}
+        roll = self.rng.random()
+        if "check" in legal:
+            choice, amount = (("bet", legal["bet"]["min_to"]) if roll < 0.2 and "bet" in legal
+                              else ("check", None))
+        elif roll < 0.1 and "fold" in legal:
+            choice, amount = "fold", None
+        elif roll < 0.25 and "raise" in legal:
+            choice, amount = "raise", legal["raise"]["min_to"]
+        else:
+            choice, amount = ("call", None) if "call" in legal else ("allin", None)
+        await live.command("holdem_action", seat=h["to_act"], action=choice, amount=amount)
 
     async def fix_devices(self, only: tuple[str, ...] | None = None) -> None:
         """What a supervisor does: put every device back in working order."""

@@ -26,17 +26,23 @@ from pathlib import Path
 from typing import Any
 
 from .live import LiveCroupier, LiveTable
-from .rounds import GAMES
+from .rounds import GAMES as _ROUND_GAMES
 
+# Hold'em is played by the live croupier only (seat_players, holdem_action): the synthetic
+# croupier of .rounds has no betting rounds, so it is added here, not to .rounds.GAMES.
+GAMES = _ROUND_GAMES + ("texas-holdem",)
 MODES = ("shoe", "shuffler")
 FIXES = ("door_close", "reconnect", "heartbeat_resume", "resume")
 REGULATION = {"q-poker": "89/2004", "fortune-3-card-poker": "78/2008",
-              "super-pan-9": "261/96/M"}
+              "super-pan-9": "261/96/M", "texas-holdem": "11/2008"}
 # Art. 11(5) of 89/2004 and 11(4) of 78/2008: a shuffler malfunction while dealing voids the
-# round; 261/96/M has no such rule (interpretation P3: the same reading).
+# round; 261/96/M has no such rule (interpretation P3: the same reading); 11/2008 neither:
+# art. 9(2) voids a dealing error that cannot be corrected, and interpretation H11
+# (machine_failure, default void) reads a shuffler failure while dealing as one.
 SHUFFLER_FAILURE_VOIDS = {"q-poker": "89/2004 art. 11(5)",
                           "fortune-3-card-poker": "78/2008 art. 11(4)",
-                          "super-pan-9": "261/96/M"}
+                          "super-pan-9": "261/96/M",
+                          "texas-holdem": "11/2008 art. 9(2)"}
 # Faults the link layer must absorb: the round goes on as if nothing happened.
 TRANSIENT = ("garbage", "corrupt_crc", "drop", "duplicate", "delay")
 DICE_RESHAKE = ("die_not_flat", "die_out_of_cup")       # 261/96/M art. 2(4)
@@ -225,6 +231,9 @@ def regulation_checks(case: Case, live: LiveTable, public: list[Any], outcome: s
                     out.append(f"{cls} emitted {sent} {kind}, the table took {taken}")
     if case.game == "super-pan-9" and case.fault == "face_up" and outcome == "void":
         out.append("an exposed card stays valid in Super Pan 9 (261/96/M art. 4)")
+    if case.game == "texas-holdem" and case.fault == "face_up" and outcome == "void":
+        out.append("an exposed card is a dealing error the croupier rectifies (11/2008 "
+                   "art. 9(1)); it never voids the hand")
     return out
 
 
@@ -258,7 +267,7 @@ def render(results: list[Result]) -> str:
         key = f"{r.case.device}: {r.case.fault}"
         rows.setdefault(key, {}).setdefault((r.case.game, r.case.mode), []).append(r)
     short = {"q-poker": "Q Poker", "fortune-3-card-poker": "Fortune 3CP",
-             "super-pan-9": "Super Pan 9"}
+             "super-pan-9": "Super Pan 9", "texas-holdem": "Hold'em"}
     head = "| fault | " + " | ".join(f"{short[g]} {m}" for g, m in cols) + " |"
     lines = [f"# Fault matrix: {sum(r.passed for r in results)} of {len(results)} cases "
              "passed", "",

@@ -10,7 +10,8 @@ import random
 
 import pytest
 
-from controller.bench.matrix import Case, all_cases, run_cases
+from controller.bench.matrix import FIXES as FIXES_, Case, all_cases, run_cases
+from firmware_sim.faults import FAULTS as FAULTS_
 
 pytestmark = pytest.mark.hil
 
@@ -20,6 +21,14 @@ CASES = all_cases()
 # Failures found by the matrix in the table machine (controller/table/), open with its owner.
 # Each: (predicate, reason).
 KNOWN = [
+    (lambda c: c.game == "texas-holdem" and c.mode == "shuffler" and c.device == "shuffler"
+     and c.phase == "decisions" and c.fault in ("jam", "reboot"),
+     "a shuffler jam or reboot while Hold'em waits in a betting round is neither ruled on "
+     "(11/2008 art. 9(2), H11 machine_failure=void: the cards still in the shuffler can no "
+     "longer be vouched for) nor resumed: when the round closes the machine enters dealing, "
+     "sends no dispense_card (jam) or one the rebooted shuffler loses (reboot), never asks "
+     "again once the device is put right, and waits in dealing until the supervisor voids "
+     "the hand without an article"),
 ]
 
 
@@ -31,12 +40,20 @@ def known(case: Case) -> str | None:
     return None
 
 
-def sample() -> list[Case]:
-    rng = random.Random(7)
+def _one_per_fault(cases: list[Case], seed: int) -> list[Case]:
+    rng = random.Random(seed)
     by_fault: dict[tuple[str, str], list[Case]] = {}
-    for c in CASES:
+    for c in cases:
         by_fault.setdefault((c.device, c.fault), []).append(c)
     return [rng.choice(cs) for _, cs in sorted(by_fault.items())]
+
+
+def sample() -> list[Case]:
+    """One case per fault and device among the other games, and one per fault and device in
+    Texas Hold'em (its betting rounds are a flow of their own, so it is always sampled)."""
+    holdem = [c for c in CASES if c.game == "texas-holdem"]
+    return (_one_per_fault([c for c in CASES if c.game != "texas-holdem"], 7)
+            + _one_per_fault(holdem, 11))
 
 
 SAMPLE = sample()
@@ -64,6 +81,15 @@ def test_the_matrix_covers_every_fault_of_the_simulator():
     covered = {c.fault for c in CASES} | set(FIXES)
     assert covered == set(FAULTS)
     assert {c.fault for c in SAMPLE} == {c.fault for c in CASES}
+
+
+def test_the_matrix_plays_texas_holdem_in_both_modes_at_every_phase():
+    holdem = [c for c in CASES if c.game == "texas-holdem"]
+    assert {c.mode for c in holdem} == {"shoe", "shuffler"}
+    assert {c.phase for c in holdem} == {"betting", "dealing", "decisions", "settlement"}
+    assert {c.fault for c in holdem} | set(FIXES_) == {
+        f for f, s in FAULTS_.items() if {"shoe", "shuffler"} & set(s.devices)}
+    assert {c.fault for c in SAMPLE if c.game == "texas-holdem"} == {c.fault for c in holdem}
 
 
 @pytest.mark.parametrize("case", params(SAMPLE))
