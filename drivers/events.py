@@ -97,6 +97,9 @@ class LinkLost(DeviceEvent):
 
     kind: ClassVar[str] = "link_lost"
     reason: str
+    # The device said it restarted (a boot notice, or its uptime went back): what it held
+    # in memory (a shuffled deck's order, a hand asked for) is gone.
+    rebooted: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -105,6 +108,9 @@ class LinkRestored(DeviceEvent):
 
     kind: ClassVar[str] = "link_restored"
     identity: DeviceIdentity
+    # False: the device came back with a new session (it restarted while away), so what it
+    # held in memory is gone; True: the session it had before the loss goes on.
+    resumed: bool = True
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

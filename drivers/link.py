@@ -170,6 +170,7 @@ class Link:
         self._emit, self._on_message = emit, on_message
         self._ever_up = False
         self._new_session = False   # set when a resume must be refused (another device)
+        self._rebooted = False      # the loss being declared is the device's own restart
         self._task: asyncio.Task | None = None
         self._out: asyncio.Queue[bytes] | None = None
         self._lost: asyncio.Future | None = None
@@ -312,7 +313,13 @@ class Link:
         if was_up:
             self.stats.links_lost += 1
             self.log.warning("link lost", reason=reason)
-            self._emit(ev.LinkLost(device=self.spec.id, ts=self.clock(), reason=reason))
+            self._emit(ev.LinkLost(device=self.spec.id, ts=self.clock(), reason=reason,
+                                   rebooted=self._rebooted))
+        self._rebooted = False
+
+    def _set_rebooted(self, reason: str) -> None:
+        self._rebooted = True
+        self._set_lost(reason)
 
     def _set_lost(self, reason: str) -> None:
         if self._lost is not None and not self._lost.done():
@@ -482,13 +489,13 @@ class Link:
         if self.state != "up":
             return
         if 0 <= hb.uptime_ms + 1000 < self._last_uptime and self._last_uptime < 0xFFFF0000:
-            self._set_lost(f"device rebooted (uptime went back to {hb.uptime_ms} ms)")
+            self._set_rebooted(f"device rebooted (uptime went back to {hb.uptime_ms} ms)")
         self._last_uptime = hb.uptime_ms
 
     def _on_hello_info(self, info: m.HelloInfo) -> None:
         if self.state == "up":
             if info.boot:
-                self._set_lost("device rebooted")
+                self._set_rebooted("device rebooted")
             return
         if self.state != "hello" or self._hello_wait is None or self._hello_wait.done():
             return
@@ -547,7 +554,11 @@ class Link:
         self.log.info("link up" if cls is ev.LinkUp else "link restored",
                       vendor=info.vendor, model=info.model, serial=info.serial,
                       firmware=info.firmware_version)
-        self._emit(cls(device=self.spec.id, ts=self.clock(), identity=self.identity))
+        if cls is ev.LinkRestored:
+            self._emit(cls(device=self.spec.id, ts=self.clock(), identity=self.identity,
+                           resumed=resumed))
+        else:
+            self._emit(cls(device=self.spec.id, ts=self.clock(), identity=self.identity))
         self._hello_wait.set_result(None)
 
     def _same_device(self, info: m.HelloInfo) -> bool:

@@ -403,10 +403,12 @@ def test_events_queued_during_loss_arrive_after_reconnection(link_path):
     async def main():
         peer, drv, q, up = await started(link_path)
         peer.silent = True
-        await next_event(q, "link_lost")
+        lost, _ = await next_event(q, "link_lost")
+        assert not lost.rebooted                 # silent, not restarted
         peer.send(m.Door(True))                  # happens while the host hears nothing
         peer.silent = False
-        _, _ = await next_event(q, "link_restored")
+        back, _ = await next_event(q, "link_restored")
+        assert back.resumed                      # the same session goes on
         opened, _ = await next_event(q, "door_opened")
         assert opened.device == "shuffler"
         await drv.close()
@@ -418,9 +420,11 @@ def test_boot_notice_is_a_reboot(link_path):
     async def main():
         peer, drv, q, up = await started(link_path)
         peer.send_now(peer.hello_info(boot=True))
+        peer.supports_resume = False             # a restarted device has no session to resume
         lost, _ = await next_event(q, "link_lost")
-        assert lost.reason == "device rebooted"
-        await next_event(q, "link_restored")
+        assert lost.reason == "device rebooted" and lost.rebooted
+        back, _ = await next_event(q, "link_restored")
+        assert back.resumed is False
         await drv.close()
         peer.unplug()
     run(main())

@@ -574,7 +574,11 @@ class Table:
                 self.commands.append(Command("shuffler", "shuffle"))
         self._resume_requests()
 
-    _on_link_restored = _on_link_up
+    def _on_link_restored(self, e: ev.LinkRestored) -> None:
+        if not e.resumed and self._board_owed(self._device_class(e.device)):
+            # It restarted while away: the board it held is lost (as on a reboot notice).
+            self._device_failure(e, "the shuffler came back with a new session (it restarted)")
+        self._on_link_up(e)
 
     def _on_link_lost(self, e: ev.LinkLost) -> None:
         self._cond(e.device).add("link_lost")
@@ -679,13 +683,24 @@ class Table:
         # With the shuffler, once the plan is fixed and a hand asked for, cards may be out:
         # that is dealing, whether or not the first hand has been reported yet.
         asked = self.state == "bets_closed" and self.tracker is not None
+        between_streets = self._board_owed(cls) and self._order_lost(e)
+        if between_streets:
+            # Hold'em: the players bet between streets while the rest of the board waits in
+            # the shuffler. A shuffler that jammed, failed, was opened or restarted can no
+            # longer vouch for those cards: the deal is in progress (H11, art. 9).
+            asked = True
         if self.state in ("dealing", "dice_shaking") or asked:
             irr = DEVICE_FAILURE.get(cls, Irregularity.SHUFFLER_MALFUNCTION
                                      if self.mode is Mode.SHUFFLER else
                                      Irregularity.SHOE_MALFUNCTION)
             ruling = self._rule(irr, what, device=e.device,
-                                phase=Phase.DEALING if asked else None)
+                                phase=Phase.DEALING if asked else None,
+                                hold=not between_streets)
             if ruling is None:
+                return
+            if ruling.remedy is not Remedy.ROUND_VOID and self.state == "player_decisions":
+                # Betting goes on (machine_failure=rectify); the next street is asked of
+                # the shuffler once it is put right (_resume_requests).
                 return
             if ruling.remedy is not Remedy.ROUND_VOID and self.state != "malfunction":
                 # The regulation keeps the round (e.g. the croupier completes the deal):
@@ -699,6 +714,25 @@ class Table:
             pass   # blocks the next round (see next_round)
 
     # --- cards ------------------------------------------------------------------------------
+    def _board_owed(self, cls: str) -> bool:
+        """Hold'em from the shuffler, between streets: the board still to come is in the
+        shuffler while the players bet."""
+        return (cls == "shuffler" and self.mode is Mode.SHUFFLER and self.flow.betting_streets
+                and self.state == "player_decisions" and self.round is not None
+                and self.round.void is None and self.tracker is not None
+                and not self.tracker.done)
+
+    @staticmethod
+    def _order_lost(e: ev.DeviceEvent) -> bool:
+        """The event says the device may no longer hold the cards it had in the order it had
+        them: every failure but a link lost without a restart (the device, still powered,
+        resumes its session when the link comes back)."""
+        if isinstance(e, ev.LinkLost):
+            return e.rebooted
+        if isinstance(e, ev.LinkRestored):
+            return not e.resumed
+        return True
+
     def _card_event_allowed(self, e: ev.DeviceEvent) -> bool:
         if self.state == "dealing":
             return True

@@ -20,16 +20,7 @@ CASES = all_cases()
 
 # Failures found by the matrix in the table machine (controller/table/), open with its owner.
 # Each: (predicate, reason).
-KNOWN = [
-    (lambda c: c.game == "texas-holdem" and c.mode == "shuffler" and c.device == "shuffler"
-     and c.phase == "decisions" and c.fault in ("jam", "reboot", "door_open"),
-     "a shuffler jam, reboot or open door while Hold'em waits in a betting round is neither "
-     "ruled on (11/2008 art. 9(2), H11 machine_failure=void: the cards still in the shuffler "
-     "can no longer be vouched for) nor resumed: when the round closes the machine enters "
-     "dealing, sends no dispense_card (jam, open door) or one the rebooted shuffler loses "
-     "(reboot), never asks again once the device is put right, and waits in dealing until "
-     "the supervisor voids the hand without an article"),
-]
+KNOWN: list = []
 
 
 def known(case: Case) -> str | None:
