@@ -409,13 +409,28 @@ class Table:
                       reason=scrub(why))
 
     def _holdem_json(self) -> dict[str, Any] | None:
+        """Hold'em for the view: the seats, the button and the stacks from the moment the
+        players are seated (they are public at the table), then the betting as the hand runs.
+        Hole cards never appear here; ``hands`` carries them, face down as ``null``."""
         h = self._holdem
         if h is None:
-            return None
-        return {"street": h.street, "to_act": h.to_act, "pot": h.pot,
+            return self._seating_json()
+        return {"seats": list(h.seats), "button": h.button,
+                "street": h.street, "to_act": h.to_act, "pot": h.pot,
                 "folded": sorted(h.folded), "stacks": {str(k): v for k, v in h.stacks.items()},
                 "legal": [{"action": a.kind, "min_to": a.min_to, "max_to": a.max_to}
                           for a in (h.legal_actions() if h.to_act is not None else [])]}
+
+    def _seating_json(self) -> dict[str, Any] | None:
+        """Hold'em between ``seat_players`` and the blinds: the same keys as a running hand,
+        with no street, nobody to act, nothing in the pot and the stacks as seated."""
+        r = self.round
+        if not self.flow.betting_streets or r is None or not r.seats:
+            return None
+        return {"seats": list(r.seats), "button": r.button,
+                "street": None, "to_act": None, "pot": 0, "folded": [],
+                "stacks": {str(s): self._stacks[s] for s in r.seats if s in self._stacks},
+                "legal": []}
 
     def _expected_json(self) -> dict[str, Any] | None:
         if self.tracker is None or self.tracker.expected is None:
