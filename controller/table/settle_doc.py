@@ -9,23 +9,32 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from controller.errors import TablectlError
+from controller.rules import GAME_IDS, RuleError, get_game
 from controller.rules.base import CROUPIER, box as box_recipient
 
 if TYPE_CHECKING:
     from .machine import Table
 
-# The wagers of each game as their settle documents name them; a bet is placed under these.
-WAGERS: dict[str, tuple[str, ...]] = {
-    "q-poker": ("pair_bonus", "versus_croupier"),
-    "fortune-3-card-poker": ("pair_plus", "ante"),
-    "super-pan-9": ("seat",),
-    "texas-holdem": (),
-}
-
-
 def wagers_of(game_id: str) -> tuple[str, ...]:
-    """The wager names a bet may use (empty: any name, e.g. a test game)."""
-    return WAGERS.get(game_id, ())
+    """The wager names a bet may be placed under before the deal, from the game's own
+    ``wagers`` (empty: any name, e.g. a test game). A wager that is exactly another one is left
+    out: Fortune 3 Card Poker's Play is made at the decision and equals the Ante (78/2008
+    art. 9(4)), so nobody places it while betting is open."""
+    try:
+        game = get_game(game_id)
+    except RuleError:
+        return ()
+    return _placed(game)
+
+
+def _placed(game: Any) -> tuple[str, ...]:
+    follows = getattr(game, "limits_follow", None) or {}
+    return tuple(w for w in getattr(game, "wagers", None) or () if w not in follows)
+
+
+# The placeable wagers of each regulation, read from the games (kept for callers that look a
+# game up by id in a mapping).
+WAGERS: dict[str, tuple[str, ...]] = {gid: wagers_of(gid) for gid in GAME_IDS}
 
 
 def _cards(table: "Table", recipient) -> list[str]:
@@ -51,7 +60,7 @@ def q_poker(table: "Table") -> dict[str, Any]:
         players = []
         for p in r.players_on(b):
             entry: dict[str, Any] = {"player": p}
-            for w in ("pair_bonus", "versus_croupier"):
+            for w in table.game.wagers:             # pair bonus, versus croupier
                 amount = sum(v for k, v in r.bets.items() if (k.box, k.wager, k.player) == (b, w, p))
                 if amount:
                     entry[w] = amount
@@ -80,7 +89,7 @@ def fortune(table: "Table") -> dict[str, Any]:
         box: dict[str, Any] = {"box": b, "cards": _cards(table, box_recipient(b))}
         if players:
             box["player"] = players[0]
-        for w in ("pair_plus", "ante", "play"):
+        for w in table.game.wagers:                 # pair plus, ante, play
             if bets.get(w):
                 box[w] = bets[w]
         if bets.get("ante"):
