@@ -11,7 +11,7 @@ import getpass
 import secrets
 import sys
 
-from controller.config import DEFAULT_PATH, ROLES, hash_token, load_config
+from controller.config import DEFAULT_PATH, ROLES, HoldemConfig, hash_token, load_config
 from controller.errors import TablectlError
 
 
@@ -38,9 +38,19 @@ def cmd_check(args: argparse.Namespace) -> int:
     devices = ", ".join(f"{d.id} ({d.device_class})" for d in config.devices.values()) or "none"
     print(f"{args.file}: valid. Table {config.table_id}: {config.game}, {config.mode.value}, "
           f"{config.boxes} boxes; devices: {devices}; journal {config.journal_path}")
+    if config.holdem is not None:
+        print(f"{args.file}: {holdem_stakes(config.holdem)}")
     for warning in config.warnings:
         print(f"{args.file}: note: {warning}")
     return 0
+
+
+def holdem_stakes(h: HoldemConfig) -> str:
+    """The [holdem] stakes in one line: blinds in chip units (11/2008 art. 4(3), 5), the
+    betting structure (art. 11) and the commission (art. 16)."""
+    rake = f"rake {h.rake_text}% of each pot" if h.rake_percent else "no rake"
+    return (f"[holdem] small blind {h.small_blind}, big blind {h.big_blind} (chip units); "
+            f"structure {h.structure}; {rake}")
 
 
 def cmd_hash_token(args: argparse.Namespace) -> int:
