@@ -46,6 +46,8 @@ from drivers.driver import Delivery
 
 # The journal kind of a link session's mark (drivers.link.SessionMemory.mark()).
 LINK_KIND = "link"
+# A burst of device events already waiting is journaled in one commit of at most this many.
+GROUP_MAX = 64
 
 # Tower light for each table state (controller.panel.Light values).
 def integrity_monitor(cfg: TableConfig) -> Any:
@@ -87,6 +89,7 @@ class Service:
         self._stopping = asyncio.Event()
         self._tasks: set[asyncio.Task] = set()
         self.runner: TableRunner | None = None
+        self.failed: str | None = None      # why the service stopped on its own (exit 1)
         self.journal: Journal | None = None
         self.api: Any = None
 
@@ -142,7 +145,7 @@ class Service:
         self.notifier.ready(f"table {cfg.table_id}: {table.state}")
         self.log.info("ready", state=table.state, game=cfg.game, mode=table.mode.value)
         await self._main_loop()
-        return 0
+        return 1 if self.failed else 0
 
     def _holdem_options(self) -> dict[str, Any] | None:
         """The blinds, structure and rake of [holdem] for a Hold'em table; never a default
@@ -199,7 +202,13 @@ class Service:
             if self.control_path and self.control_path.exists():
                 self.control_path.unlink()
         if self.journal is not None:
-            self.journal.append(Kind.SERVICE.value, {"event": "stop"}, source="service")
+            stop: dict[str, Any] = {"event": "stop"}
+            if self.failed:
+                stop["failed"] = self.failed
+            try:
+                self.journal.append(Kind.SERVICE.value, stop, source="service")
+            except TablectlError as exc:     # the journal is what failed: say so, still stop
+                self.log.error("the stop could not be journaled", error=str(exc))
             self.journal.close()
         self.log.info("stopped")
 
@@ -261,12 +270,49 @@ class Service:
                 if get not in done:
                     get.cancel()
                     continue
-                try:
-                    self._handle(get.result())
-                except Exception:   # journal or I/O trouble: say so, keep serving
-                    self.log.exception("input not handled")
+                self._take(get.result())
+                if self.runner is not None and self.runner.broken is not None:
+                    # The table in memory is ahead of its journal: only a restart, which
+                    # rebuilds it from the journal, may go on (systemd restarts the unit).
+                    self.log.error("journal write failed; stopping", why=self.runner.broken)
+                    self.failed = self.runner.broken
+                    self.stop("journal write failure")
         finally:
             stop.cancel()
+
+    def _take(self, first: Any) -> None:
+        """Handle ``first`` and the device events already waiting behind it, as one group
+        commit (at most GROUP_MAX): a burst of frames costs one journal flush, and nothing
+        of it is acknowledged, published or sent before that flush. A command is handled on
+        its own, so its reply is its own."""
+        assert self.runner is not None
+        group = [first]
+        if not isinstance(first, _CommandItem):
+            while len(group) < GROUP_MAX and not self.queue.empty():
+                nxt = self.queue.get_nowait()
+                if isinstance(nxt, _CommandItem):
+                    self._handle_group(group)
+                    group = [nxt]
+                    break
+                group.append(nxt)
+        self._handle_group(group)
+
+    def _handle_group(self, group: list[Any]) -> None:
+        assert self.runner is not None
+        try:
+            if isinstance(group[0], _CommandItem):
+                # Not batched: its reply must not say "ok" before its commit succeeded.
+                self._handle(group[0])
+            else:
+                with self.runner.batch():
+                    for item in group:
+                        try:
+                            self._handle(item)
+                        except TablectlError as exc:   # refused; journaled as such
+                            self.log.info("input refused", error=scrub(str(exc)))
+        except Exception:   # journal or I/O trouble: say so (the loop stops if it must)
+            self.log.exception("input not handled")
+        self._show_light()
 
     def _handle(self, item: Any) -> None:
         assert self.runner is not None
@@ -290,7 +336,6 @@ class Service:
         elif isinstance(item, ev.DeviceEvent):
             self.log.debug("device event", **redact_device_event(item.to_json()))
             self.runner.device(item)
-        self._show_light()
 
     # --- outputs ------------------------------------------------------------------------------
     def _publish(self, e: PublicEvent) -> None:

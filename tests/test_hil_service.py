@@ -121,3 +121,39 @@ def test_tells_systemd_ready_pings_the_watchdog_and_stops_cleanly(tmp_path):
     finally:
         r.stop()
         sock.close()
+
+
+@pytest.mark.parametrize("rig", [("q-poker", "shoe")], indirect=True)
+def test_a_journal_that_cannot_be_written_stops_the_daemon_and_the_card_is_taken_after(rig):
+    """A commit that fails (here another writer holds the database past the busy timeout)
+    acts on nothing: the card is neither shown nor acknowledged, the daemon exits 1 for
+    systemd to restart it, and the restarted daemon takes the card the shoe sends again,
+    once."""
+    import sqlite3
+    import time
+    open_table(rig)
+    rig.must("place_bet", box=3, wager="versus_croupier", amount=10)
+    mark = rig.mark()
+    other = sqlite3.connect(rig.journal_path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        card = rig.devices["shoe"].draw()[0]["card"]
+        deadline = time.monotonic() + 60
+        while "journal write failed" not in rig.log_path.read_text():
+            assert rig.proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.1)
+    finally:
+        other.execute("ROLLBACK")      # the disk is back: the daemon records why it stops
+        other.close()
+    assert rig.proc.wait(60) == 1
+    assert not any(e.get("kind") == "card" for e in rig.events[mark:])
+    with Journal.open(rig.journal_path, readonly=True) as j:
+        assert "journal could not be written" in j.last(kind="service").payload["failed"]
+    rig.start_controller()
+    rig.wait_state("dealing")       # the card the shoe sent again closed bets and dealt
+    assert len(rig.view()["hands"]["box 3"]) == 1
+    with Journal.open(rig.journal_path, readonly=True) as j:
+        assert j.verify().ok
+        taken = [r for r in j.records(kinds=["device"])
+                 if r.payload["event"].get("card") == card]
+        assert len(taken) == 1

@@ -3,8 +3,9 @@
 The path is the real one, in one process (:class:`~controller.bench.live.LiveTable`): the
 firmware simulator writes a card, dice or jam frame on a pseudo-terminal; the real driver
 reads it through pyserial, the link layer and the codec and puts the event on the queue; the
-:class:`~controller.table.runner.TableRunner` journals it (commit, fsync), lets the table
-machine rule, journals the decisions (commit, fsync) and only then publishes them. The time
+:class:`~controller.table.runner.TableRunner` lets the table machine rule on it, journals
+the event with the decisions in one transaction (commit, fsync) and only then publishes
+them. The time
 measured runs from the simulator's emitting the event (``time.monotonic`` in its thread, just
 before the frame is written) to the first published decision (the event stream).
 
@@ -16,10 +17,7 @@ Baselines measured in the same run: a bare echo over a pseudo-terminal (write a 
 same size on the master, a thread reads it on the slave and writes it back, read back on the
 master: no processing at all), and the frame's time on a real 115,200-baud line. The journal's
 commit time (one ``Journal.append``) is reported beside them, because every decision waits for
-two commits and the disk's flush, not the controller's code, sets the floor. The card figure
-is measured a second time with :class:`~controller.bench.throughput.OneCommitRunner` (the
-input and its decisions in one commit, still before anything is acted on), to show what that
-change would give.
+that commit and the disk's flush, not the controller's code, sets the floor.
 """
 from __future__ import annotations
 
@@ -35,13 +33,11 @@ from typing import Any
 from .codec import frames
 from .figures import PI_FACTOR, Figure, percentile, wire_time_s
 from .live import LiveCroupier, LiveTable
-from .throughput import OneCommitRunner
 
 NAME = "latency"
 TITLE = "Event latency: simulator frame to durable, published decision (in-process)"
 KINDS = ("card", "dice", "jam")
-KEYS = tuple(f"latency.{k}.{p}" for k in KINDS for p in ("p50", "p99", "p99_wire")) + (
-    "latency.card_one_commit.p50", "latency.card_one_commit.p99")
+KEYS = tuple(f"latency.{k}.{p}" for k in KINDS for p in ("p50", "p99", "p99_wire"))
 EVENT_KIND = {"card": "card_drawn", "dice": "dice_result", "jam": "jam"}
 
 
@@ -140,8 +136,6 @@ def run(quick: bool = False) -> list[Figure]:
             "card": asyncio.run(play(d / "card", "q-poker", sizes["card"])),
             "dice": asyncio.run(play(d / "dice", "super-pan-9", sizes["dice"])),
             "jam": asyncio.run(play(d / "jam", "q-poker", sizes["jam"], jam=True)),
-            "one": asyncio.run(play(d / "one", "q-poker", sizes["card"],
-                                    runner_class=OneCommitRunner)),
         }
     out = []
     for kind in KINDS:
@@ -152,16 +146,16 @@ def run(quick: bool = False) -> list[Figure]:
                      echo_p50_s=percentile(echo, 50), echo_p99_s=percentile(echo, 99),
                      commit_p50_s=percentile(commit, 50), commit_p99_s=percentile(commit, 99),
                      rounds=sizes[kind])
-        # On a Pi the CPU part grows tenfold; the two commits' flush time does not shrink.
-        cpu = max(stats["p99_s"] - 2 * stats["commit_p99_s"], stats["to_queue_p50_s"])
+        # On a Pi the CPU part grows tenfold; the commit's flush time does not shrink.
+        cpu = max(stats["p99_s"] - stats["commit_p99_s"], stats["to_queue_p50_s"])
         pi99 = stats["p99_s"] + (PI_FACTOR - 1) * cpu
-        note = ("the two journal commits (disk flush) dominate; the CPU part grows tenfold "
+        note = ("the journal commit (disk flush) is the floor; the CPU part grows tenfold "
                 "on a Pi")
         out += [
             Figure(f"latency.{kind}.p50", f"{kind} frame to published decision, p50",
                    stats["p50_s"], "s", stats["echo_p50_s"], "bare pty echo, p50", "lower",
                    pi=stats["p50_s"] + (PI_FACTOR - 1) * max(
-                       stats["p50_s"] - 2 * stats["commit_p50_s"], stats["to_queue_p50_s"]),
+                       stats["p50_s"] - stats["commit_p50_s"], stats["to_queue_p50_s"]),
                    pi_note=note, extra=stats),
             Figure(f"latency.{kind}.p99", f"{kind} frame to published decision, p99",
                    stats["p99_s"], "s", stats["echo_p99_s"], "bare pty echo, p99", "lower",
@@ -172,16 +166,4 @@ def run(quick: bool = False) -> list[Figure]:
                    pi_note="target: below 1 (never the bottleneck); the disk's flush decides",
                    extra=stats),
         ]
-    one = collect(runs["one"], "card")
-    wire = wire_time_s(len(fr["card"]))
-    one.update(wire_s=wire, runner="OneCommitRunner: input and decisions in one commit",
-               commit_p50_s=percentile(commit, 50), commit_p99_s=percentile(commit, 99))
-    for p in ("p50", "p99"):
-        v = one[f"{p}_s"]
-        out.append(Figure(
-            f"latency.card_one_commit.{p}", f"card frame, one commit per input, {p}",
-            v, "s", wire, "the frame's wire time (12 bytes at 115,200 baud)", "lower",
-            pi=v + (PI_FACTOR - 1) * max(v - one[f"commit_{p}_s"], one["to_queue_p50_s"]),
-            pi_note="what the daemon would gain by committing an input with its "
-            "decisions (controller/bench/throughput.py OneCommitRunner)", extra=one))
     return out

@@ -4,13 +4,12 @@ The inputs are whole rounds of each game in shoe mode (bets, cards, dice, decisi
 recorded once from a scripted croupier and replayed as a burst, as fast as they can be taken:
 
 * ``throughput.core``: :meth:`Table.apply` alone (rules and state machine, no I/O);
-* ``throughput.durable``: :class:`~controller.table.runner.TableRunner` as the daemon runs it:
-  each input committed (fsync) before the machine sees it, its decisions committed before
-  anything is published: two commits per input;
-* ``throughput.group_commit``: :class:`BatchRunner`, a burst's inputs and their decisions in
-  one transaction, published and sent only once that transaction is durable, so nothing is
-  acted on before it is on disk; a restart recovers from such a journal like any other (the
-  figure checks it);
+* ``throughput.durable``: :class:`~controller.table.runner.TableRunner`, one input at a time:
+  each input committed (fsync) with its decisions before anything is published or sent;
+* ``throughput.group_commit``: the same runner inside :meth:`TableRunner.batch`, as the daemon
+  takes a burst already waiting on its queue: 64 inputs and their decisions in one
+  transaction, published and sent only once it is durable; a restart recovers from such a
+  journal like any other (the figure checks it);
 * ``throughput.device_burst``: card frames the simulator's shoe sends back to back through
   the pseudo-terminal, the link layer and the real driver onto the controller's queue.
 
@@ -25,10 +24,10 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from controller.errors import TablectlError
-from controller.journal import Entry, Journal, Kind
+from controller.journal import Journal
 from controller.table.runner import TableRunner
 
 from .codec import frames
@@ -41,61 +40,17 @@ KEYS = ("throughput.core", "throughput.durable", "throughput.group_commit",
         "throughput.device_burst")
 
 
-class BatchRunner(TableRunner):
-    """A table runner that commits a burst of inputs with their decisions in one transaction.
-
-    The machine is pure and deterministic, so it may compute its decisions before they are
-    durable as long as nothing leaves the controller (no publish, no device command) until the
-    transaction holding the inputs and the decisions has committed. Records are written in the
-    order :class:`TableRunner` writes them (each input followed by its decisions, the round's
-    snapshot taken right after the input that opened it), so recovery reads them alike.
-    """
-
-    def run_batch(self, inputs: Iterable[dict[str, Any]]) -> int:
-        """Take ``inputs`` (journal input records); returns how many. Refusals are journaled
-        as ``refused`` and kept in :attr:`refusals`."""
-        self.refusals: list[TablectlError] = []
-        entries: list[Entry] = []
-        out, cmds = [], []
-        n = 0
-        for record in inputs:
-            n += 1
-            kind = Kind.DEVICE.value if record["source"] == "device" else Kind.COMMAND.value
-            source = (record["event"].get("device") if kind == Kind.DEVICE.value
-                      else record.get("role"))
-            entries.append(Entry(kind, record, self._round_id(), source))
-            try:
-                self.table.apply(record)
-            except TablectlError as exc:
-                self.refusals.append(exc)
-                entries.append(Entry("refused", {"input": record, "error": str(exc)},
-                                     self._round_id(), source))
-            o, c = self.table.outbox, self.table.commands
-            self.table.outbox, self.table.commands = [], []
-            entries += [self._entry(e) for e in o]
-            entries += [Entry("device_command", x.to_json(), self._round_id(), x.device_class)
-                        for x in c]
-            out += o
-            cmds += c
-        self.journal.append_many(entries)        # durable before anything below
-        for e in out:
-            self.publish(e)
-        for x in cmds:
-            self.send(x)
-        return n
-
-
-class OneCommitRunner(BatchRunner):
-    """:class:`TableRunner`'s interface with one commit per input (the input and its
-    decisions together) instead of two; nothing is published or sent before that commit."""
-
-    def device(self, event: Any) -> None:
-        self.run_batch([{"source": "device", "event": event.to_json()}])
-
-    def command(self, name: str, role: str = "dealer", **args: Any) -> None:
-        self.run_batch([{"source": "command", "name": name, "role": role, "args": args}])
-        if self.refusals:
-            raise self.refusals[0]
+def feed(runner: TableRunner, record: dict[str, Any]) -> None:
+    """One recorded input through the runner's public interface (a refusal is journaled and
+    was a refusal when recorded too)."""
+    from drivers.events import event_from_json
+    try:
+        if record["source"] == "device":
+            runner.device(event_from_json(dict(record["event"])))
+        else:
+            runner.command(record["name"], record["role"], **record["args"])
+    except TablectlError:
+        pass
 
 
 def recorded(rounds: int) -> dict[str, list[dict[str, Any]]]:
@@ -125,11 +80,7 @@ def durable_rate(inputs: dict[str, list[dict[str, Any]]], directory: Path,
             records = records[:limit]
             t0 = time.perf_counter()
             for rec in records:
-                if rec["source"] == "device":
-                    from drivers.events import event_from_json
-                    runner.device(event_from_json(dict(rec["event"])))
-                else:
-                    runner.command(rec["name"], rec["role"], **rec["args"])
+                feed(runner, rec)
             took += time.perf_counter() - t0
             n += len(records)
     return n / took, n
@@ -142,10 +93,13 @@ def group_rate(inputs: dict[str, list[dict[str, Any]]], directory: Path,
         path = directory / f"group-{game}.db"
         with Journal.open(path, "bench-1") as j:
             table = make_table(game)
-            runner = BatchRunner(table, j)
+            runner = TableRunner(table, j)
             t0 = time.perf_counter()
             for i in range(0, len(records), batch):
-                n += runner.run_batch(records[i:i + batch])
+                with runner.batch():
+                    for rec in records[i:i + batch]:
+                        feed(runner, rec)
+                        n += 1
             took += time.perf_counter() - t0
             state = table.state
             ok = j.verify().ok
@@ -208,13 +162,13 @@ def run(quick: bool = False) -> list[Figure]:
         Figure("throughput.core", "rules + state machine alone (inputs/s)", core, "events/s",
                wire, base, "higher", pi_note=cpu_note,
                extra={"inputs": n_core, "games": list(inputs)}),
-        Figure("throughput.durable", "TableRunner: two commits (fsync) per input", durable,
+        Figure("throughput.durable", "TableRunner: one commit (fsync) per input", durable,
                "events/s", wire, base, "higher",
                pi=1 / (1 / durable + (PI_FACTOR - 1) / core),
                pi_note="mostly the disk's flush time, which a Pi's SD card does not better; "
                        "the CPU part grows tenfold",
                extra={"inputs": n_durable}),
-        Figure("throughput.group_commit", "BatchRunner: a burst of 64 inputs per commit",
+        Figure("throughput.group_commit", "TableRunner.batch: a burst of 64 inputs per commit",
                group, "events/s", wire, base, "higher", pi_note=cpu_note,
                extra={"inputs": n_group, "batch": 64, "recovers": recovers}),
         Figure("throughput.device_burst", "simulated shoe -> pty -> driver -> queue", burst,

@@ -1,12 +1,16 @@
 """The table machine bound to its journal: write first, then act; replay to recover.
 
-Every input (device event, console or panel command, restart) is appended to the journal and
-is on disk before the machine sees it; what the machine decides (state changes, rulings with
-their article, round open and close, alarms, every published event) is appended in one group
-commit before anything is published or sent to a device. Recovery replays the journaled
-inputs from the last round's snapshot through a fresh machine, which is deterministic, so the
-table is rebuilt exactly as it was; then a ``restart`` input lets the machine end the round in
-progress as the regulation says.
+Every input (device event, console or panel command, restart) is written to the journal in
+one transaction with what the machine decides on it (state changes, rulings with their
+article, round open and close, alarms, every published event, device commands), and nothing
+of it leaves the controller (no publish, no device command, no acknowledgement to the device)
+before that transaction is on disk. The machine is pure and deterministic, so deciding before
+the commit acts on nothing: if the commit fails, nothing was acted on, the runner stops
+taking inputs (:attr:`TableRunner.broken`) and the restarted service rebuilds the table from
+the journal. Inputs taken inside :meth:`TableRunner.batch` share one commit (group commit of
+a burst). Recovery replays the journaled inputs from the last round's snapshot through a
+fresh machine, so the table is rebuilt exactly as it was; then a ``restart`` input lets the
+machine end the round in progress as the regulation says.
 
 Journal record kinds written here (see controller.journal.Kind): ``device``, ``command``,
 ``restart`` (inputs, payload the input record); ``recovery`` (what start-up did); ``state``, ``decision`` (article set),
@@ -15,10 +19,12 @@ published event), ``device_command``, ``refused`` (a command that was not allowe
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator
 
 from controller.errors import TablectlError
-from controller.journal import Entry, Journal, Kind
+from controller.journal import Entry, Journal, JournalError, Kind
 from drivers import events as ev
 
 from .machine import Command, Table
@@ -26,13 +32,25 @@ from .secrecy import PublicEvent
 
 RESTART = "restart"
 INPUT_KINDS = (Kind.DEVICE.value, Kind.COMMAND.value, RESTART)
-# What an input's handling writes after it (``_flush``, or ``refused``).
+# What an input's handling writes after it, in the same transaction (``refused`` when refused).
 OUTPUT_KINDS = (Kind.STATE.value, Kind.DECISION.value, Kind.ROUND_OPEN.value,
                 Kind.ROUND_CLOSE.value, Kind.ALARM.value, "table", "integrity",
                 "device_command", "refused")
 
 Publisher = Callable[[PublicEvent], None]
 Sender = Callable[[Command], None]
+
+
+@dataclass
+class _Commit:
+    """What one commit carries: the records in journal order, then what is done once they
+    are durable."""
+
+    entries: list[Entry] = field(default_factory=list)
+    durable: list[Callable[[], None]] = field(default_factory=list)
+    out: list[PublicEvent] = field(default_factory=list)
+    cmds: list[Command] = field(default_factory=list)
+    inputs: int = 0
 
 
 class TableRunner:
@@ -50,57 +68,106 @@ class TableRunner:
         self.journal = journal
         self.publish = publish or (lambda e: None)
         self.send = send or (lambda c: None)
+        self._open: _Commit | None = None
+        # Why inputs are no longer taken (a commit failed after the machine had decided):
+        # the table in memory is ahead of the journal, so only a restart, which rebuilds it
+        # from the journal, may go on.
+        self.broken: str | None = None
+        self.commits = 0            # transactions written by inputs (group commit shows here)
 
     # --- inputs -------------------------------------------------------------------------
     def device(self, event: ev.DeviceEvent, link: dict[str, Any] | None = None,
                durable: Callable[[], None] | None = None) -> None:
-        """One device event: journaled, then applied. ``link`` (the frame's receipt: serial,
-        session, seq) is journaled with it, so a restart knows the frame was taken;
-        ``durable()`` is called as soon as the event is on disk (the device may be told)."""
+        """One device event: decided on, then journaled with its decisions, then acted on.
+        ``link`` (the frame's receipt: serial, session, seq) is journaled with it, so a
+        restart knows the frame was taken; ``durable()`` is called as soon as the event is on
+        disk (the device may be told)."""
         record: dict[str, Any] = {"source": "device", "event": event.to_json()}
         if link is not None:
             record["link"] = link
         self._input(Kind.DEVICE, record, event.device, durable)
 
     def command(self, name: str, role: str = "dealer", **args: Any) -> None:
-        """A dealer or supervisor command: journaled with its role, then applied. A command the
-        machine refuses raises TablectlError (journaled as ``refused``); nothing changed."""
+        """A dealer or supervisor command, journaled with its role. A command the machine
+        refuses raises TablectlError (journaled as ``refused``); nothing changed."""
         self._input(Kind.COMMAND, {"source": "command", "name": name, "role": role,
                                    "args": args}, role)
 
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Group commit: the inputs taken inside the block are journaled, each followed by
+        its decisions, in one transaction when the block ends, and only then acted on (in
+        order). For a burst of device events already waiting: one ``fsync`` for all."""
+        if self._open is not None:
+            yield                       # inside another batch: that one commits
+            return
+        self._open = _Commit()
+        try:
+            yield
+        finally:
+            pending, self._open = self._open, None
+            self._commit(pending)
+
     def _input(self, kind: str, record: dict[str, Any], source: str | None,
                durable: Callable[[], None] | None = None) -> None:
-        self.journal.append(str(kind), record, self._round_id(), source)
-        if durable is not None:
-            durable()
+        if self.broken is not None:
+            raise JournalError(f"input not taken: {self.broken}")
+        pending = self._open if self._open is not None else _Commit()
+        pending.entries.append(Entry(str(kind), record, self._round_id(), source))
+        pending.inputs += 1
+        refused: TablectlError | None = None
         try:
             self.table.apply(record)
         except TablectlError as exc:
-            self.journal.append("refused", {"input": record, "error": str(exc)},
-                                self._round_id(), source)
-            self._flush()
-            raise
-        self._flush()
+            refused = exc
+            pending.entries.append(Entry("refused", {"input": record, "error": str(exc)},
+                                         self._round_id(), source))
+        finally:
+            # Taken now, input by input: a round's snapshot is the table right after the
+            # input that opened it, not after the rest of a batch.
+            self._decided(pending)
+            if durable is not None:
+                pending.durable.append(durable)
+            if self._open is None:
+                self._commit(pending)
+        if refused is not None:
+            raise refused
+
+    def _decided(self, pending: _Commit) -> None:
+        out, cmds = self.table.outbox, self.table.commands
+        private = self.table.private_records
+        self.table.outbox, self.table.commands, self.table.private_records = [], [], []
+        pending.entries += [Entry("integrity", r, self._round_id(), "integrity")
+                            for r in private]
+        pending.entries += [self._entry(e) for e in out]
+        pending.entries += [Entry("device_command", c.to_json(), self._round_id(),
+                                  c.device_class) for c in cmds]
+        pending.out += out
+        pending.cmds += cmds
+
+    def _commit(self, pending: _Commit) -> None:
+        """Write, then act: acknowledge, publish, send."""
+        if not pending.entries:
+            return
+        try:
+            self.journal.append_many(pending.entries)
+        except Exception as exc:
+            self.broken = (f"the journal could not be written ({exc}); nothing of the last "
+                           f"{pending.inputs} input(s) was acted on. Restart the service: it "
+                           "rebuilds the table from the journal")
+            raise JournalError(self.broken) from exc
+        self.commits += 1
+        for done in pending.durable:
+            done()
+        for e in pending.out:
+            self.publish(e)
+        for c in pending.cmds:
+            self.send(c)
 
     # --- outputs ------------------------------------------------------------------------
     def _round_id(self) -> str | None:
         r = self.table.round
         return str(r.round_id) if r is not None else None
-
-    def _flush(self) -> None:
-        out, cmds = self.table.outbox, self.table.commands
-        private = self.table.private_records
-        self.table.outbox, self.table.commands, self.table.private_records = [], [], []
-        entries = [Entry("integrity", r, self._round_id(), "integrity") for r in private]
-        entries += [self._entry(e) for e in out]
-        entries += [Entry("device_command", c.to_json(), self._round_id(), c.device_class)
-                    for c in cmds]
-        if entries:
-            self.journal.append_many(entries)
-        for e in out:
-            self.publish(e)
-        for c in cmds:
-            self.send(c)
 
     def _entry(self, e: PublicEvent) -> Entry:
         doc = e.to_json()
@@ -169,9 +236,11 @@ class TableRunner:
         self.table.outbox, self.table.commands, self.table.private_records = [], [], []
         if last_input_seq is not None and pending and not any(
                 True for _ in self.journal.records(since=last_input_seq, kinds=OUTPUT_KINDS)):
-            # The crash fell between an input and its decisions: write them now. Records the
-            # restarted service wrote meanwhile (start, configuration) are no decisions, so
-            # what is looked for is the input's own output, not the journal's last record.
+            # A journal written when an input and its decisions were two commits, and the
+            # crash fell between them: write the decisions now. (An input is now committed
+            # with its decisions.) Records the restarted service wrote meanwhile (start,
+            # configuration) are no decisions, so what is looked for is the input's own
+            # output, not the journal's last record.
             self.journal.append_many([self._entry(e) for e in pending])
         state_before = self.table.state
         self._input(RESTART, {"source": "restart", "state": state_before}, "service")
