@@ -106,6 +106,9 @@ def configure_logging(level: str = "info", fmt: str = "auto", stream: TextIO | N
     handler._tablectl = True  # type: ignore[attr-defined]
     root.addHandler(handler)
     root.setLevel(LEVELS[level])
+    # transitions narrates every callback at INFO, several lines per state change; the
+    # table publishes (and logs) each change itself, so only its warnings are wanted.
+    logging.getLogger("transitions").setLevel(max(LEVELS[level], logging.WARNING))
 
 
 def get_logger(name: str | None = None, **initial: Any) -> Any:

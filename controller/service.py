@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import signal
 from dataclasses import dataclass, field
@@ -90,6 +91,8 @@ class Service:
         self._tasks: set[asyncio.Task] = set()
         self.runner: TableRunner | None = None
         self.failed: str | None = None      # why the service stopped on its own (exit 1)
+        # Per-event debug lines cost a redaction and a JSON encoding: only when asked for.
+        self.debug = logging.getLogger().isEnabledFor(logging.DEBUG)
         self.journal: Journal | None = None
         self.api: Any = None
 
@@ -328,28 +331,38 @@ class Service:
             if item.done is not None and not item.done.done():
                 item.done.set_result(result)
         elif isinstance(item, Delivery):
-            self.log.debug("device event", **redact_device_event(item.event.to_json()))
+            if self.debug:
+                self.log.debug("device event", **redact_device_event(item.event.to_json()))
             # Acknowledged to the device once journaled, whatever follows. An event that did
             # not reach the disk is never acknowledged: the device keeps it (the link passes
             # its resends on no more) and sends it again to the restarted daemon.
             self.runner.device(item.event, link=item.receipt.to_json(), durable=item.confirm)
         elif isinstance(item, ev.DeviceEvent):
-            self.log.debug("device event", **redact_device_event(item.to_json()))
+            if self.debug:
+                self.log.debug("device event", **redact_device_event(item.to_json()))
             self.runner.device(item)
 
     # --- outputs ------------------------------------------------------------------------------
     def _publish(self, e: PublicEvent) -> None:
         doc = e.to_json()
         bind(round=str(e.round) if e.round is not None else None)
-        level = "warning" if e.kind in ("ruling", "round_void", "irregular_event",
-                                        "controller_fault", "device_condition") else "info"
-        # "event" is the log line's own name: an event's field of that name is logged as
-        # "event_" rather than raising a TypeError after the journal already holds it.
-        getattr(self.log, level)(e.kind, **{("event_" if k == "event" else k): v
-                                            for k, v in doc.items()
-                                            if k not in ("kind", "table", "round")})
         for q in list(self.subscribers):
             q.put_nowait(doc)
+        # The log line is written once the subscribers' writers have run: the event stream
+        # does not wait for the log (the journal, already written, is the record of truth).
+        try:
+            asyncio.get_running_loop().call_soon(self._log_public, e.kind, doc)
+        except RuntimeError:        # no loop (a test driving the service by hand)
+            self._log_public(e.kind, doc)
+
+    def _log_public(self, kind: str, doc: dict[str, Any]) -> None:
+        level = "warning" if kind in ("ruling", "round_void", "irregular_event",
+                                      "controller_fault", "device_condition") else "info"
+        # "event" is the log line's own name: an event's field of that name is logged as
+        # "event_" rather than raising a TypeError after the journal already holds it.
+        getattr(self.log, level)(kind, **{("event_" if k == "event" else k): v
+                                          for k, v in doc.items()
+                                          if k not in ("kind", "table", "round")})
 
     def _send(self, c: Command) -> None:
         spec = self.config.device(c.device_class)

@@ -3,6 +3,8 @@ import json
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from controller.rules.base import CROUPIER, box
 from controller.rules.cards import Card, full_deck
@@ -145,3 +147,31 @@ def test_a_round_the_rules_refuse_to_settle_names_no_card_and_waits_for_a_void(m
         t.command("clear_malfunction", role="supervisor")
     t.command("void_round", role="supervisor", reason="a card was read twice")
     assert t.state == "round_void" and t.round.void["article"] == "supervisor"
+
+
+def test_a_refusal_names_where_the_card_is():
+    with pytest.raises(SecrecyError, match=r"card\.x\.y\[0\]\[0\]"):
+        PublicEvent("card", "T1", 1, "dealing", {"x": {"y": [("10h",)]}})
+    with pytest.raises(SecrecyError, match=r"raw card at card\.hand\[1\]"):
+        PublicEvent("card", "T1", 1, "dealing", {"hand": [None, Card.parse("As")]})
+
+
+_leaf = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=4),
+                  st.sampled_from(["As", "10h", " kd ", "box 3", "Ts"]),
+                  st.sampled_from(full_deck()), st.builds(object))
+_values = st.recursive(_leaf, lambda kids: st.one_of(
+    st.lists(kids, max_size=4), st.tuples(kids, kids),
+    st.dictionaries(st.one_of(st.text(max_size=3), st.sampled_from(["Qs", "pot"])), kids,
+                    max_size=4)), max_leaves=12)
+
+
+@given(_values)
+def test_the_fast_check_refuses_and_copies_exactly_as_the_explained_one(value):
+    from controller.table.secrecy import _check_public, _publishable
+    try:
+        slow = _check_public(value, "v")
+    except SecrecyError:
+        with pytest.raises(SecrecyError):
+            _publishable(value)
+    else:
+        assert _publishable(value) == slow

@@ -57,6 +57,26 @@ class Revealed:
 _VAULT_TOKEN = object()
 
 
+def _publishable(value: Any) -> Any:
+    """:func:`_check_public` without the paths (built for every node, they cost more than the
+    check): the same walk, the same refusals; a refusal is then explained by the slow walk."""
+    if isinstance(value, str):
+        if _CARD_TEXT.match(value):
+            raise SecrecyError("card text")
+        return value
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, Revealed):
+        return value.to_json()
+    if isinstance(value, Card):
+        raise SecrecyError("raw card")
+    if isinstance(value, Mapping):
+        return {_publishable(k): _publishable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_publishable(v) for v in value]
+    raise SecrecyError("not publishable")
+
+
 def _check_public(value: Any, path: str) -> Any:
     """Copy ``value`` into plain JSON, refusing raw cards and card text."""
     if isinstance(value, Revealed):
@@ -88,7 +108,11 @@ class PublicEvent:
     data: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "data", _check_public(dict(self.data), self.kind))
+        try:
+            data = _publishable(dict(self.data))
+        except SecrecyError:
+            data = _check_public(dict(self.data), self.kind)   # raises, naming the place
+        object.__setattr__(self, "data", data)
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "table": self.table, "round": self.round,
@@ -219,6 +243,9 @@ class CardVault:
         """Copy ``value`` with every card (or card text) that is face up at the table turned into
         a Revealed token. A card still face down stays as it is, so PublicEvent refuses it."""
         face_up = {s.card: s for s in self._slots if s.face_up and s.card is not None}
+        return self._vouch(value, face_up)
+
+    def _vouch(self, value: Any, face_up: dict[Card, _Slot]) -> Any:
         if isinstance(value, (Card, str)) and not isinstance(value, bool):
             try:
                 card = value if isinstance(value, Card) else Card.parse(value)
@@ -228,9 +255,9 @@ class CardVault:
                 return value
             return self._revealed(face_up[card]) if card in face_up else value
         if isinstance(value, Mapping):
-            return {k: self.vouch(v) for k, v in value.items()}
+            return {k: self._vouch(v, face_up) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
-            return [self.vouch(v) for v in value]
+            return [self._vouch(v, face_up) for v in value]
         return value
 
     def all_cards_unpublishable(self) -> list[Card | None]:

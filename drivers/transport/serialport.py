@@ -38,7 +38,14 @@ class SerialTransport(Transport):
         if ser is None:
             raise TransportClosed("closed")
         try:
-            return ser.read(max(1, ser.in_waiting))
+            data = ser.read(max(1, ser.in_waiting))
+            if data:
+                # read(1) wakes on a frame's first byte: take the rest that came with it in
+                # this call, so a frame crosses to the event loop in one hop, not two.
+                more = ser.in_waiting
+                if more:
+                    data += ser.read(more)
+            return data
         except (serial.SerialException, OSError) as exc:
             raise TransportClosed(f"{self.name}: {exc}") from None
 
