@@ -257,7 +257,7 @@
     const board = $("board");
     board.hidden = !hands.board;
     if (hands.board) put(board, el("h3", {}, bi("labels", "board")), handEl(hands.board));
-    if (v.holdem) {
+    if (v.holdem && v.holdem.street) {   // seated but no hand yet: no board, no pot
       board.hidden = false;
       if (!hands.board) put(board, el("h3", {}, bi("labels", "board")));
       board.append(el("div", { class: "pot", "data-testid": "pot" }, bi("labels", "pot"), el("b", { text: " " + v.holdem.pot }), " · ", bi("streets", v.holdem.street)));
