@@ -19,14 +19,20 @@ from drivers import events as ev
 LAYOUT = {"q-poker": 7, "fortune-3-card-poker": 7, "super-pan-9": 8, "texas-holdem": 10}
 DEVICES = {"shoe": "shoe", "shuffler": "shuffler", "dice": "dice"}
 GAMES = ("q-poker", "fortune-3-card-poker", "super-pan-9")
+# Texas Hold'em is played by this croupier too (seats, blinds, every betting round), but kept
+# out of GAMES, which the soak and the fault matrix extend each in their own way.
+ALL_GAMES = GAMES + ("texas-holdem",)
+HOLDEM = {"small_blind": 5, "big_blind": 10, "structure": "no-limit", "rake": 5}
 
 
 def make_table(game: str, mode: str = "shoe", table_id: str = "bench-1") -> Any:
-    """A table as the daemon builds it, with the three devices."""
+    """A table as the daemon builds it, with the three devices (and, for Texas Hold'em, the
+    stakes of :data:`HOLDEM`)."""
     from controller.rules import get_game
     from controller.table import Table
 
-    return Table(table_id, get_game(game), mode, layout_boxes=LAYOUT[game], devices=DEVICES)
+    return Table(table_id, get_game(game), mode, layout_boxes=LAYOUT[game], devices=DEVICES,
+                 holdem=HOLDEM if game == "texas-holdem" else None)
 
 
 class TableTarget:
@@ -115,6 +121,8 @@ class Croupier:
             self.shoe = self.rng.sample(self.deck, len(self.deck))
         if t.state == "shuffling":
             t.command("deck_ready")
+        if self.game == "texas-holdem":
+            return self._holdem_round()
         boxes = sorted(rng.sample(range(1, LAYOUT[self.game] + 1), rng.randint(1, 3)))
         if self.game == "q-poker":
             for b in boxes:
@@ -140,6 +148,40 @@ class Croupier:
             for d in self.pending():
                 t.command("decide", box=d["box"], decision="play" if rng.random() < 0.7
                           else "fold", player=d["player"])
+        if t.state == "settlement":
+            t.command("confirm_result")
+        if t.state in ("round_complete", "round_void"):
+            end = t.state
+            t.command("next_round")
+            return end
+        return t.state
+
+    def _holdem_round(self) -> str:
+        """Two to four players with fresh stacks; each acts from the legal actions the table
+        offers (mostly check or call, sometimes a minimum bet or raise, now and then a fold)
+        until the hand is settled."""
+        t, rng = self.t, self.rng
+        seats = sorted(rng.sample(range(1, LAYOUT[self.game] + 1), rng.randint(2, 4)))
+        t.command("seat_players", seats=seats, stacks=[500] * len(seats))
+        for _ in range(200):
+            st = t.state
+            if st in ("bets_open", "bets_closed", "dealing"):
+                self._draw()
+            elif st == "player_decisions":
+                h = t.view()["holdem"]
+                legal = {a["action"]: a for a in h["legal"]}
+                roll = rng.random()
+                if roll < 0.1 and "fold" in legal and "check" not in legal:
+                    t.command("holdem_action", seat=h["to_act"], action="fold")
+                elif roll < 0.25 and ("raise" in legal or "bet" in legal):
+                    a = legal.get("raise") or legal["bet"]
+                    t.command("holdem_action", seat=h["to_act"], action=a["action"],
+                              amount=a["min_to"])
+                else:
+                    action = next(a for a in ("check", "call", "allin", "fold") if a in legal)
+                    t.command("holdem_action", seat=h["to_act"], action=action)
+            else:
+                break
         if t.state == "settlement":
             t.command("confirm_result")
         if t.state in ("round_complete", "round_void"):
