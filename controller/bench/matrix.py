@@ -28,8 +28,8 @@ from typing import Any
 from .live import LiveCroupier, LiveTable
 from .rounds import GAMES as _ROUND_GAMES
 
-# Hold'em is played by the live croupier only (seat_players, holdem_action): the synthetic
-# croupier of .rounds has no betting rounds, so it is added here, not to .rounds.GAMES.
+# Hold'em is played here by the live croupier (seat_players, holdem_action, with the devices
+# and their faults); .rounds.GAMES holds the other three.
 GAMES = _ROUND_GAMES + ("texas-holdem",)
 MODES = ("shoe", "shuffler")
 FIXES = ("door_close", "reconnect", "heartbeat_resume", "resume")

@@ -1,6 +1,7 @@
 """Events per second: the rule engine and state machine alone, then with the durable journal.
 
-The inputs are whole rounds of each game in shoe mode (bets, cards, dice, decisions, results),
+The inputs are whole rounds of each of the four games in shoe mode (bets, cards, dice,
+decisions, Hold'em's seats and betting actions, results),
 recorded once from a scripted croupier and replayed as a burst, as fast as they can be taken:
 
 * ``throughput.core``: :meth:`Table.apply` alone (rules and state machine, no I/O);
@@ -32,7 +33,7 @@ from controller.table.runner import TableRunner
 
 from .codec import frames
 from .figures import PI_FACTOR, Figure, wire_time_s
-from .rounds import GAMES, make_table, record_rounds
+from .rounds import ALL_GAMES, make_table, record_rounds
 
 NAME = "throughput"
 TITLE = "Throughput: events per second, core alone and durable, against a serial line"
@@ -54,11 +55,12 @@ def feed(runner: TableRunner, record: dict[str, Any]) -> None:
 
 
 def recorded(rounds: int) -> dict[str, list[dict[str, Any]]]:
-    return {g: record_rounds(g, rounds, seed=i + 1) for i, g in enumerate(GAMES)}
+    return {g: record_rounds(g, rounds, seed=i + 1) for i, g in enumerate(ALL_GAMES)}
 
 
-def core_rate(inputs: dict[str, list[dict[str, Any]]]) -> tuple[float, int]:
-    n, took = 0, 0.0
+def core_rate(inputs: dict[str, list[dict[str, Any]]]) -> tuple[float, int, dict[str, float]]:
+    """Inputs a second over all games, the count, and each game's own rate."""
+    n, took, per_game = 0, 0.0, {}
     for game, records in inputs.items():
         table = make_table(game)
         t0 = time.perf_counter()
@@ -66,9 +68,11 @@ def core_rate(inputs: dict[str, list[dict[str, Any]]]) -> tuple[float, int]:
             table.apply(rec)
             table.outbox.clear()
             table.commands.clear()
-        took += time.perf_counter() - t0
+        spent = time.perf_counter() - t0
+        per_game[game] = round(len(records) / spent)
+        took += spent
         n += len(records)
-    return n / took, n
+    return n / took, n, per_game
 
 
 def durable_rate(inputs: dict[str, list[dict[str, Any]]], directory: Path,
@@ -150,7 +154,7 @@ def run(quick: bool = False) -> list[Figure]:
     inputs = recorded(10 if quick else 200)
     wire = 1 / wire_time_s(len(frames()["card"]))
     base = "card frames a second on a 115,200-baud line"
-    core, n_core = core_rate(inputs)
+    core, n_core, per_game = core_rate(inputs)
     with tempfile.TemporaryDirectory(prefix="tablectl-bench-",
                                      dir=os.environ.get("TABLECTL_BENCH_DIR")) as tmp:
         d = Path(tmp)
@@ -161,7 +165,7 @@ def run(quick: bool = False) -> list[Figure]:
     return [
         Figure("throughput.core", "rules + state machine alone (inputs/s)", core, "events/s",
                wire, base, "higher", pi_note=cpu_note,
-               extra={"inputs": n_core, "games": list(inputs)}),
+               extra={"inputs": n_core, "games": list(inputs), "per_game": per_game}),
         Figure("throughput.durable", "TableRunner: one commit (fsync) per input", durable,
                "events/s", wire, base, "higher",
                pi=1 / (1 / durable + (PI_FACTOR - 1) / core),
