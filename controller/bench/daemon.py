@@ -2,9 +2,10 @@
 
 The simulated devices run in this process behind pseudo-terminals (controller.rig.Rig); the
 daemon opens them through its real drivers, journals and rules, and publishes on its control
-socket's event stream, to which this process subscribes. Measured: from the simulator's
-emitting a card frame (``time.monotonic``, which is system-wide on Linux, so the two
-processes' clocks agree) to the ``card`` event arriving on the subscribed stream. Rounds are
+socket's event stream, to which a small listener process subscribes. Measured: from the
+simulator's emitting a card frame (``time.monotonic``, which is system-wide on Linux, so the
+processes' clocks agree) to the ``card`` event arriving on the subscribed stream, stamped by
+the listener, which does nothing else (the bench's own threads do not delay the stamp). Rounds are
 Q Poker from the shoe, one card at a time, as a croupier draws them.
 
 Baselines as for the in-process figure: a bare pty echo, and the frame's wire time. A third
@@ -31,15 +32,42 @@ KEYS = ("daemon.card.p50", "daemon.card.p99", "daemon.card.p99_wire", "daemon.ca
         "daemon.card.p99_floor")
 
 
+# The stream's reader: a process of its own that does nothing but read the daemon's event
+# stream and stamp each card event as it arrives, so the bench's own threads (the simulator,
+# the croupier) do not delay the stamp. One line out per card event: its monotonic time.
+LISTENER = r"""
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(b'{"subscribe": true}\n')
+out = sys.stdout
+lines = s.makefile("rb")
+lines.readline()                 # the daemon's {"ok": true, "subscribed": true}
+out.write("subscribed\n")
+out.flush()
+for line in lines:
+    t = time.monotonic()
+    if line.startswith(b'{"kind": "card"'):
+        out.write(repr(t) + "\n")
+        out.flush()
+"""
+
+
 def play_rounds(rig: Any, rounds: int, seed: int = 1) -> list[float]:
     """Q Poker rounds from the shoe through the daemon; one latency per card drawn."""
+    import select
+    import subprocess
+    import sys
+
     rng = random.Random(seed)
     shoe = rig.devices["shoe"]
-    received: list[tuple[float, dict[str, Any]]] = []
-    rig.on_event = lambda doc: received.append((time.monotonic(), doc))
     out: list[float] = []
-    rig.must("open_table", "supervisor")
+    listener = subprocess.Popen([sys.executable, "-c", LISTENER, str(rig.control_path)],
+                                stdout=subprocess.PIPE, text=True)
     try:
+        if listener.stdout.readline() != "subscribed\n":
+            raise RuntimeError("the stream listener could not subscribe")
+        rig.must("open_table", "supervisor")
         for _ in range(rounds):
             st = rig.state()
             if st == "shuffling":
@@ -51,19 +79,13 @@ def play_rounds(rig: Any, rounds: int, seed: int = 1) -> list[float]:
             for b in sorted(rng.sample(range(1, 8), rng.randint(1, 3))):
                 rig.must("place_bet", box=b, wager="versus_croupier", amount=10)
             while rig.state() in ("bets_open", "bets_closed", "dealing"):
-                mark = len(received)
                 shoe.draw()
                 with shoe._cond:
                     emitted = [t for t, k, _ in shoe._emitted if k == "card_drawn"][-1]
-                deadline = time.monotonic() + 10
-                while True:
-                    got = [t for t, d in received[mark:] if d["kind"] == "card"]
-                    if got:
-                        out.append(got[0] - emitted)
-                        break
-                    if time.monotonic() > deadline:
-                        raise TimeoutError("no card event on the daemon's stream")
-                    time.sleep(0.0005)
+                ready, _, _ = select.select([listener.stdout], [], [], 10)
+                if not ready:
+                    raise TimeoutError("no card event on the daemon's stream")
+                out.append(float(listener.stdout.readline()) - emitted)
             st = rig.wait_state("player_decisions", "settlement")
             if st == "player_decisions":
                 view = rig.view()
@@ -74,7 +96,8 @@ def play_rounds(rig: Any, rounds: int, seed: int = 1) -> list[float]:
             rig.must("confirm_result")
             rig.must("next_round")
     finally:
-        rig.on_event = None
+        listener.kill()
+        listener.wait()
     return out
 
 
