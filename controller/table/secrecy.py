@@ -57,44 +57,59 @@ class Revealed:
 _VAULT_TOKEN = object()
 
 
-def _publishable(value: Any) -> Any:
-    """:func:`_check_public` without the paths (built for every node, they cost more than the
-    check): the same walk, the same refusals; a refusal is then explained by the slow walk."""
+class _Refusal(Exception):
+    """Raised inside the walk; the path is gathered on the way out, so a walk that refuses
+    nothing builds no path at all (one per node cost more than the check itself)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message, self.steps = message, []
+
+
+def _public(value: Any) -> Any:
     if isinstance(value, str):
         if _CARD_TEXT.match(value):
-            raise SecrecyError("card text")
+            raise _Refusal(f"card text {value!r} at {{path}}: publish cards only as Revealed")
         return value
     if value is None or isinstance(value, (bool, int, float)):
         return value
     if isinstance(value, Revealed):
         return value.to_json()
     if isinstance(value, Card):
-        raise SecrecyError("raw card")
+        raise _Refusal("raw card at {path}: publish cards only through CardVault.reveal")
     if isinstance(value, Mapping):
-        return {_publishable(k): _publishable(v) for k, v in value.items()}
+        out = {}
+        for k, v in value.items():
+            try:
+                key = _public(k)
+            except _Refusal as r:
+                r.steps.append(".<key>")
+                raise
+            try:
+                out[key] = _public(v)
+            except _Refusal as r:
+                r.steps.append(f".{k}")
+                raise
+        return out
     if isinstance(value, (list, tuple)):
-        return [_publishable(v) for v in value]
-    raise SecrecyError("not publishable")
+        items = []
+        for i, v in enumerate(value):
+            try:
+                items.append(_public(v))
+            except _Refusal as r:
+                r.steps.append(f"[{i}]")
+                raise
+        return items
+    raise _Refusal(f"{type(value).__name__} at {{path}} is not publishable data")
 
 
 def _check_public(value: Any, path: str) -> Any:
-    """Copy ``value`` into plain JSON, refusing raw cards and card text."""
-    if isinstance(value, Revealed):
-        return value.to_json()
-    if isinstance(value, Card):
-        raise SecrecyError(f"raw card at {path}: publish cards only through CardVault.reveal")
-    if isinstance(value, str):
-        if _CARD_TEXT.match(value):
-            raise SecrecyError(f"card text {value!r} at {path}: publish cards only as Revealed")
-        return value
-    if value is None or isinstance(value, (bool, int, float)):
-        return value
-    if isinstance(value, Mapping):
-        return {_check_public(k, f"{path}.<key>"): _check_public(v, f"{path}.{k}")
-                for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_check_public(v, f"{path}[{i}]") for i, v in enumerate(value)]
-    raise SecrecyError(f"{type(value).__name__} at {path} is not publishable data")
+    """Copy ``value`` into plain JSON, refusing raw cards and card text (SecrecyError naming
+    where, below ``path``)."""
+    try:
+        return _public(value)
+    except _Refusal as r:
+        raise SecrecyError(r.message.format(path=path + "".join(reversed(r.steps)))) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,11 +123,7 @@ class PublicEvent:
     data: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        try:
-            data = _publishable(dict(self.data))
-        except SecrecyError:
-            data = _check_public(dict(self.data), self.kind)   # raises, naming the place
-        object.__setattr__(self, "data", data)
+        object.__setattr__(self, "data", _check_public(dict(self.data), self.kind))
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "table": self.table, "round": self.round,
