@@ -198,26 +198,8 @@ class Fortune3CardPoker(Game):
             return Ruling(Remedy.BOX_VOID, art(11, 3),
                           "cards dealt to a box without a bet: that box's hand is void and "
                           "the round goes on")
-        if irregularity is Irregularity.SHUFFLER_MALFUNCTION:
-            if dealing:
-                return Ruling(Remedy.ROUND_VOID, art(11, 4),
-                              "shuffler malfunction while dealing: the round is invalid and "
-                              "every bet is returned; replace the shuffler or deal from the "
-                              "shoe", needs_supervisor=True)
-            return Ruling(Remedy.CONTINUE, art(11, 4),
-                          "shuffler malfunction outside dealing: no card of this round is "
-                          "affected; replace the shuffler or use the shoe before the next "
-                          "deal", needs_supervisor=True)
-        if dealing and chosen["shoe_malfunction"] == "round_void":
-            return Ruling(Remedy.ROUND_VOID, art(11, 4),
-                          "card-reading shoe failure while dealing, treated like a shuffler "
-                          "malfunction: the round is invalid and every bet is returned; "
-                          "repair or replace the shoe (interpretation shoe_malfunction)",
-                          needs_supervisor=True)
-        return Ruling(Remedy.CONTINUE, art(11, 4),
-                      "card-reading shoe failure: the cards themselves are sound; the "
-                      "croupier goes on by hand and the cards are entered at the console "
-                      "(interpretation shoe_malfunction)", needs_supervisor=True)
+        return three_card.device_failure(irregularity, dealing, chosen["shoe_malfunction"],
+                                         art(11, 4), "invalid")
 
     @staticmethod
     def _croupier_exposed(phase: Phase, mode: Mode | None, chosen: Mapping[str, str]) -> Ruling:

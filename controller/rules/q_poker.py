@@ -204,27 +204,9 @@ class QPoker(Game):
             return Ruling(Remedy.BOX_VOID, art(11, 4),
                           "cards dealt to a box without a bet: that box's hand is void and "
                           "the round goes on")
-        if irregularity is Irregularity.SHUFFLER_MALFUNCTION:
-            if dealing:
-                return Ruling(Remedy.ROUND_VOID, art(11, 5),
-                              "shuffler malfunction while dealing: the round is void and "
-                              "every bet is returned; replace the shuffler or deal from the "
-                              "shoe", needs_supervisor=True)
-            return Ruling(Remedy.CONTINUE, art(11, 5),
-                          "shuffler malfunction outside dealing: no card of this round is "
-                          "affected; replace the shuffler or use the shoe before the next "
-                          "deal", needs_supervisor=True)
-        # SHOE_MALFUNCTION (interpretation shoe_malfunction)
-        if dealing and chosen["shoe_malfunction"] == "round_void":
-            return Ruling(Remedy.ROUND_VOID, art(11, 5),
-                          "card-reading shoe failure while dealing, treated like a shuffler "
-                          "malfunction: the round is void and every bet is returned; repair "
-                          "or replace the shoe (interpretation shoe_malfunction)",
-                          needs_supervisor=True)
-        return Ruling(Remedy.CONTINUE, art(11, 5),
-                      "card-reading shoe failure: the cards themselves are sound; the "
-                      "croupier goes on by hand and the cards are entered at the console "
-                      "(interpretation shoe_malfunction)", needs_supervisor=True)
+        # SHUFFLER_MALFUNCTION, SHOE_MALFUNCTION (interpretation shoe_malfunction)
+        return three_card.device_failure(irregularity, dealing, chosen["shoe_malfunction"],
+                                         art(11, 5), "void")
 
     # ---------------------------------------------------------------- art. 9-10: settlement
     def settle(self, round_doc: Mapping[str, Any]) -> Settlement:

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Sequence
 
-from .base import CROUPIER, Deal, Mode, PlanRequest, box as box_recipient
+from .base import (CROUPIER, Deal, Irregularity, Mode, PlanRequest, Remedy, Ruling,
+                   box as box_recipient)
 from .cards import Card, parse_cards
 from .errors import RuleError
 
@@ -188,6 +189,35 @@ def dealing_plan(request: PlanRequest, *, layout_boxes: int, regulation: str) ->
     for _ in range(3):
         plan += [Deal(box_recipient(n), 1) for n in order] + [Deal(CROUPIER, 1)]
     return plan
+
+
+def device_failure(irregularity: Irregularity, dealing: bool, shoe_reading: str, article: str,
+                   void_word: str) -> Ruling:
+    """A shuffler or card-reading shoe failure in the two three-card games, whose articles
+    (89/2004 art. 11(5), 78/2008 art. 11(4)) read alike: a shuffler failure while dealing
+    voids the round; outside dealing no card is affected. A shoe failure follows the reading
+    ``shoe_reading`` of interpretation shoe_malfunction. ``void_word``: what the round
+    becomes in the game's own words ("void", "invalid")."""
+    if irregularity is Irregularity.SHUFFLER_MALFUNCTION:
+        if dealing:
+            return Ruling(Remedy.ROUND_VOID, article,
+                          f"shuffler malfunction while dealing: the round is {void_word} and "
+                          "every bet is returned; replace the shuffler or deal from the shoe",
+                          needs_supervisor=True)
+        return Ruling(Remedy.CONTINUE, article,
+                      "shuffler malfunction outside dealing: no card of this round is "
+                      "affected; replace the shuffler or use the shoe before the next deal",
+                      needs_supervisor=True)
+    if dealing and shoe_reading == "round_void":
+        return Ruling(Remedy.ROUND_VOID, article,
+                      "card-reading shoe failure while dealing, treated like a shuffler "
+                      f"malfunction: the round is {void_word} and every bet is returned; "
+                      "repair or replace the shoe (interpretation shoe_malfunction)",
+                      needs_supervisor=True)
+    return Ruling(Remedy.CONTINUE, article,
+                  "card-reading shoe failure: the cards themselves are sound; the croupier "
+                  "goes on by hand and the cards are entered at the console (interpretation "
+                  "shoe_malfunction)", needs_supervisor=True)
 
 
 def stake(value, what: str) -> int:
