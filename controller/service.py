@@ -27,6 +27,7 @@ import json
 import logging
 import os
 import signal
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,8 +50,9 @@ from drivers.driver import Delivery
 LINK_KIND = "link"
 # A burst of device events already waiting is journaled in one commit of at most this many.
 GROUP_MAX = 64
+SUBSCRIBER_BACKLOG = 1 << 20   # bytes of events a control-socket listener may leave unread
 
-# Tower light for each table state (controller.panel.Light values).
+
 def integrity_monitor(cfg: TableConfig) -> Any:
     """The table's deck-integrity monitor from ``[integrity]``: the decks per shoe, the
     table's back ids (a card of another is foreign), the sentinel's false-alarm level, and a
@@ -61,6 +63,9 @@ def integrity_monitor(cfg: TableConfig) -> Any:
     return IntegrityMonitor(IntegrityConfig(
         decks=cfg.integrity_decks, deck_ids=frozenset(ids) if ids is not None else None,
         alpha=cfg.integrity_alpha, deck_per_round=cfg.game == "super-pan-9"))
+
+
+_WAKE = object()    # on the queue: look at _stopping (and ping the watchdog); not an input
 
 
 @dataclass
@@ -86,7 +91,7 @@ class Service:
         self.queue: asyncio.Queue = asyncio.Queue()
         self.drivers: dict[str, Any] = {}
         self.panel: Any = None
-        self.subscribers: set[asyncio.Queue] = set()
+        self.subscribers: set[asyncio.StreamWriter] = set()   # the control socket's stream
         self._stopping = asyncio.Event()
         self._tasks: set[asyncio.Task] = set()
         self.runner: TableRunner | None = None
@@ -168,6 +173,7 @@ class Service:
             self.log.info("stopping", signal=why)
             self.notifier.stopping(f"stopping on {why}")
             self._stopping.set()
+            self.queue.put_nowait(_WAKE)
 
     async def _open_api(self) -> None:
         """The console API and pit display (controller.api), when [api.tokens] are set."""
@@ -202,6 +208,9 @@ class Service:
             self.panel.close()
         if self._control_server is not None:
             self._control_server.close()
+            for writer in list(self.subscribers):   # the listeners see the stream end
+                writer.close()
+            self.subscribers.clear()
             if self.control_path and self.control_path.exists():
                 self.control_path.unlink()
         if self.journal is not None:
@@ -262,26 +271,29 @@ class Service:
         self.journal.append(LINK_KIND, {"device": device, **mark}, source=device)
 
     async def _main_loop(self) -> None:
+        # The queue is awaited directly (no task, no wait set per input): each hop of the
+        # event loop is time between a frame and its decision. stop() wakes it with _WAKE.
         period = self.notifier.watchdog_period() or 1.0
-        stop = asyncio.ensure_future(self._stopping.wait())
-        try:
-            while not self._stopping.is_set():
-                get = asyncio.ensure_future(self.queue.get())
-                done, _ = await asyncio.wait({get, stop}, timeout=period,
-                                             return_when=asyncio.FIRST_COMPLETED)
+        pinged = time.monotonic()
+        while not self._stopping.is_set():
+            try:
+                async with asyncio.timeout(period):
+                    item = await self.queue.get()
+            except TimeoutError:
+                item = _WAKE
+            now = time.monotonic()
+            if now - pinged >= period / 2 or item is _WAKE:
                 self.notifier.watchdog()
-                if get not in done:
-                    get.cancel()
-                    continue
-                self._take(get.result())
-                if self.runner is not None and self.runner.broken is not None:
-                    # The table in memory is ahead of its journal: only a restart, which
-                    # rebuilds it from the journal, may go on (systemd restarts the unit).
-                    self.log.error("journal write failed; stopping", why=self.runner.broken)
-                    self.failed = self.runner.broken
-                    self.stop("journal write failure")
-        finally:
-            stop.cancel()
+                pinged = now
+            if item is _WAKE or self._stopping.is_set():
+                continue
+            self._take(item)
+            if self.runner is not None and self.runner.broken is not None:
+                # The table in memory is ahead of its journal: only a restart, which
+                # rebuilds it from the journal, may go on (systemd restarts the unit).
+                self.log.error("journal write failed; stopping", why=self.runner.broken)
+                self.failed = self.runner.broken
+                self.stop("journal write failure")
 
     def _take(self, first: Any) -> None:
         """Handle ``first`` and the device events already waiting behind it, as one group
@@ -293,6 +305,8 @@ class Service:
         if not isinstance(first, _CommandItem):
             while len(group) < GROUP_MAX and not self.queue.empty():
                 nxt = self.queue.get_nowait()
+                if nxt is _WAKE:
+                    continue
                 if isinstance(nxt, _CommandItem):
                     self._handle_group(group)
                     group = [nxt]
@@ -346,14 +360,29 @@ class Service:
     def _publish(self, e: PublicEvent) -> None:
         doc = e.to_json()
         bind(round=str(e.round) if e.round is not None else None)
-        for q in list(self.subscribers):
-            q.put_nowait(doc)
+        if self.subscribers:
+            self._stream(json.dumps(doc).encode() + b"\n")
         # The log line is written once the subscribers' writers have run: the event stream
         # does not wait for the log (the journal, already written, is the record of truth).
         try:
             asyncio.get_running_loop().call_soon(self._log_public, e.kind, doc)
         except RuntimeError:        # no loop (a test driving the service by hand)
             self._log_public(e.kind, doc)
+
+    def _stream(self, line: bytes) -> None:
+        # Written here, in the hop that made the event durable (no queue, no task between):
+        # the socket takes it at once. A listener that stops reading is cut off once
+        # SUBSCRIBER_BACKLOG bytes wait for it, so it can hold neither the table nor memory.
+        for writer in list(self.subscribers):
+            if writer.is_closing():
+                self.subscribers.discard(writer)
+            elif writer.transport.get_write_buffer_size() > SUBSCRIBER_BACKLOG:
+                self.subscribers.discard(writer)
+                self.log.warning("event stream subscriber cut off: it stopped reading",
+                                 waiting=writer.transport.get_write_buffer_size())
+                writer.close()
+            else:
+                writer.write(line)
 
     def _log_public(self, kind: str, doc: dict[str, Any]) -> None:
         level = "warning" if kind in ("ruling", "round_void", "irregular_event",
@@ -410,7 +439,6 @@ class Service:
         return await fut
 
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        sub: asyncio.Queue | None = None
         try:
             while not reader.at_eof():
                 line = await reader.readline()
@@ -427,14 +455,14 @@ class Service:
                     await writer.drain()
                     continue
                 if req.get("subscribe"):
-                    sub = asyncio.Queue()
-                    self.subscribers.add(sub)
                     writer.write(b'{"ok": true, "subscribed": true}\n')
                     await writer.drain()
-                    while True:
-                        doc = await sub.get()
-                        writer.write(json.dumps(doc).encode() + b"\n")
-                        await writer.drain()
+                    self.subscribers.add(writer)
+                    # From now on the client only listens (_stream writes to it); what it
+                    # sends is not read as requests. Its closing ends the subscription.
+                    while await reader.read(4096):
+                        pass
+                    break
                 if req.get("query") == "view":
                     reply = {"ok": True, "view": self.runner.table.public_view()}
                 elif "command" in req:
@@ -448,6 +476,5 @@ class Service:
         except (ConnectionError, asyncio.CancelledError):
             pass
         finally:
-            if sub is not None:
-                self.subscribers.discard(sub)
+            self.subscribers.discard(writer)
             writer.close()
