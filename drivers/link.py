@@ -173,6 +173,7 @@ class Link:
         self._rebooted = False      # the loss being declared is the device's own restart
         self._task: asyncio.Task | None = None
         self._out: asyncio.Queue[bytes] | None = None
+        self._writing = False       # the write loop has bytes in hand (order: wait behind)
         self._lost: asyncio.Future | None = None
         self._hello_wait: asyncio.Future | None = None
         self._pending: _Pending | None = None
@@ -254,6 +255,7 @@ class Link:
         self.codec.reset()
         self._lost = loop.create_future()
         self._out = asyncio.Queue()
+        self._writing = False
         tasks = [loop.create_task(self._read_loop()), loop.create_task(self._write_loop())]
         try:
             if await self._hello():
@@ -342,18 +344,30 @@ class Link:
         self._queue_bytes(data)
 
     def _queue_bytes(self, data: bytes) -> None:
-        if self._out is not None:
-            self._out.put_nowait(data)
+        if self._out is None:
+            return
+        if not self._writing and self._out.empty():
+            # Nothing ahead of it: the port may take it now (an ack, as soon as it is
+            # due); order is kept, as the write loop has nothing in hand.
+            n = self.transport.write_now(data)
+            if n == len(data):
+                self.stats.frames_out += 1
+                return
+            data = data[n:]
+        self._out.put_nowait(data)
 
     async def _write_loop(self) -> None:
         assert self._out is not None
         while True:
             data = await self._out.get()
+            self._writing = True
             try:
                 await self.transport.write(data)
             except TransportClosed as exc:
                 self._set_lost(f"port closed: {exc}")
                 return
+            finally:
+                self._writing = False
             self.stats.frames_out += 1
 
     async def _read_loop(self) -> None:

@@ -94,11 +94,21 @@ class Transport(ABC):
         except Exception as exc:  # noqa: BLE001 - any library error means the port is gone
             raise TransportClosed(f"write to {self.name} failed: {exc}") from exc
 
+    def write_now(self, data: bytes) -> int:
+        """Write what the device takes at once without blocking, from the event loop; the
+        bytes written (0: none, write the rest with :meth:`write`). By default none: a
+        transport whose writes may block writes only through its thread."""
+        return 0
+
+    def _forget_fd(self) -> None:
+        """Called as close() begins: write_now must not touch the descriptor any more."""
+
     async def close(self) -> None:
         """Stop reading and release the device; safe to call twice."""
         thread, self._thread = self._thread, None
         if thread is None:
             return
+        self._forget_fd()
         self._stop.set()
         await asyncio.to_thread(thread.join, 2.0)
         await asyncio.to_thread(self._close_blocking)

@@ -6,6 +6,9 @@ device is found again by after it was unplugged), a pseudo-terminal such as ``/d
 """
 from __future__ import annotations
 
+import fcntl
+import os
+
 import serial
 
 from .base import Transport, TransportClosed, TransportError
@@ -19,6 +22,7 @@ class SerialTransport(Transport):
         self.name = port
         self.baudrate = baudrate
         self._serial: serial.SerialBase | None = None
+        self._fd: int | None = None     # a local port's non-blocking descriptor (write_now)
 
     def _open_blocking(self) -> None:
         kw: dict = {"baudrate": self.baudrate, "timeout": READ_TIMEOUT_S}
@@ -32,6 +36,9 @@ class SerialTransport(Transport):
             raise TransportError(f"cannot open serial port {self.name!r}: {exc}; check that the "
                                  "device is plugged in and the port name in the table "
                                  "configuration") from None
+        # Only a local port: a URL handler may transform what it sends (RFC 2217 escapes
+        # its 0xFF bytes), which a write on its descriptor would skip.
+        self._fd = _nonblocking_fd(self._serial) if "://" not in self.name else None
 
     def _read_blocking(self) -> bytes:
         ser = self._serial
@@ -58,6 +65,23 @@ class SerialTransport(Transport):
         except (serial.SerialException, OSError) as exc:
             raise TransportClosed(f"{self.name}: {exc}") from None
 
+    def write_now(self, data: bytes) -> int:
+        # An acknowledgement is a dozen bytes and the port's kernel buffer holds thousands:
+        # written straight from the event loop it costs one system call, where a thread
+        # hop would cost a wake-up and the interpreter's lock. When the buffer is full (a
+        # stalled adapter) nothing is written here and the thread's blocking write, with its
+        # write timeout, takes the bytes; any other error is left for that write to report.
+        fd = self._fd
+        if fd is None:
+            return 0
+        try:
+            return os.write(fd, data)
+        except OSError:
+            return 0
+
+    def _forget_fd(self) -> None:
+        self._fd = None
+
     def _close_blocking(self) -> None:
         ser, self._serial = self._serial, None
         if ser is not None:
@@ -65,3 +89,13 @@ class SerialTransport(Transport):
                 ser.close()
             except Exception:  # noqa: BLE001 - closing a vanished port may fail; it is gone
                 pass
+
+
+def _nonblocking_fd(ser: serial.SerialBase) -> int | None:
+    """The port's descriptor when writing to it can never block (pyserial opens a local
+    port with O_NONBLOCK), else None."""
+    try:
+        fd = ser.fileno()
+        return fd if fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_NONBLOCK else None
+    except (AttributeError, OSError, ValueError, serial.SerialException):
+        return None

@@ -1,0 +1,96 @@
+"""SerialTransport.write_now, the event loop's own write of a short frame (an ack), over a
+real pseudo-terminal: it writes what the port takes without ever blocking, leaves the rest
+to the thread's write, and is never used on a port it cannot write to that way."""
+import asyncio
+import os
+import socket
+import tty
+
+from drivers.transport.serialport import SerialTransport
+
+
+def pty_pair():
+    master, slave = os.openpty()
+    tty.setraw(master)
+    tty.setraw(slave)
+    return master, os.ttyname(slave), slave
+
+
+def read_all(fd, n, timeout=5.0):
+    import select
+    got = b""
+    while len(got) < n:
+        ready, _, _ = select.select([fd], [], [], timeout)
+        assert ready, f"only {len(got)} of {n} bytes arrived"
+        got += os.read(fd, 65536)
+    return got
+
+
+def test_write_now_reaches_the_device_at_once():
+    master, name, slave = pty_pair()
+
+    async def go():
+        t = SerialTransport(name)
+        await t.open()
+        try:
+            assert t.write_now(b"\x02ack 1\x03") == 7
+            assert read_all(master, 7) == b"\x02ack 1\x03"
+        finally:
+            await t.close()
+        assert t.write_now(b"late") == 0        # closed: nothing is written any more
+    asyncio.run(go())
+    os.close(master)
+    os.close(slave)
+
+
+def test_a_full_port_takes_part_and_the_thread_writes_the_rest_in_order():
+    master, name, slave = pty_pair()
+
+    async def go():
+        t = SerialTransport(name)
+        await t.open()
+        try:
+            # The device reads nothing: write_now fills the port's buffer and then takes no
+            # more, instead of blocking the event loop.
+            sent = b""
+            for i in range(10_000):
+                chunk = bytes([65 + i % 26]) * 1024
+                n = t.write_now(chunk)
+                sent += chunk[:n]
+                if n < len(chunk):
+                    rest = chunk[n:]
+                    break
+            else:
+                raise AssertionError("the port never filled")
+            assert t.write_now(b"more") == 0
+            # The rest goes through the blocking write; the device reads it all, in order.
+            writer = asyncio.create_task(t.write(rest + b"end"))
+            got = await asyncio.to_thread(read_all, master, len(sent) + len(rest) + 3)
+            await writer
+            assert got == sent + rest + b"end"
+        finally:
+            await t.close()
+    asyncio.run(go())
+    os.close(master)
+    os.close(slave)
+
+
+def test_a_socket_url_never_writes_from_the_event_loop():
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    port = server.getsockname()[1]
+
+    async def go():
+        t = SerialTransport(f"socket://127.0.0.1:{port}")
+        await t.open()
+        try:
+            assert t.write_now(b"ack") == 0     # the write loop's thread sends it
+            await t.write(b"ack")
+        finally:
+            await t.close()
+    asyncio.run(go())
+    conn, _ = server.accept()
+    assert conn.recv(16) == b"ack"
+    conn.close()
+    server.close()
