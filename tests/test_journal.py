@@ -208,7 +208,8 @@ def test_swapped_records_are_named(path):
            "prev_hash, hash"
     swap = ", ".join(f"{c} = (SELECT {c} FROM t WHERE t.seq = 9 - records.seq)"
                      for c in cols.split(", "))
-    # Put the contents of record 5 in row 4 and of 4 in row 5 (hash is UNIQUE: clear it first).
+    # Put the contents of record 5 in row 4 and of 4 in row 5 (a journal made before hash lost
+    # its UNIQUE still has that index: clear the hashes first).
     sql(path, "CREATE TABLE t AS SELECT * FROM records WHERE seq IN (4, 5); "
               "UPDATE records SET hash = 'x' || seq WHERE seq IN (4, 5); "
               f"UPDATE records SET {swap} WHERE seq IN (4, 5); DROP TABLE t;")
@@ -573,7 +574,7 @@ def test_any_payload_round_trips_and_any_edit_is_named(tmp_path_factory, payload
         lambda v: v != old and str(v) != str(old) and
         not (column == "payload" and _same_json(v, old))), label="value")
     if column == "hash":
-        new = str(new)  # hash is UNIQUE TEXT
+        new = str(new)  # hash is TEXT
     con.execute(f"UPDATE records SET {column} = ? WHERE seq = ?", (new, victim))
     con.commit()
     con.close()
