@@ -51,6 +51,11 @@ LINK_KIND = "link"
 # A burst of device events already waiting is journaled in one commit of at most this many.
 GROUP_MAX = 64
 SUBSCRIBER_BACKLOG = 1 << 20   # bytes of events a control-socket listener may leave unread
+# The journal's WAL is checkpointed when the table is quiet (no input for CHECKPOINT_QUIET_S)
+# once CHECKPOINT_AFTER commits wait in it, so SQLite's own checkpoint (every 1,000 pages) does
+# not fall inside the commit of some card. A table that is never quiet still gets SQLite's.
+CHECKPOINT_QUIET_S = 0.02
+CHECKPOINT_AFTER = 32
 
 
 def integrity_monitor(cfg: TableConfig) -> Any:
@@ -100,6 +105,9 @@ class Service:
         self.debug = logging.getLogger().isEnabledFor(logging.DEBUG)
         self.journal: Journal | None = None
         self.api: Any = None
+        self._quiet: asyncio.TimerHandle | None = None   # the checkpoint waiting for quiet
+        self._last_input = 0.0
+        self._checkpointed = 0                            # runner.commits at the last one
 
     # --- life cycle -------------------------------------------------------------------------
     async def run(self) -> int:
@@ -192,6 +200,9 @@ class Service:
             self.log.error("console api not started", error=str(exc))
 
     async def _shutdown(self) -> None:
+        if self._quiet is not None:
+            self._quiet.cancel()
+            self._quiet = None
         if self.api is not None:
             try:
                 await self.api.close()
@@ -288,12 +299,34 @@ class Service:
             if item is _WAKE or self._stopping.is_set():
                 continue
             self._take(item)
+            self._last_input = asyncio.get_running_loop().time()
+            if self._quiet is None and self.runner is not None and \
+                    self.runner.commits - self._checkpointed >= CHECKPOINT_AFTER:
+                self._quiet = asyncio.get_running_loop().call_later(CHECKPOINT_QUIET_S,
+                                                                    self._quiet_checkpoint)
             if self.runner is not None and self.runner.broken is not None:
                 # The table in memory is ahead of its journal: only a restart, which
                 # rebuilds it from the journal, may go on (systemd restarts the unit).
                 self.log.error("journal write failed; stopping", why=self.runner.broken)
                 self.failed = self.runner.broken
                 self.stop("journal write failure")
+
+    def _quiet_checkpoint(self) -> None:
+        loop = asyncio.get_running_loop()
+        quiet = loop.time() - self._last_input
+        if quiet < CHECKPOINT_QUIET_S or not self.queue.empty():
+            self._quiet = loop.call_later(max(CHECKPOINT_QUIET_S - quiet, 0.001),
+                                          self._quiet_checkpoint)
+            return
+        self._quiet = None
+        if self._stopping.is_set() or self.journal is None or self.runner is None or \
+                self.runner.broken is not None:
+            return
+        self._checkpointed = self.runner.commits
+        try:
+            self.journal.checkpoint()
+        except TablectlError as exc:    # closed, or the disk: the next commit will say so
+            self.log.warning("journal checkpoint not done", error=str(exc))
 
     def _take(self, first: Any) -> None:
         """Handle ``first`` and the device events already waiting behind it, as one group
