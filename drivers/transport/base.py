@@ -26,6 +26,8 @@ class Transport(ABC):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
+        self._opened = False
+        self._watched: int | None = None     # the descriptor the event loop reads
 
     # -- to implement: blocking calls, run in threads -----------------------------------
     @abstractmethod
@@ -44,22 +46,56 @@ class Transport(ABC):
     def _close_blocking(self) -> None:
         """Release the device; never raises."""
 
+    def _loop_fd(self) -> int | None:
+        """A descriptor the event loop may watch and read without blocking, or None (the
+        default): then a thread reads with :meth:`_read_blocking`."""
+        return None
+
+    def _read_ready(self) -> bytes:
+        """The event loop's read when :meth:`_loop_fd` is readable: the bytes there (b"" on
+        a spurious wake-up); raise TransportClosed when the device went away."""
+        raise NotImplementedError
+
     # -- asyncio side --------------------------------------------------------------------
     @property
     def is_open(self) -> bool:
-        return self._thread is not None
+        return self._opened
 
     async def open(self) -> None:
         """Open the device and start reading. Raises TransportError."""
-        if self._thread is not None:
+        if self._opened:
             return
         await asyncio.to_thread(self._open_blocking)
         self._loop = asyncio.get_running_loop()
         self._inbox = asyncio.Queue()
         self._stop.clear()
+        self._opened = True
+        self._watched = self._loop_fd()
+        if self._watched is not None:
+            # Read by the event loop itself: a frame wakes one thread, not a reader thread
+            # that then wakes the loop (and they no longer take turns at the interpreter).
+            self._loop.add_reader(self._watched, self._on_readable)
+            return
         self._thread = threading.Thread(target=self._reader, name=f"reader {self.name}",
                                         daemon=True)
         self._thread.start()
+
+    def _on_readable(self) -> None:
+        inbox = self._inbox
+        assert inbox is not None
+        try:
+            data = self._read_ready()
+        except TransportClosed as exc:
+            self._unwatch()
+            inbox.put_nowait(exc)
+            return
+        if data:
+            inbox.put_nowait(data)
+
+    def _unwatch(self) -> None:
+        fd, self._watched = self._watched, None
+        if fd is not None and self._loop is not None and not self._loop.is_closed():
+            self._loop.remove_reader(fd)
 
     def _reader(self) -> None:
         loop, inbox = self._loop, self._inbox
@@ -85,7 +121,7 @@ class Transport(ABC):
 
     async def write(self, data: bytes) -> None:
         """Write bytes. Raises TransportClosed when the device went away."""
-        if self._thread is None:
+        if not self._opened:
             raise TransportClosed(f"{self.name} is not open")
         try:
             await asyncio.to_thread(self._write_blocking, data)
@@ -105,11 +141,14 @@ class Transport(ABC):
 
     async def close(self) -> None:
         """Stop reading and release the device; safe to call twice."""
-        thread, self._thread = self._thread, None
-        if thread is None:
+        if not self._opened:
             return
+        self._opened = False
+        self._unwatch()
         self._forget_fd()
+        thread, self._thread = self._thread, None
         self._stop.set()
-        await asyncio.to_thread(thread.join, 2.0)
+        if thread is not None:
+            await asyncio.to_thread(thread.join, 2.0)
         await asyncio.to_thread(self._close_blocking)
         self._inbox = None

@@ -13,7 +13,7 @@ import serial
 
 from .base import Transport, TransportClosed, TransportError
 
-READ_TIMEOUT_S = 0.05   # the reader thread wakes this often to notice close()
+READ_TIMEOUT_S = 0.05   # a URL's reader thread wakes this often to notice close()
 
 
 class SerialTransport(Transport):
@@ -64,6 +64,23 @@ class SerialTransport(Transport):
             ser.write(data)
         except (serial.SerialException, OSError) as exc:
             raise TransportClosed(f"{self.name}: {exc}") from None
+
+    def _loop_fd(self) -> int | None:
+        return self._fd
+
+    def _read_ready(self) -> bytes:
+        fd = self._fd
+        if fd is None:
+            raise TransportClosed("closed")
+        try:
+            data = os.read(fd, 4096)
+        except (BlockingIOError, InterruptedError):
+            return b""
+        except OSError as exc:      # EIO: the adapter was unplugged, the pty's peer closed
+            raise TransportClosed(f"{self.name}: {exc.strerror or exc}") from None
+        if not data:                # readable with nothing to read: hung up (as pyserial)
+            raise TransportClosed(f"{self.name}: the device disconnected or hung up")
+        return data
 
     def write_now(self, data: bytes) -> int:
         # An acknowledgement is a dozen bytes and the port's kernel buffer holds thousands:

@@ -1,11 +1,16 @@
-"""SerialTransport.write_now, the event loop's own write of a short frame (an ack), over a
-real pseudo-terminal: it writes what the port takes without ever blocking, leaves the rest
-to the thread's write, and is never used on a port it cannot write to that way."""
+"""A local serial port is read and (for short frames) written by the event loop itself, over
+a real pseudo-terminal: no reader thread; write_now writes what the port takes without ever
+blocking and leaves the rest to the thread's write; the peer's going away is TransportClosed;
+a URL port keeps its reader thread and is never written to that way."""
 import asyncio
 import os
 import socket
+import threading
 import tty
 
+import pytest
+
+from drivers.transport.base import TransportClosed
 from drivers.transport.serialport import SerialTransport
 
 
@@ -85,6 +90,7 @@ def test_a_socket_url_never_writes_from_the_event_loop():
         t = SerialTransport(f"socket://127.0.0.1:{port}")
         await t.open()
         try:
+            assert readers() == [f"reader socket://127.0.0.1:{port}"]
             assert t.write_now(b"ack") == 0     # the write loop's thread sends it
             await t.write(b"ack")
         finally:
@@ -94,3 +100,31 @@ def test_a_socket_url_never_writes_from_the_event_loop():
     assert conn.recv(16) == b"ack"
     conn.close()
     server.close()
+
+
+def readers():
+    return [t.name for t in threading.enumerate() if t.name.startswith("reader ")]
+
+
+def test_the_event_loop_reads_a_local_port_and_sees_its_peer_go():
+    master, name, slave = pty_pair()
+
+    async def go():
+        t = SerialTransport(name)
+        await t.open()
+        try:
+            assert readers() == []              # no thread polls the port
+            os.write(master, b"\x02card As\x03")
+            got = b""
+            while len(got) < 9:
+                got += await asyncio.wait_for(t.read(), 5)
+            assert got == b"\x02card As\x03"
+            os.close(master)                    # the device end goes away
+            with pytest.raises(TransportClosed):
+                while await asyncio.wait_for(t.read(), 5):
+                    pass
+        finally:
+            await t.close()
+        assert not t.is_open
+    asyncio.run(go())
+    os.close(slave)
