@@ -119,6 +119,8 @@ class DeviceRuntime:
         self.port: Port = port or NullPort()
         self.schedule: FaultSchedule = model.schedule
         self.on_emit = on_emit
+        #: called just before a frame goes on the wire: (kind, message type name, seq)
+        self.on_transmit: Callable[[str, str, int], None] | None = None
         self._rng = random.Random(link_seed)
         self.stats: collections.Counter[str] = collections.Counter()
         #: recent frames, newest last: (now, "tx"|"rx", message type name, seq, note)
@@ -311,6 +313,8 @@ class DeviceRuntime:
                 self.port.write(data)
         self.stats["frames_sent"] += 1
         self._log(now, "tx", name, seq, note)
+        if self.on_transmit is not None:
+            self.on_transmit(kind, name, seq)
         self.port.write(data)
 
     def _log(self, now: float, way: str, name: str, seq: int, note: str = "") -> None:

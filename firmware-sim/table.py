@@ -9,6 +9,7 @@ so plain pytest tests, the demo and the benchmarks use it alike; the loop never 
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
 import os
 import shutil
@@ -115,6 +116,11 @@ class SimulatedDevice:
         self._task: asyncio.Task | None = None
         self._cond = threading.Condition()
         self._emitted: list[tuple[float, str, dict[str, Any]]] = []
+        # (time.monotonic() as the frame is written, kind, message type, seq): when a frame
+        # really left, which can be after its event (stop-and-wait queues it behind the
+        # previous frame's acknowledgement). What a latency is measured from.
+        self._sent: collections.deque[tuple[float, str, str, int]] = collections.deque(
+            maxlen=4096)
         self.error: BaseException | None = None
 
     # --- where it is ------------------------------------------------------------------
@@ -326,6 +332,17 @@ class SimulatedDevice:
 
     # --- in the loop ------------------------------------------------------------------
 
+    def _transmitted(self, kind: str, name: str, seq: int) -> None:
+        with self._cond:
+            self._sent.append((time.monotonic(), kind, name, seq))
+
+    def sent(self, name: str | None = None, since: float = 0.0) -> list[tuple[float, str, int]]:
+        """The recent frames written to the wire, oldest first: (``time.monotonic()`` just
+        before the write, message type, seq), of message type ``name`` if given, written
+        after ``since`` (a ``time.monotonic()``)."""
+        with self._cond:
+            return [(t, n, s) for t, _, n, s in self._sent if name in (None, n) and t > since]
+
     def _record(self, now: float, e: Emit) -> None:
         with self._cond:
             self._emitted.append((now, e.kind, event_json(e.kind, e.fields)))
@@ -510,6 +527,7 @@ class SimulatedTable:
         dev = SimulatedDevice(self, name, device_class, transport, runtime, port)
         holder["dev"] = dev
         runtime.on_emit = dev._record
+        runtime.on_transmit = dev._transmitted
         self.devices[name] = dev
         for f in immediate:
             runtime.inject(f, now)

@@ -409,3 +409,25 @@ def test_deck_faults_as_the_shuffler_reports_them(open_host):
     host.command(m.DispenseHand(5))
     codes = [c for c, _ in host.wait_for(m.HandDispensed).cards]
     assert codes == sorted(codes)                         # code order: never shuffled
+
+
+def test_sent_is_when_a_frame_went_on_the_wire_not_when_its_event_happened(open_host):
+    """What the latency bench measures from: a card drawn while the previous one waits for
+    its acknowledgement is written only after that acknowledgement (stop-and-wait)."""
+    import time
+    dev, host = open_host("shoe", auto_ack=False)
+    start = time.monotonic()
+    dev.draw()
+    dev.draw()
+    first = host.wait(lambda r: isinstance(r.message, m.CardDrawn))
+    acked = time.monotonic()
+    host.send(m.Ack(first.seq))
+    second = host.wait(lambda r: isinstance(r.message, m.CardDrawn))
+    host.send(m.Ack(second.seq))
+    written = {}
+    for t, name, seq in dev.sent("CardDrawn", since=start):
+        assert name == "CardDrawn"
+        written.setdefault(seq, t)          # a retransmission is not a new write
+    assert list(written) == [first.seq, second.seq]
+    assert start < written[first.seq] < acked < written[second.seq]
+    assert len(dev.emitted("card_drawn")) == 2

@@ -79,13 +79,19 @@ def play_rounds(rig: Any, rounds: int, seed: int = 1) -> list[float]:
             for b in sorted(rng.sample(range(1, 8), rng.randint(1, 3))):
                 rig.must("place_bet", box=b, wager="versus_croupier", amount=10)
             while rig.state() in ("bets_open", "bets_closed", "dealing"):
+                drawn = time.monotonic()
                 shoe.draw()
-                with shoe._cond:
-                    emitted = [t for t, k, _ in shoe._emitted if k == "card_drawn"][-1]
                 ready, _, _ = select.select([listener.stdout], [], [], 10)
                 if not ready:
                     raise TimeoutError("no card event on the daemon's stream")
-                out.append(float(listener.stdout.readline()) - emitted)
+                arrived = float(listener.stdout.readline())
+                # From the moment the card's frame was written on the pty, as the echo
+                # baseline; the firmware's own work before it (and a wait behind the previous
+                # frame's acknowledgement) is the device's, not the controller's.
+                written = shoe.sent("CardDrawn", since=drawn)
+                if not written:
+                    raise RuntimeError("the card event arrived with no card frame written")
+                out.append(arrived - written[0][0])
             st = rig.wait_state("player_decisions", "settlement")
             if st == "player_decisions":
                 view = rig.view()
