@@ -3,8 +3,8 @@
 The simulated devices run in this process behind pseudo-terminals (controller.rig.Rig); the
 daemon opens them through its real drivers, journals and rules, and publishes on its control
 socket's event stream, to which a small listener process subscribes. Measured: from the
-simulator's emitting a card frame (``time.monotonic``, which is system-wide on Linux, so the
-processes' clocks agree) to the ``card`` event arriving on the subscribed stream, stamped by
+simulator's writing a card frame on the pty (``time.monotonic``, which is system-wide on Linux,
+so the processes' clocks agree) to the ``card`` event arriving on the subscribed stream, stamped by
 the listener, which does nothing else (the bench's own threads do not delay the stamp). Rounds are
 Q Poker from the shoe, one card at a time, as a croupier draws them.
 
@@ -12,6 +12,10 @@ Baselines as for the in-process figure: a bare pty echo, and the frame's wire ti
 baseline is the physical floor of a durable decision, measured in the same run: the pty
 echo plus one journal commit (one ``fsync``), percentile for percentile (adding the two
 percentiles slightly overstates the floor's tail, so the ratio against it is a fair one).
+The fourth is that path itself with no controller in it (controller.bench.floor): a
+do-nothing Python process reads the same kind of pty, makes one durable write and writes a
+line to its own listener process. Its p99 against the wire time says whether any controller
+can meet the target on this machine; the daemon against it is the controller's own cost.
 """
 from __future__ import annotations
 
@@ -24,33 +28,14 @@ from typing import Any
 
 from .codec import frames
 from .figures import PI_FACTOR, Figure, percentile, wire_time_s
+from .floor import LISTENER, null_daemon
 from .latency import journal_commit, pty_echo
 
 NAME = "daemon"
 TITLE = "Event latency through the daemon (tablectl run) to its event stream"
 KEYS = ("daemon.card.p50", "daemon.card.p99", "daemon.card.p99_wire", "daemon.card.p50_floor",
-        "daemon.card.p99_floor")
-
-
-# The stream's reader: a process of its own that does nothing but read the daemon's event
-# stream and stamp each card event as it arrives, so the bench's own threads (the simulator,
-# the croupier) do not delay the stamp. One line out per card event: its monotonic time.
-LISTENER = r"""
-import socket, sys, time
-s = socket.socket(socket.AF_UNIX)
-s.connect(sys.argv[1])
-s.sendall(b'{"subscribe": true}\n')
-out = sys.stdout
-lines = s.makefile("rb")
-lines.readline()                 # the daemon's {"ok": true, "subscribed": true}
-out.write("subscribed\n")
-out.flush()
-for line in lines:
-    t = time.monotonic()
-    if line.startswith(b'{"kind": "card"'):
-        out.write(repr(t) + "\n")
-        out.flush()
-"""
+        "daemon.card.p99_floor", "daemon.card.p50_null", "daemon.card.p99_null",
+        "daemon.null.p99_wire")
 
 
 def play_rounds(rig: Any, rounds: int, seed: int = 1) -> list[float]:
@@ -123,11 +108,13 @@ def run(quick: bool = False) -> list[Figure]:
             lat = play_rounds(rig, rounds)
     frame = frames()["card"]
     echo = pty_echo(frame, 200 if quick else 5000)
+    null = null_daemon(frame, 50 if quick else 3000)
     wire = wire_time_s(len(frame))
     stats = {"samples": len(lat), "rounds": rounds, "p50_s": percentile(lat, 50),
              "p99_s": percentile(lat, 99), "max_s": max(lat), "wire_s": wire,
              "echo_p50_s": percentile(echo, 50), "echo_p99_s": percentile(echo, 99),
-             "commit_p50_s": percentile(commit, 50), "commit_p99_s": percentile(commit, 99)}
+             "commit_p50_s": percentile(commit, 50), "commit_p99_s": percentile(commit, 99),
+             "null_p50_s": percentile(null, 50), "null_p99_s": percentile(null, 99)}
     cpu50 = max(stats["p50_s"] - stats["commit_p50_s"], 0.0)
     cpu99 = max(stats["p99_s"] - stats["commit_p99_s"], 0.0)
     note = "one journal commit plus the daemon's own work; that part grows tenfold on a Pi"
@@ -152,4 +139,20 @@ def run(quick: bool = False) -> list[Figure]:
                stats["p99_s"], "s", floor["p99"], "pty echo + one journal commit, p99",
                "lower", pi=stats["p99_s"] + (PI_FACTOR - 1) * cpu99,
                pi_note="the floor's flush does not shrink on a Pi; the rest grows", extra=stats),
+        Figure("daemon.card.p50_null", "card frame via the daemon: p50 against no controller",
+               stats["p50_s"], "s", stats["null_p50_s"],
+               "the same path through a process with no controller in it, p50", "lower",
+               pi=stats["p50_s"] + (PI_FACTOR - 1) * cpu50,
+               pi_note="the ratio is the controller's own work; it grows on a Pi", extra=stats),
+        Figure("daemon.card.p99_null", "card frame via the daemon: p99 against no controller",
+               stats["p99_s"], "s", stats["null_p99_s"],
+               "the same path through a process with no controller in it, p99", "lower",
+               pi=stats["p99_s"] + (PI_FACTOR - 1) * cpu99,
+               pi_note="the ratio is the controller's own work; it grows on a Pi", extra=stats),
+        Figure("daemon.null.p99_wire", "no controller at all: p99 against the wire time",
+               stats["null_p99_s"], "s", wire, f"{len(frame)} bytes at 115,200 baud", "lower",
+               pi=stats["null_p99_s"] + (PI_FACTOR - 1) * max(
+                   stats["null_p99_s"] - stats["commit_p99_s"], 0.0),
+               pi_note="where this is above 1, no controller meets the wire-time target "
+               "on this machine's processes and disk", extra=stats),
     ]

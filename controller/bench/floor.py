@@ -1,0 +1,102 @@
+"""The daemon's path with no controller in it: the floor of ``daemon.card`` on this machine.
+
+A Python process as small as a daemon can be opens the same kind of pseudo-terminal, and
+for each frame makes one durable write (``os.pwrite`` + ``os.fdatasync`` of the frame into a
+preallocated file, cheaper than any journal) and writes one line to a listener process of
+its own, which stamps it as the bench's listener does. Timed from the frame's write on the
+master, as ``daemon.card``. What the controller adds on top of this is its own work: decoding,
+the rules, the journal's transaction, the event's JSON.
+"""
+from __future__ import annotations
+
+import os
+import select
+import subprocess
+import sys
+import tempfile
+import time
+import tty
+from pathlib import Path
+
+# The stream's reader: a process of its own that does nothing but read the daemon's event
+# stream and stamp each card event as it arrives, so the bench's own threads (the simulator,
+# the croupier) do not delay the stamp. One line out per card event: its monotonic time.
+LISTENER = r"""
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(b'{"subscribe": true}\n')
+out = sys.stdout
+lines = s.makefile("rb")
+lines.readline()                 # the daemon's {"ok": true, "subscribed": true}
+out.write("subscribed\n")
+out.flush()
+for line in lines:
+    t = time.monotonic()
+    if line.startswith(b'{"kind": "card"'):
+        out.write(repr(t) + "\n")
+        out.flush()
+"""
+
+# The daemon with nothing in it: the frame, one durable write, one line to its listener.
+NULL_DAEMON = r"""
+import os, socket, sys
+slave = os.open(sys.argv[1], os.O_RDWR | os.O_NOCTTY)
+fd = os.open(sys.argv[2], os.O_RDWR | os.O_CREAT, 0o600)
+os.write(fd, b"\0" * (1 << 20))
+os.fsync(fd)
+server = socket.socket(socket.AF_UNIX)
+server.bind(sys.argv[3])
+server.listen(1)
+print("ready", flush=True)
+client, _ = server.accept()
+client.recv(64)                             # the listener's subscription
+client.sendall(b'{"ok": true, "subscribed": true}\n')
+at = 0
+while True:
+    frame = os.read(slave, 4096)
+    if not frame:
+        break
+    os.pwrite(fd, frame, at)
+    os.fdatasync(fd)
+    at = (at + 4096) % (1 << 20)
+    client.sendall(b'{"kind": "card", "count": 1}\n')
+"""
+
+
+def null_daemon(frame: bytes, n: int, pause_s: float = 0.001) -> list[float]:
+    """``n`` latencies of ``frame`` through the null daemon to its listener."""
+    with tempfile.TemporaryDirectory(prefix="tablectl-null-",
+                                     dir=os.environ.get("TABLECTL_BENCH_DIR")) as tmp:
+        master, slave = os.openpty()
+        tty.setraw(master)
+        tty.setraw(slave)
+        sock = str(Path(tmp) / "stream.sock")
+        daemon = subprocess.Popen([sys.executable, "-c", NULL_DAEMON, os.ttyname(slave),
+                                   str(Path(tmp) / "durable"), sock],
+                                  stdout=subprocess.PIPE, text=True)
+        listener = None
+        try:
+            if daemon.stdout.readline() != "ready\n":
+                raise RuntimeError("the null daemon did not start")
+            listener = subprocess.Popen([sys.executable, "-c", LISTENER, sock],
+                                        stdout=subprocess.PIPE, text=True)
+            if listener.stdout.readline() != "subscribed\n":
+                raise RuntimeError("the null daemon's listener could not subscribe")
+            out = []
+            for _ in range(n):
+                time.sleep(pause_s)
+                t0 = time.monotonic()
+                os.write(master, frame)
+                ready, _, _ = select.select([listener.stdout], [], [], 10)
+                if not ready:
+                    raise TimeoutError("the null daemon did not answer")
+                out.append(float(listener.stdout.readline()) - t0)
+            return out
+        finally:
+            for p in (listener, daemon):
+                if p is not None:
+                    p.kill()
+                    p.wait()
+            os.close(master)
+            os.close(slave)
