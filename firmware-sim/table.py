@@ -121,6 +121,9 @@ class SimulatedDevice:
         # previous frame's acknowledgement). What a latency is measured from.
         self._sent: collections.deque[tuple[float, str, str, int]] = collections.deque(
             maxlen=4096)
+        self._first_writes: dict[str, collections.deque[float]] = {}   # by message type
+        self._written: collections.Counter[str] = collections.Counter()
+        self._last_seq: dict[str, int] = {}
         self.error: BaseException | None = None
 
     # --- where it is ------------------------------------------------------------------
@@ -333,8 +336,22 @@ class SimulatedDevice:
     # --- in the loop ------------------------------------------------------------------
 
     def _transmitted(self, kind: str, name: str, seq: int) -> None:
+        now = time.monotonic()
         with self._cond:
-            self._sent.append((time.monotonic(), kind, name, seq))
+            self._sent.append((now, kind, name, seq))
+            if seq == 0 or self._last_seq.get(name) != seq:     # not a retransmission
+                self._last_seq[name] = seq
+                self._written[name] += 1
+                self._first_writes.setdefault(name, collections.deque(maxlen=4096)).append(now)
+
+    def written_at(self, name: str, n: int) -> float | None:
+        """When the ``n``-th frame (from 0) of message type ``name`` was first written, a
+        retransmission not counted; None if it was not (or is too old to be kept)."""
+        with self._cond:
+            total = self._written[name]
+            kept = self._first_writes.get(name, ())
+            i = n - (total - len(kept))
+            return kept[i] if 0 <= i < len(kept) else None
 
     def sent(self, name: str | None = None, since: float = 0.0) -> list[tuple[float, str, int]]:
         """The recent frames written to the wire, oldest first: (``time.monotonic()`` just

@@ -431,3 +431,23 @@ def test_sent_is_when_a_frame_went_on_the_wire_not_when_its_event_happened(open_
     assert list(written) == [first.seq, second.seq]
     assert start < written[first.seq] < acked < written[second.seq]
     assert len(dev.emitted("card_drawn")) == 2
+
+
+def test_written_at_counts_frames_not_retransmissions(open_host):
+    """The in-process latency bench finds the n-th card's frame by written_at: a frame the
+    device sends again (no acknowledgement came) is still the same n-th frame."""
+    import time
+    dev, host = open_host("shoe", auto_ack=False)
+    dev.draw()
+    first = host.wait(lambda r: isinstance(r.message, m.CardDrawn))
+    again = host.wait(lambda r: isinstance(r.message, m.CardDrawn))   # unanswered: resent
+    assert again.seq == first.seq
+    assert len([s for _, _, s in dev.sent("CardDrawn")]) >= 2
+    host.send(m.Ack(first.seq))
+    before = time.monotonic()
+    dev.draw()
+    second = host.wait(lambda r: isinstance(r.message, m.CardDrawn) and r.seq != first.seq)
+    host.send(m.Ack(second.seq))
+    assert dev.written_at("CardDrawn", 0) < before < dev.written_at("CardDrawn", 1)
+    assert dev.written_at("CardDrawn", 2) is None
+    assert dev.written_at("DiceResult", 0) is None

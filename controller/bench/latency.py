@@ -6,8 +6,9 @@ reads it through pyserial, the link layer and the codec and puts the event on th
 :class:`~controller.table.runner.TableRunner` lets the table machine rule on it, journals
 the event with the decisions in one transaction (commit, fsync) and only then publishes
 them. The time
-measured runs from the simulator's emitting the event (``time.monotonic`` in its thread, just
-before the frame is written) to the first published decision (the event stream).
+measured runs from the simulator's writing the event's frame on the pty (``time.monotonic`` in
+its thread just before the write: SimulatedDevice.written_at) to the first published decision
+(the event stream).
 
 Rounds are played as a croupier would: Q Poker from the shoe for card frames, Super Pan 9 for
 the dice result, and a shoe jam in the middle of dealing for jam frames (each jam voids its

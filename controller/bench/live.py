@@ -35,6 +35,9 @@ FAST_LINK = {"heartbeat_s": 0.05, "link_timeout_s": 0.4}
 ROUND_END = ("round_complete", "round_void")
 
 
+# The message type whose frame carries each event kind a latency is measured for.
+FRAME_OF = {"card_drawn": "CardDrawn", "dice_result": "DiceResult", "jam": "Jam"}
+
 @dataclass
 class Sample:
     """One device event's way through the controller (time.monotonic seconds)."""
@@ -173,16 +176,16 @@ class LiveTable:
         task.add_done_callback(self._tasks.discard)
 
     def _emitted_at(self, device: str, kind: str) -> float | None:
-        """When the simulator emitted this (device, kind) event: the n-th of its kind."""
+        """When the simulator wrote the frame of this (device, kind) event on the pty: the
+        n-th frame of its message type (SimulatedDevice.written_at)."""
         key = (device, kind)
         n = self._seen.get(key, 0)
         self._seen[key] = n + 1
         dev = self.sim.devices.get(device) if self.sim is not None else None
-        if dev is None:
+        name = FRAME_OF.get(kind)
+        if dev is None or name is None:
             return None
-        with dev._cond:
-            stamps = [t for t, k, _ in dev._emitted if k == kind]
-        return stamps[n] if n < len(stamps) else None
+        return dev.written_at(name, n)
 
     async def _consume(self) -> None:
         assert self.runner is not None

@@ -1,9 +1,10 @@
 """Transports: move bytes to and from one device, nothing more (framing is the codec's job).
 
-A :class:`Transport` is opened, read and written from asyncio; blocking libraries (pyserial,
-pyusb) run in a reader thread that feeds the event loop, the shape of ``serial.threaded``.
-The reader thread, rather than pyserial-asyncio-fast, is used because it serves every pyserial
-URL handler alike: ``rfc2217://`` ports have no file descriptor to watch.
+A :class:`Transport` is opened, read and written from asyncio. A local serial port is read by
+the event loop on pyserial's non-blocking descriptor (one wake-up per frame, nothing polling
+while idle). Where there is no such descriptor (pyserial's URL handlers: ``rfc2217://``
+transforms its bytes; pyusb) a reader thread feeds the event loop, the shape of
+``serial.threaded``; one interface serves both, which pyserial-asyncio-fast would not.
 """
 from .base import Transport, TransportClosed, TransportError
 from .serialport import SerialTransport
