@@ -115,8 +115,10 @@ def run(quick: bool = False) -> list[Figure]:
              "echo_p50_s": percentile(echo, 50), "echo_p99_s": percentile(echo, 99),
              "commit_p50_s": percentile(commit, 50), "commit_p99_s": percentile(commit, 99),
              "null_p50_s": percentile(null, 50), "null_p99_s": percentile(null, 99)}
+    # The part that grows on a Pi: all but the flush. The two tails come from different runs,
+    # so the p99 difference can undershoot the median one; it is never taken below it.
     cpu50 = max(stats["p50_s"] - stats["commit_p50_s"], 0.0)
-    cpu99 = max(stats["p99_s"] - stats["commit_p99_s"], 0.0)
+    cpu99 = max(stats["p99_s"] - stats["commit_p99_s"], cpu50)
     note = "one journal commit plus the daemon's own work; that part grows tenfold on a Pi"
     floor = {p: stats[f"echo_{p}_s"] + stats[f"commit_{p}_s"] for p in ("p50", "p99")}
     stats.update(floor_p50_s=floor["p50"], floor_p99_s=floor["p99"])
