@@ -3,6 +3,7 @@ a real pseudo-terminal: no reader thread; write_now writes what the port takes w
 blocking and leaves the rest to the thread's write; the peer's going away is TransportClosed;
 a URL port keeps its reader thread and is never written to that way."""
 import asyncio
+import contextlib
 import os
 import socket
 import threading
@@ -14,11 +15,28 @@ from drivers.transport.base import TransportClosed
 from drivers.transport.serialport import SerialTransport
 
 
-def pty_pair():
+@pytest.fixture
+def pty():
+    """A raw pseudo-terminal: (the device's end, the port name the transport opens)."""
     master, slave = os.openpty()
     tty.setraw(master)
     tty.setraw(slave)
-    return master, os.ttyname(slave), slave
+    yield master, os.ttyname(slave)
+    for fd in (master, slave):
+        try:
+            os.close(fd)
+        except OSError:
+            pass                                # a test closed the device's end itself
+
+
+@contextlib.asynccontextmanager
+async def opened(port):
+    t = SerialTransport(port)
+    await t.open()
+    try:
+        yield t
+    finally:
+        await t.close()
 
 
 def read_all(fd, n, timeout=5.0):
@@ -31,30 +49,22 @@ def read_all(fd, n, timeout=5.0):
     return got
 
 
-def test_write_now_reaches_the_device_at_once():
-    master, name, slave = pty_pair()
+def test_write_now_reaches_the_device_at_once(pty):
+    master, name = pty
 
     async def go():
-        t = SerialTransport(name)
-        await t.open()
-        try:
+        async with opened(name) as t:
             assert t.write_now(b"\x02ack 1\x03") == 7
             assert read_all(master, 7) == b"\x02ack 1\x03"
-        finally:
-            await t.close()
         assert t.write_now(b"late") == 0        # closed: nothing is written any more
     asyncio.run(go())
-    os.close(master)
-    os.close(slave)
 
 
-def test_a_full_port_takes_part_and_the_thread_writes_the_rest_in_order():
-    master, name, slave = pty_pair()
+def test_a_full_port_takes_part_and_the_thread_writes_the_rest_in_order(pty):
+    master, name = pty
 
     async def go():
-        t = SerialTransport(name)
-        await t.open()
-        try:
+        async with opened(name) as t:
             # The device reads nothing: write_now fills the port's buffer and then takes no
             # more, instead of blocking the event loop.
             sent = b""
@@ -73,11 +83,7 @@ def test_a_full_port_takes_part_and_the_thread_writes_the_rest_in_order():
             got = await asyncio.to_thread(read_all, master, len(sent) + len(rest) + 3)
             await writer
             assert got == sent + rest + b"end"
-        finally:
-            await t.close()
     asyncio.run(go())
-    os.close(master)
-    os.close(slave)
 
 
 def test_a_socket_url_never_writes_from_the_event_loop():
@@ -87,14 +93,10 @@ def test_a_socket_url_never_writes_from_the_event_loop():
     port = server.getsockname()[1]
 
     async def go():
-        t = SerialTransport(f"socket://127.0.0.1:{port}")
-        await t.open()
-        try:
+        async with opened(f"socket://127.0.0.1:{port}") as t:
             assert readers() == [f"reader socket://127.0.0.1:{port}"]
             assert t.write_now(b"ack") == 0     # the write loop's thread sends it
             await t.write(b"ack")
-        finally:
-            await t.close()
     asyncio.run(go())
     conn, _ = server.accept()
     assert conn.recv(16) == b"ack"
@@ -106,13 +108,11 @@ def readers():
     return [t.name for t in threading.enumerate() if t.name.startswith("reader ")]
 
 
-def test_the_event_loop_reads_a_local_port_and_sees_its_peer_go():
-    master, name, slave = pty_pair()
+def test_the_event_loop_reads_a_local_port_and_sees_its_peer_go(pty):
+    master, name = pty
 
     async def go():
-        t = SerialTransport(name)
-        await t.open()
-        try:
+        async with opened(name) as t:
             assert readers() == []              # no thread polls the port
             os.write(master, b"\x02card As\x03")
             got = b""
@@ -123,8 +123,5 @@ def test_the_event_loop_reads_a_local_port_and_sees_its_peer_go():
             with pytest.raises(TransportClosed):
                 while await asyncio.wait_for(t.read(), 5):
                     pass
-        finally:
-            await t.close()
         assert not t.is_open
     asyncio.run(go())
-    os.close(slave)
