@@ -413,7 +413,8 @@ class Service:
                 self.subscribers.discard(writer)
                 self.log.warning("event stream subscriber cut off: it stopped reading",
                                  waiting=writer.transport.get_write_buffer_size())
-                writer.close()
+                # Aborted, not closed: a close would wait for it to read what is pending.
+                writer.transport.abort()
             else:
                 writer.write(line)
 
