@@ -103,6 +103,13 @@ class Rig:
             [sys.executable, "-m", "controller.cli", "run", "--config", str(self.config_path),
              "--control", str(self.control_path)],
             stdout=open(self.log_path, "ab"), stderr=subprocess.STDOUT, env=env)
+        self.attach(self.proc, timeout)
+
+    def attach(self, proc: subprocess.Popen, timeout: float = 20.0) -> None:
+        """Take on a ``tablectl run`` started elsewhere with this rig's configuration and
+        control socket (the footprint bench starts it to time its READY=1): wait for its
+        control socket, then connect and subscribe."""
+        self.proc = proc
         deadline = time.monotonic() + timeout
         while True:
             if self.proc.poll() is not None:

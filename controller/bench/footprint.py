@@ -96,12 +96,8 @@ def run(quick: bool = False) -> list[Figure]:
         with Rig(Path(tmp) / "rig", "q-poker", "shoe", seed=9, speed=1000.0) as rig:
             rig.start_devices()
             proc, ready = start_to_ready(rig.config_path, rig.dir)
-            rig.proc = proc
             try:
-                deadline = time.monotonic() + 10
-                while not rig.control_path.exists() and time.monotonic() < deadline:
-                    time.sleep(0.02)
-                rig._connect()
+                rig.attach(proc, 10.0)
                 rig.wait_links()
                 time.sleep(0.5)
                 rss_ready, fds_ready = rss_mib(proc.pid), open_fds(proc.pid)
@@ -110,8 +106,7 @@ def run(quick: bool = False) -> list[Figure]:
                 rss_after, fds_after = rss_mib(proc.pid), open_fds(proc.pid)
             finally:
                 rig.kill(signal.SIGTERM)
-    cpu_note = ("heartbeats of every device and the readers' wake-ups; a tenfold share of a Pi "
-                "core")
+    cpu_note = "heartbeats of every device; a tenfold share of a Pi core"
     return [
         Figure("footprint.ready", "tablectl run: exec to READY=1 on NOTIFY_SOCKET", ready, "s",
                bare, "bare interpreter start (python -c pass)", "lower",
