@@ -148,13 +148,7 @@ class Croupier:
             for d in self.pending():
                 t.command("decide", box=d["box"], decision="play" if rng.random() < 0.7
                           else "fold", player=d["player"])
-        if t.state == "settlement":
-            t.command("confirm_result")
-        if t.state in ("round_complete", "round_void"):
-            end = t.state
-            t.command("next_round")
-            return end
-        return t.state
+        return self._close_round()
 
     def _holdem_round(self) -> str:
         """Two to four players with fresh stacks; each acts from the legal actions the table
@@ -182,6 +176,11 @@ class Croupier:
                     t.command("holdem_action", seat=h["to_act"], action=action)
             else:
                 break
+        return self._close_round()
+
+    def _close_round(self) -> str:
+        """Confirm a settled result and open the next round; the state the round ended in."""
+        t = self.t
         if t.state == "settlement":
             t.command("confirm_result")
         if t.state in ("round_complete", "round_void"):
