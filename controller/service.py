@@ -299,17 +299,22 @@ class Service:
             if item is _WAKE or self._stopping.is_set():
                 continue
             self._take(item)
-            self._last_input = asyncio.get_running_loop().time()
-            if self._quiet is None and self.runner is not None and \
-                    self.runner.commits - self._checkpointed >= CHECKPOINT_AFTER:
-                self._quiet = asyncio.get_running_loop().call_later(CHECKPOINT_QUIET_S,
-                                                                    self._quiet_checkpoint)
+            self._arm_checkpoint()
             if self.runner is not None and self.runner.broken is not None:
                 # The table in memory is ahead of its journal: only a restart, which
                 # rebuilds it from the journal, may go on (systemd restarts the unit).
                 self.log.error("journal write failed; stopping", why=self.runner.broken)
                 self.failed = self.runner.broken
                 self.stop("journal write failure")
+
+    def _arm_checkpoint(self) -> None:
+        """After an input: note when it came, and once enough commits wait in the WAL, have
+        _quiet_checkpoint look for the table's next quiet moment."""
+        loop = asyncio.get_running_loop()
+        self._last_input = loop.time()
+        if self._quiet is None and self.runner is not None and \
+                self.runner.commits - self._checkpointed >= CHECKPOINT_AFTER:
+            self._quiet = loop.call_later(CHECKPOINT_QUIET_S, self._quiet_checkpoint)
 
     def _quiet_checkpoint(self) -> None:
         loop = asyncio.get_running_loop()
