@@ -128,6 +128,10 @@ def run(quick: bool = False) -> list[Figure]:
     pace = {"pace_s": PACE_S, "samples": len(paced), "p50_s": percentile(paced, 50),
             "p99_s": percentile(paced, 99), "null_p50_s": percentile(null_paced, 50),
             "null_p99_s": percentile(null_paced, 99), "wire_s": wire}
+    # On a Pi the controller's own part (what it adds to the do-nothing process) grows
+    # tenfold; the machine's wake-up and the flush are in both and are not multiplied.
+    paced50 = max(pace["p50_s"] - pace["null_p50_s"], 0.0)
+    paced99 = max(pace["p99_s"] - pace["null_p99_s"], paced50)
     # The part that grows on a Pi: all but the flush. The two tails come from different runs,
     # so the p99 difference can undershoot the median one; it is never taken below it.
     cpu50 = max(stats["p50_s"] - stats["commit_p50_s"], 0.0)
@@ -173,13 +177,13 @@ def run(quick: bool = False) -> list[Figure]:
         Figure("daemon.paced.p50", "card frame via the daemon at a table's pace, p50",
                pace["p50_s"], "s", pace["null_p50_s"],
                "the same path with no controller in it, at the same pace, p50", "lower",
-               pi=pace["p50_s"] + (PI_FACTOR - 1) * max(pace["p50_s"] - pace["null_p50_s"], 0.0),
+               pi=pace["p50_s"] + (PI_FACTOR - 1) * paced50,
                pi_note="each frame also wakes an idle machine; on a Pi its CPU governor "
                "and idle states decide that part", extra=pace),
         Figure("daemon.paced.p99", "card frame via the daemon at a table's pace, p99",
                pace["p99_s"], "s", pace["null_p99_s"],
                "the same path with no controller in it, at the same pace, p99", "lower",
-               pi=pace["p99_s"] + (PI_FACTOR - 1) * max(pace["p99_s"] - pace["null_p99_s"], 0.0),
+               pi=pace["p99_s"] + (PI_FACTOR - 1) * paced99,
                pi_note="each frame also wakes an idle machine; on a Pi its CPU governor "
                "and idle states decide that part", extra=pace),
     ]
