@@ -404,3 +404,17 @@ def test_q_poker_players_sharing_a_box_decide_each_for_himself_q2():
     t.command("decide", box=1, decision="fold", player="bo")
     by_player = {w["player"]: w["net"] for w in settlement(t)["wagers"]}
     assert by_player == {"ana": 5, "bo": -10}   # art. 9(5): half paid; art. 9(3): half lost
+
+
+def test_a_command_with_arguments_missing_or_unknown_is_refused_and_changes_nothing():
+    t = table("q-poker")
+    before = (t.state, t.public_view())
+    with pytest.raises(TablectlError, match=r"place_bet needs box, wager, amount.*got box"):
+        t.command("place_bet", box=1)
+    with pytest.raises(TablectlError, match=r"unexpected colour"):
+        t.command("place_bet", box=1, wager="versus_croupier", amount=10, colour="red")
+    with pytest.raises(TablectlError, match=r"needs the supervisor role"):
+        t.command("open_table", role="dealer")
+    assert (t.state, t.public_view()) == before
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10)   # then it is taken
+    assert t.public_view() != before[1]

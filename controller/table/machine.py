@@ -21,6 +21,7 @@ void as a machine failure.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
@@ -268,7 +269,7 @@ class Table:
                                 f"unexpected {', '.join(sorted(unknown))}")
         fn = getattr(self, f"_cmd_{name}")
         try:
-            inspect.signature(fn).bind(**args)
+            _signature(getattr(type(self), f"_cmd_{name}")).bind(self, **args)
         except TypeError:
             raise TablectlError(f"{name} needs {', '.join(spec.params)}; got "
                                 f"{', '.join(sorted(args)) or 'nothing'}") from None
@@ -446,7 +447,7 @@ class Table:
 
     def _ask(self, irregularity: Irregularity, phase: Phase | None = None) -> Ruling:
         phase = phase or self._phase()
-        if "mode" in inspect.signature(self.game.ruling).parameters:
+        if "mode" in _signature(self.game.ruling).parameters:
             return self.game.ruling(irregularity, phase, self.interpretations, mode=self.mode)
         return self.game.ruling(irregularity, phase, self.interpretations)
 
@@ -1586,6 +1587,13 @@ class Table:
                 self.fail()
         elif self.state == "shuffling" and self.mode is Mode.SHUFFLER:
             self._deck_ready = False
+
+
+@functools.lru_cache(maxsize=None)
+def _signature(fn: Callable[..., Any]) -> inspect.Signature:
+    """A function's signature, worked out once: inspect.signature takes tens of
+    microseconds, and a command is checked against its handler's on every call."""
+    return inspect.signature(fn)
 
 
 def _parse_recipient(text: str, layout: int) -> Recipient:
