@@ -139,51 +139,44 @@ def run(quick: bool = False) -> list[Figure]:
     note = "one journal commit plus the daemon's own work; that part grows tenfold on a Pi"
     floor = {p: stats[f"echo_{p}_s"] + stats[f"commit_{p}_s"] for p in ("p50", "p99")}
     stats.update(floor_p50_s=floor["p50"], floor_p99_s=floor["p99"])
+    cpu = {"p50": cpu50, "p99": cpu99}
+    paced_cpu = {"p50": paced50, "p99": paced99}
+
+    def pair(key: str, title: str, base: dict[str, float], base_title: str, note: str,
+             pi_of: dict[str, float], extra: dict[str, Any],
+             value: dict[str, Any] = stats) -> list[Figure]:
+        """The p50 and p99 figures of one comparison (the Pi part of each grows tenfold)."""
+        return [Figure(key.format(p=p), title.format(p=p), value[f"{p}_s"], "s", base[p],
+                       f"{base_title}, {p}", "lower",
+                       pi=value[f"{p}_s"] + (PI_FACTOR - 1) * pi_of[p], pi_note=note,
+                       extra=extra) for p in ("p50", "p99")]
+
+    echo = {p: stats[f"echo_{p}_s"] for p in ("p50", "p99")}
+    null = {p: stats[f"null_{p}_s"] for p in ("p50", "p99")}
+    null_paced = {p: pace[f"null_{p}_s"] for p in ("p50", "p99")}
+    flush_note = "the floor's flush does not shrink on a Pi; the rest grows"
+    own_note = "the ratio is the controller's own work; it grows on a Pi"
+    wake_note = ("each frame also wakes an idle machine; on a Pi its CPU governor and idle "
+                 "states decide that part")
     return [
-        Figure("daemon.card.p50", "card frame to the daemon's event stream, p50",
-               stats["p50_s"], "s", stats["echo_p50_s"], "bare pty echo, p50", "lower",
-               pi=stats["p50_s"] + (PI_FACTOR - 1) * cpu50, pi_note=note, extra=stats),
-        Figure("daemon.card.p99", "card frame to the daemon's event stream, p99",
-               stats["p99_s"], "s", stats["echo_p99_s"], "bare pty echo, p99", "lower",
-               pi=stats["p99_s"] + (PI_FACTOR - 1) * cpu99, pi_note=note, extra=stats),
+        *pair("daemon.card.{p}", "card frame to the daemon's event stream, {p}", echo,
+              "bare pty echo", note, cpu, stats),
         Figure("daemon.card.p99_wire", "card frame via the daemon: p99 against the wire time",
                stats["p99_s"], "s", wire, f"{len(frame)} bytes at 115,200 baud", "lower",
                pi=stats["p99_s"] + (PI_FACTOR - 1) * cpu99,
                pi_note="target: below 1; the disk's flush decides", extra=stats),
-        Figure("daemon.card.p50_floor", "card frame via the daemon: p50 against the floor",
-               stats["p50_s"], "s", floor["p50"], "pty echo + one journal commit, p50",
-               "lower", pi=stats["p50_s"] + (PI_FACTOR - 1) * cpu50,
-               pi_note="the floor's flush does not shrink on a Pi; the rest grows", extra=stats),
-        Figure("daemon.card.p99_floor", "card frame via the daemon: p99 against the floor",
-               stats["p99_s"], "s", floor["p99"], "pty echo + one journal commit, p99",
-               "lower", pi=stats["p99_s"] + (PI_FACTOR - 1) * cpu99,
-               pi_note="the floor's flush does not shrink on a Pi; the rest grows", extra=stats),
-        Figure("daemon.card.p50_null", "card frame via the daemon: p50 against no controller",
-               stats["p50_s"], "s", stats["null_p50_s"],
-               "the same path through a process with no controller in it, p50", "lower",
-               pi=stats["p50_s"] + (PI_FACTOR - 1) * cpu50,
-               pi_note="the ratio is the controller's own work; it grows on a Pi", extra=stats),
-        Figure("daemon.card.p99_null", "card frame via the daemon: p99 against no controller",
-               stats["p99_s"], "s", stats["null_p99_s"],
-               "the same path through a process with no controller in it, p99", "lower",
-               pi=stats["p99_s"] + (PI_FACTOR - 1) * cpu99,
-               pi_note="the ratio is the controller's own work; it grows on a Pi", extra=stats),
+        *pair("daemon.card.{p}_floor", "card frame via the daemon: {p} against the floor", floor,
+              "pty echo + one journal commit", flush_note, cpu, stats),
+        *pair("daemon.card.{p}_null", "card frame via the daemon: {p} against no controller", null,
+              "the same path through a process with no controller in it", own_note, cpu,
+              stats),
         Figure("daemon.null.p99_wire", "no controller at all: p99 against the wire time",
                stats["null_p99_s"], "s", wire, f"{len(frame)} bytes at 115,200 baud", "lower",
                pi=stats["null_p99_s"] + (PI_FACTOR - 1) * max(
                    stats["null_p99_s"] - stats["commit_p99_s"], 0.0),
                pi_note="where this is above 1, no controller meets the wire-time target "
                "on this machine's processes and disk", extra=stats),
-        Figure("daemon.paced.p50", "card frame via the daemon at a table's pace, p50",
-               pace["p50_s"], "s", pace["null_p50_s"],
-               "the same path with no controller in it, at the same pace, p50", "lower",
-               pi=pace["p50_s"] + (PI_FACTOR - 1) * paced50,
-               pi_note="each frame also wakes an idle machine; on a Pi its CPU governor "
-               "and idle states decide that part", extra=pace),
-        Figure("daemon.paced.p99", "card frame via the daemon at a table's pace, p99",
-               pace["p99_s"], "s", pace["null_p99_s"],
-               "the same path with no controller in it, at the same pace, p99", "lower",
-               pi=pace["p99_s"] + (PI_FACTOR - 1) * paced99,
-               pi_note="each frame also wakes an idle machine; on a Pi its CPU governor "
-               "and idle states decide that part", extra=pace),
+        *pair("daemon.paced.{p}", "card frame via the daemon at a table's pace, {p}", null_paced,
+              "the same path with no controller in it, at the same pace", wake_note,
+              paced_cpu, pace, value=pace),
     ]
