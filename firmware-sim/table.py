@@ -116,11 +116,10 @@ class SimulatedDevice:
         self._task: asyncio.Task | None = None
         self._cond = threading.Condition()
         self._emitted: list[tuple[float, str, dict[str, Any]]] = []
-        # (time.monotonic() as the frame is written, kind, message type, seq): when a frame
-        # really left, which can be after its event (stop-and-wait queues it behind the
-        # previous frame's acknowledgement). What a latency is measured from.
-        self._sent: collections.deque[tuple[float, str, str, int]] = collections.deque(
-            maxlen=4096)
+        # (time.monotonic() as the frame is written, message type, seq): when a frame really
+        # left, which can be after its event (stop-and-wait queues it behind the previous
+        # frame's acknowledgement). What a latency is measured from.
+        self._sent: collections.deque[tuple[float, str, int]] = collections.deque(maxlen=4096)
         self._first_writes: dict[str, collections.deque[float]] = {}   # by message type
         self._written: collections.Counter[str] = collections.Counter()
         self._last_seq: dict[str, int] = {}
@@ -338,7 +337,7 @@ class SimulatedDevice:
     def _transmitted(self, kind: str, name: str, seq: int) -> None:
         now = time.monotonic()
         with self._cond:
-            self._sent.append((now, kind, name, seq))
+            self._sent.append((now, name, seq))
             if seq == 0 or self._last_seq.get(name) != seq:     # not a retransmission
                 self._last_seq[name] = seq
                 self._written[name] += 1
@@ -358,7 +357,7 @@ class SimulatedDevice:
         before the write, message type, seq), of message type ``name`` if given, written
         after ``since`` (a ``time.monotonic()``)."""
         with self._cond:
-            return [(t, n, s) for t, _, n, s in self._sent if name in (None, n) and t > since]
+            return [f for f in self._sent if name in (None, f[1]) and f[0] > since]
 
     def _record(self, now: float, e: Emit) -> None:
         with self._cond:
