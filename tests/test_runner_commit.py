@@ -127,3 +127,24 @@ def test_a_refusal_inside_a_batch_is_journaled_and_the_rest_still_commits(tmp_pa
     assert any(r.kind == "device" and r.payload["event"]["card"] == "As"
                for r in journal.records())
     assert runner.broken is None
+
+
+def test_publish_comes_before_the_acknowledgement_and_a_failing_publish_still_acknowledges(
+        tmp_path):
+    order = []
+
+    def publish(e):
+        order.append(("publish", e.kind))
+        if e.kind == "card":
+            raise RuntimeError("console gone")
+
+    runner, journal = runner_on(tmp_path / "j.db", publish=publish)
+    betting(runner)
+    order.clear()
+    with pytest.raises(RuntimeError, match="console gone"):
+        runner.device(card("As"), durable=lambda: order.append(("ack", journal.head()[0])))
+    # Everything published up to the failure, then the acknowledgement, once on disk.
+    assert order[-1] == ("ack", journal.head()[0])
+    assert [k for k, _ in order[:-1]] == ["publish"] * (len(order) - 1) and len(order) >= 2
+    assert ("publish", "card") in order
+    journal.close()

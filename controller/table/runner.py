@@ -146,7 +146,7 @@ class TableRunner:
         pending.cmds += cmds
 
     def _commit(self, pending: _Commit) -> None:
-        """Write, then act: acknowledge, publish, send."""
+        """Write, then act: publish, acknowledge, send."""
         if not pending.entries:
             return
         try:
@@ -157,10 +157,15 @@ class TableRunner:
                            "rebuilds the table from the journal")
             raise JournalError(self.broken) from exc
         self.commits += 1
-        for done in pending.durable:
-            done()
-        for e in pending.out:
-            self.publish(e)
+        try:
+            # Published first: the decision reaches the croupier's console and the event stream
+            # without waiting behind the acknowledgement, which only frees the device's resend
+            # buffer. Acknowledged whatever publishing does: the event is on disk.
+            for e in pending.out:
+                self.publish(e)
+        finally:
+            for done in pending.durable:
+                done()
         for c in pending.cmds:
             self.send(c)
 
