@@ -154,6 +154,23 @@ def test_a_refusal_names_where_the_card_is():
         PublicEvent("card", "T1", 1, "dealing", {"x": {"y": [("10h",)]}})
     with pytest.raises(SecrecyError, match=r"raw card at card\.hand\[1\]"):
         PublicEvent("card", "T1", 1, "dealing", {"hand": [None, Card.parse("As")]})
+    with pytest.raises(SecrecyError, match=r"card text 'Qs' at card\.bets\.<key>"):
+        PublicEvent("card", "T1", 1, "dealing", {"bets": {"pot": 5, "Qs": 1}})
+    with pytest.raises(SecrecyError, match=r"object at card\.x\[1\] is not publishable"):
+        PublicEvent("card", "T1", 1, "dealing", {"x": (1, object())})
+
+
+def test_the_walk_copies_plain_data_of_every_json_type():
+    class Shade(str):
+        pass
+    data = {"n": 1, "f": 0.5, "b": True, "none": None, "s": "box 3", "sub": Shade("ante"),
+            "t": (1, [2, {"k": "v"}]), 3: "int key"}
+    out = PublicEvent("bet", "T1", 1, "bets_open", data).data
+    assert out == {"n": 1, "f": 0.5, "b": True, "none": None, "s": "box 3", "sub": "ante",
+                   "t": [1, [2, {"k": "v"}]], 3: "int key"}
+    assert type(out["t"]) is list and out is not data and out["t"][1][1] is not data["t"][1][1]
+    with pytest.raises(SecrecyError, match=r"card text 'Ah' at bet\.sub"):
+        PublicEvent("bet", "T1", 1, "bets_open", {"sub": Shade("Ah")})
 
 
 _leaf = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=4),

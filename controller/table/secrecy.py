@@ -70,40 +70,61 @@ class _Refusal(Exception):
 
 
 def _public(value: Any) -> Any:
-    if isinstance(value, str):
+    # Exact types first (the plain JSON an event is made of), by identity: this walk runs on
+    # every published event, and an isinstance chain was most of its cost. Subclasses and
+    # other mappings and sequences take the general path below.
+    t = type(value)
+    if t is str:
         if _CARD_TEXT.match(value):
             raise _Refusal(f"card text {value!r} at {{path}}: publish cards only as Revealed")
         return value
-    if value is None or isinstance(value, (bool, int, float)):
+    if t is int or t is bool or t is float or value is None:
+        return value
+    if t is dict:
+        return _public_mapping(value)
+    if t is list or t is tuple:
+        return _public_items(value)
+    if isinstance(value, str):
+        return _public(str(value))
+    if isinstance(value, (bool, int, float)):
         return value
     if isinstance(value, Revealed):
         return value.to_json()
     if isinstance(value, Card):
         raise _Refusal("raw card at {path}: publish cards only through CardVault.reveal")
     if isinstance(value, Mapping):
-        out = {}
-        for k, v in value.items():
+        return _public_mapping(value)
+    if isinstance(value, (list, tuple)):
+        return _public_items(value)
+    raise _Refusal(f"{type(value).__name__} at {{path}} is not publishable data")
+
+
+def _public_mapping(value: Mapping[Any, Any]) -> dict[Any, Any]:
+    out = {}
+    for k, v in value.items():
+        if type(k) is not str or _CARD_TEXT.match(k):
             try:
-                key = _public(k)
+                k = _public(k)
             except _Refusal as r:
                 r.steps.append(".<key>")
                 raise
-            try:
-                out[key] = _public(v)
-            except _Refusal as r:
-                r.steps.append(f".{k}")
-                raise
-        return out
-    if isinstance(value, (list, tuple)):
-        items = []
-        for i, v in enumerate(value):
-            try:
-                items.append(_public(v))
-            except _Refusal as r:
-                r.steps.append(f"[{i}]")
-                raise
-        return items
-    raise _Refusal(f"{type(value).__name__} at {{path}} is not publishable data")
+        try:
+            out[k] = _public(v)
+        except _Refusal as r:
+            r.steps.append(f".{k}")
+            raise
+    return out
+
+
+def _public_items(value: list[Any] | tuple[Any, ...]) -> list[Any]:
+    items = []
+    for i, v in enumerate(value):
+        try:
+            items.append(_public(v))
+        except _Refusal as r:
+            r.steps.append(f"[{i}]")
+            raise
+    return items
 
 
 def _check_public(value: Any, path: str) -> Any:
