@@ -77,6 +77,22 @@ def canonical_json(value: Any) -> str:
                       allow_nan=False)
 
 
+_scalar_json = json.JSONEncoder(ensure_ascii=True, allow_nan=False).encode
+
+
+def body_text(seq: int, wall_ns: int, mono_ns: int, table_id: str, round_id: str | None,
+              kind: str, source: str | None, article: str | None, payload_json: str) -> str:
+    """A record's body, spelled as :func:`canonical_json` spells the body's dict, around the
+    payload's canonical JSON as it is (the keys in sorted order; the payload is not encoded
+    a second time). ``tests/test_journal_body.py`` holds the two spellings equal."""
+    return "".join((
+        '{"article":', _scalar_json(article), ',"kind":', _scalar_json(kind),
+        ',"mono_ns":', str(int(mono_ns)), ',"payload":', payload_json,
+        ',"round_id":', _scalar_json(round_id), ',"seq":', str(int(seq)),
+        ',"source":', _scalar_json(source), ',"table_id":', _scalar_json(table_id),
+        f',"v":{FORMAT_VERSION},"wall_ns":', str(int(wall_ns)), '}'))
+
+
 def chain_hash(prev_hash: str, body: str) -> str:
     """SHA-256 over the previous record's hash (hex) followed by this record's body."""
     return hashlib.sha256(prev_hash.encode("ascii") + body.encode("ascii")).hexdigest()
@@ -369,11 +385,8 @@ class Journal:
                     seq += 1
                     rec_wall, rec_mono = self._clock.time_ns(), self._clock.monotonic_ns()
                     payload = json.loads(payload_text)
-                    body_doc = {"v": FORMAT_VERSION, "seq": seq, "wall_ns": rec_wall,
-                                "mono_ns": rec_mono, "table_id": self.table_id,
-                                "round_id": e.round_id, "kind": e.kind, "source": e.source,
-                                "article": e.article, "payload": payload}
-                    body = canonical_json(body_doc)
+                    body = body_text(seq, rec_wall, rec_mono, self.table_id, e.round_id,
+                                     e.kind, e.source, e.article, payload_text)
                     digest = chain_hash(prev, body)
                     rows.append((seq, rec_wall, rec_mono, self.table_id, e.round_id, e.kind,
                                  e.source, e.article, payload_text, body, prev, digest))
