@@ -247,6 +247,9 @@ class Link:
     async def _session(self) -> None:
         loop = asyncio.get_running_loop()
         self.state = "connecting"
+        # Bytes are decoded in the callback that read them; the read loop waits only for
+        # the port's closing (and takes bytes from a transport that queues them).
+        self.transport.deliver_to(self._received)
         try:
             await self.transport.open()
         except Exception as exc:  # noqa: BLE001 - whatever the library raises, retry
@@ -266,6 +269,9 @@ class Link:
             else:
                 self.state = "down"
         finally:
+            # Nothing read from here on is handled: it stays queued and goes with the port,
+            # as it did when only the read loop (now cancelled) took bytes.
+            self.transport.deliver_to(None)
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -377,15 +383,18 @@ class Link:
             except TransportClosed as exc:
                 self._set_lost(f"port closed: {exc}")
                 return
-            before = self.codec.garbage_bytes
-            items = self.codec.feed(data)
-            garbage = self.codec.garbage_bytes - before
-            if garbage:
-                self.stats.garbage_bytes += garbage
-                self.log.warning("garbage dropped", bytes=garbage,
-                                 total=self.stats.garbage_bytes)
-            for item in items:
-                self._handle(item)
+            self._received(data)
+
+    def _received(self, data: bytes) -> None:
+        """Bytes from the port: decode them and handle each frame they complete."""
+        before = self.codec.garbage_bytes
+        items = self.codec.feed(data)
+        garbage = self.codec.garbage_bytes - before
+        if garbage:
+            self.stats.garbage_bytes += garbage
+            self.log.warning("garbage dropped", bytes=garbage, total=self.stats.garbage_bytes)
+        for item in items:
+            self._handle(item)
 
     async def _heartbeat_loop(self) -> None:
         loop = asyncio.get_running_loop()

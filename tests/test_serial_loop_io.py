@@ -125,3 +125,67 @@ def test_the_event_loop_reads_a_local_port_and_sees_its_peer_go(pty):
                     pass
         assert not t.is_open
     asyncio.run(go())
+
+
+def test_bytes_go_to_the_sink_in_the_callback_that_read_them(pty):
+    """With a sink, the event loop's read hands the bytes over at once (no task between):
+    read() then reports only the port's closing; without one, bytes queue for read()."""
+    master, name = pty
+
+    async def go():
+        t = SerialTransport(name)
+        got, where = [], []
+
+        def sink(data):
+            got.append(data)
+            where.append(asyncio.current_task())     # None: a callback, not a task
+        t.deliver_to(sink)
+        await t.open()
+        try:
+            reading = asyncio.ensure_future(t.read())
+            os.write(master, b"\x02card As\x03")
+            while sum(map(len, got)) < 9:
+                await asyncio.sleep(0.01)
+            assert b"".join(got) == b"\x02card As\x03" and set(where) == {None}
+            assert not reading.done()                # nothing was queued for read()
+            t.deliver_to(None)
+            os.write(master, b"queued")
+            queued = b""
+            while len(queued) < 6:
+                queued += await asyncio.wait_for(reading if not queued else t.read(), 5)
+            assert queued == b"queued" and b"".join(got) == b"\x02card As\x03"
+            t.deliver_to(sink)
+            os.close(master)
+            with pytest.raises(TransportClosed):
+                while await asyncio.wait_for(t.read(), 5):
+                    pass
+        finally:
+            await t.close()
+    asyncio.run(go())
+
+
+def test_a_reader_thread_hands_its_bytes_to_the_sink_and_nothing_after_close():
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    port = server.getsockname()[1]
+
+    async def go():
+        t = SerialTransport(f"socket://127.0.0.1:{port}")
+        got = []
+        t.deliver_to(got.append)
+        await t.open()
+        conn, _ = await asyncio.to_thread(server.accept)
+        conn.sendall(b"frame one")
+        for _ in range(500):
+            if sum(map(len, got)) >= 9:
+                break
+            await asyncio.sleep(0.01)
+        assert b"".join(got) == b"frame one"
+        await t.close()
+        conn.sendall(b"late")                        # after close: never handed over
+        await asyncio.sleep(0.2)
+        assert b"".join(got) == b"frame one"
+        conn.close()
+    asyncio.run(go())
+    server.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from abc import ABC, abstractmethod
+from typing import Callable
 
 from controller.errors import TablectlError
 
@@ -28,6 +29,7 @@ class Transport(ABC):
         self._stop = threading.Event()
         self._opened = False
         self._watched: int | None = None     # the descriptor the event loop reads
+        self._sink: Callable[[bytes], None] | None = None
 
     # -- to implement: blocking calls, run in threads -----------------------------------
     @abstractmethod
@@ -57,6 +59,22 @@ class Transport(ABC):
         raise NotImplementedError
 
     # -- asyncio side --------------------------------------------------------------------
+    def deliver_to(self, sink: Callable[[bytes], None] | None) -> None:
+        """Hand the bytes read to ``sink`` in the event loop's callback that read them (or
+        that took them from the reader thread), instead of queuing them for :meth:`read`,
+        which then reports only the port's closing: one hop of the event loop less between a
+        frame and its decoding. Set it before :meth:`open`, so that no bytes wait in the
+        queue behind the ones handed over. ``None`` queues again."""
+        self._sink = sink
+
+    def _deliver(self, data: bytes) -> None:
+        if not self._opened:
+            return          # read before close() (from the reader thread): goes with the port
+        sink = self._sink
+        if sink is not None:
+            sink(data)
+        elif self._inbox is not None:
+            self._inbox.put_nowait(data)
     @property
     def is_open(self) -> bool:
         return self._opened
@@ -90,7 +108,7 @@ class Transport(ABC):
             inbox.put_nowait(exc)
             return
         if data:
-            inbox.put_nowait(data)
+            self._deliver(data)
 
     def _unwatch(self) -> None:
         fd, self._watched = self._watched, None
@@ -108,7 +126,7 @@ class Transport(ABC):
                     loop.call_soon_threadsafe(inbox.put_nowait, TransportClosed(str(exc)))
                 return
             if data:
-                loop.call_soon_threadsafe(inbox.put_nowait, data)
+                loop.call_soon_threadsafe(self._deliver, data)
 
     async def read(self) -> bytes:
         """Wait for the next bytes. Raises TransportClosed when the device went away."""
