@@ -37,6 +37,7 @@ import time
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from json.encoder import encode_basestring_ascii as _encode_ascii
 from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 
 from controller.errors import TablectlError
@@ -77,7 +78,10 @@ def canonical_json(value: Any) -> str:
                       allow_nan=False)
 
 
-_scalar_json = json.JSONEncoder(ensure_ascii=True, allow_nan=False).encode
+def _scalar_json(value: str | None) -> str:
+    # The body's other fields are text or null (Journal._entry makes them so): encoded by the
+    # json module's own ASCII string encoder, which canonical_json uses for them too.
+    return "null" if value is None else _encode_ascii(value)
 
 
 def body_text(seq: int, wall_ns: int, mono_ns: int, table_id: str, round_id: str | None,
