@@ -53,9 +53,13 @@ GROUP_MAX = 64
 SUBSCRIBER_BACKLOG = 1 << 20   # bytes of events a control-socket listener may leave unread
 # The journal's WAL is checkpointed when the table is quiet (no input for CHECKPOINT_QUIET_S)
 # once CHECKPOINT_AFTER commits wait in it, so SQLite's own checkpoint (every 1,000 pages) does
-# not fall inside the commit of some card. A table that is never quiet still gets SQLite's.
+# not fall inside the commit of some card. A table that is never quiet for that long still has
+# a moment when no card is due: a round has just ended (the croupier collects and pays), and
+# then CHECKPOINT_AFTER_ROUND commits are enough. Only a table with neither gets SQLite's.
 CHECKPOINT_QUIET_S = 0.02
 CHECKPOINT_AFTER = 32
+CHECKPOINT_AFTER_ROUND = 8
+ROUND_ENDS = ("round_complete", "round_void")
 
 
 def integrity_monitor(cfg: TableConfig) -> Any:
@@ -105,7 +109,8 @@ class Service:
         self.debug = logging.getLogger().isEnabledFor(logging.DEBUG)
         self.journal: Journal | None = None
         self.api: Any = None
-        self._quiet: asyncio.TimerHandle | None = None   # the checkpoint waiting for quiet
+        self._quiet: asyncio.Handle | None = None        # the checkpoint to come
+        self._round_ended = False                         # an input just ended a round
         self._last_input = 0.0
         self._checkpointed = 0                            # runner.commits at the last one
 
@@ -309,11 +314,21 @@ class Service:
 
     def _arm_checkpoint(self) -> None:
         """After an input: note when it came, and once enough commits wait in the WAL, have
-        _quiet_checkpoint look for the table's next quiet moment."""
+        _quiet_checkpoint look for the table's next quiet moment; after an input that ended a
+        round, checkpoint as soon as its outputs are out."""
         loop = asyncio.get_running_loop()
         self._last_input = loop.time()
-        if self._quiet is None and self.runner is not None and \
-                self.runner.commits - self._checkpointed >= CHECKPOINT_AFTER:
+        ended, self._round_ended = self._round_ended, False
+        if self.runner is None:
+            return
+        waiting = self.runner.commits - self._checkpointed
+        if ended and waiting >= CHECKPOINT_AFTER_ROUND:
+            # No card is due before the next round is dealt: now, once this input's outputs
+            # are out, instead of waiting for a quiet moment a busy table may never have.
+            if self._quiet is not None:
+                self._quiet.cancel()
+            self._quiet = loop.call_soon(self._checkpoint)
+        elif self._quiet is None and waiting >= CHECKPOINT_AFTER:
             self._quiet = loop.call_later(CHECKPOINT_QUIET_S, self._quiet_checkpoint)
 
     def _quiet_checkpoint(self) -> None:
@@ -323,6 +338,9 @@ class Service:
             self._quiet = loop.call_later(max(CHECKPOINT_QUIET_S - quiet, 0.001),
                                           self._quiet_checkpoint)
             return
+        self._checkpoint()
+
+    def _checkpoint(self) -> None:
         self._quiet = None
         if self._stopping.is_set() or self.journal is None or self.runner is None or \
                 self.runner.broken is not None:
@@ -398,6 +416,8 @@ class Service:
     def _publish(self, e: PublicEvent) -> None:
         doc = e.to_json()
         bind(round=str(e.round) if e.round is not None else None)
+        if e.kind in ROUND_ENDS:
+            self._round_ended = True
         if self.subscribers:
             self._stream(json.dumps(doc).encode() + b"\n")
         # The log line is written once the subscribers' writers have run: the event stream
