@@ -617,19 +617,26 @@ class Rfc2217Server:
         self.threads = []
 
         def serve():
-            self.sock, _ = self.listener.accept()
-            self.manager = serial.rfc2217.PortManager(self.serial, self)
-            t = threading.Thread(target=self._to_net, daemon=True)
-            t.start()
-            self.threads.append(t)
+            # One client at a time, and again after it leaves (as ser2net does): a link whose
+            # first session failed on a loaded machine reconnects and is served.
             while self.alive:
                 try:
-                    data = self.sock.recv(1024)
+                    self.sock, _ = self.listener.accept()
                 except OSError:
                     return
-                if not data:
-                    return
-                self.serial.write(b"".join(self.manager.filter(data)))
+                self.manager = serial.rfc2217.PortManager(self.serial, self)
+                if not self.threads[1:]:
+                    t = threading.Thread(target=self._to_net, daemon=True)
+                    t.start()
+                    self.threads.append(t)
+                while self.alive:
+                    try:
+                        data = self.sock.recv(1024)
+                    except OSError:
+                        break
+                    if not data:
+                        break
+                    self.serial.write(b"".join(self.manager.filter(data)))
 
         t = threading.Thread(target=serve, daemon=True)
         t.start()
@@ -645,12 +652,18 @@ class Rfc2217Server:
                 if data:
                     self.write(b"".join(self.manager.escape(data)))
             except OSError:
-                return
+                if not self.alive:
+                    return      # closed; a client that left is replaced by the next one
 
     def close(self):
+        import socket
         self.alive = False
         for closer in (getattr(self, "sock", None), self.listener):
             if closer is not None:
+                try:
+                    closer.shutdown(socket.SHUT_RDWR)   # wakes a thread blocked in it
+                except OSError:
+                    pass
                 closer.close()
         for t in self.threads:
             t.join(2)
