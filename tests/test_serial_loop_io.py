@@ -29,6 +29,16 @@ def pty():
             pass                                # a test closed the device's end itself
 
 
+@pytest.fixture
+def tcp_server():
+    """A listening TCP socket on localhost: (the socket, its port)."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    yield server, server.getsockname()[1]
+    server.close()
+
+
 @contextlib.asynccontextmanager
 async def opened(port):
     t = SerialTransport(port)
@@ -86,11 +96,8 @@ def test_a_full_port_takes_part_and_the_thread_writes_the_rest_in_order(pty):
     asyncio.run(go())
 
 
-def test_a_socket_url_never_writes_from_the_event_loop():
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(1)
-    port = server.getsockname()[1]
+def test_a_socket_url_never_writes_from_the_event_loop(tcp_server):
+    server, port = tcp_server
 
     async def go():
         async with opened(f"socket://127.0.0.1:{port}") as t:
@@ -101,7 +108,6 @@ def test_a_socket_url_never_writes_from_the_event_loop():
     conn, _ = server.accept()
     assert conn.recv(16) == b"ack"
     conn.close()
-    server.close()
 
 
 def readers():
@@ -164,11 +170,8 @@ def test_bytes_go_to_the_sink_in_the_callback_that_read_them(pty):
     asyncio.run(go())
 
 
-def test_a_reader_thread_hands_its_bytes_to_the_sink_and_nothing_after_close():
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(1)
-    port = server.getsockname()[1]
+def test_a_reader_thread_hands_its_bytes_to_the_sink_and_nothing_after_close(tcp_server):
+    server, port = tcp_server
 
     async def go():
         t = SerialTransport(f"socket://127.0.0.1:{port}")
@@ -188,4 +191,3 @@ def test_a_reader_thread_hands_its_bytes_to_the_sink_and_nothing_after_close():
         assert b"".join(got) == b"frame one"
         conn.close()
     asyncio.run(go())
-    server.close()

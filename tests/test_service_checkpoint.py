@@ -25,18 +25,24 @@ path = "{journal}"
 CHECKPOINT = "PRAGMA wal_checkpoint(PASSIVE)"
 
 
+async def started(tmp_path, sql):
+    """The daemon's Service on a fresh journal, running, its SQL traced into ``sql``."""
+    svc = Service(parse_text(CONFIG.format(journal=tmp_path / "j.db")),
+                  notifier=Notifier(None), open_panel=False)
+    task = asyncio.create_task(svc.run())
+    while svc.runner is None:
+        await asyncio.sleep(0.01)
+    svc.journal._conn.set_trace_callback(sql.append)
+    return svc, task
+
+
 def test_a_quiet_table_checkpoints_its_journal_once_enough_commits_wait(tmp_path, monkeypatch):
     monkeypatch.setattr(service, "CHECKPOINT_AFTER", 5)
     monkeypatch.setattr(service, "CHECKPOINT_QUIET_S", 0.05)
-    cfg = parse_text(CONFIG.format(journal=tmp_path / "j.db"))
     sql: list[str] = []
 
     async def scenario():
-        svc = Service(cfg, notifier=Notifier(None), open_panel=False)
-        task = asyncio.create_task(svc.run())
-        while svc.runner is None:
-            await asyncio.sleep(0.01)
-        svc.journal._conn.set_trace_callback(sql.append)
+        svc, task = await started(tmp_path, sql)
         for name, role, args in (("open_table", "supervisor", {}), ("deck_ready", "dealer", {})):
             assert (await svc.submit(name, role, args))["ok"]
         await asyncio.sleep(0.3)
@@ -64,16 +70,11 @@ def test_a_table_never_quiet_checkpoints_as_each_round_ends(tmp_path, monkeypatc
     """Cards and commands back to back, never a quiet moment: the checkpoint runs right after
     the input that ends the round (no card is due then), not inside a later card's commit."""
     monkeypatch.setattr(service, "CHECKPOINT_QUIET_S", 60.0)
-    cfg = parse_text(CONFIG.format(journal=tmp_path / "j.db"))
     sql: list[str] = []
     published: list[str] = []
 
     async def scenario():
-        svc = Service(cfg, notifier=Notifier(None), open_panel=False)
-        task = asyncio.create_task(svc.run())
-        while svc.runner is None:
-            await asyncio.sleep(0.01)
-        svc.journal._conn.set_trace_callback(sql.append)
+        svc, task = await started(tmp_path, sql)
         publish = svc.runner.publish
         svc.runner.publish = lambda e: (published.append(e.kind), publish(e))[-1]
         for rnd in range(2):
