@@ -74,7 +74,7 @@ def _public(value: Any) -> Any:
     # every published event, and an isinstance chain was most of its cost. Subclasses and
     # other mappings and sequences take the general path below.
     t = type(value)
-    if t is str:
+    if t is str or isinstance(value, str):
         if _CARD_TEXT.match(value):
             raise _Refusal(f"card text {value!r} at {{path}}: publish cards only as Revealed")
         return value
@@ -84,8 +84,6 @@ def _public(value: Any) -> Any:
         return _public_mapping(value)
     if t is list or t is tuple:
         return _public_items(value)
-    if isinstance(value, str):
-        return _public(str(value))
     if isinstance(value, (bool, int, float)):
         return value
     if isinstance(value, Revealed):
