@@ -74,16 +74,16 @@ def _public(value: Any) -> Any:
     # every published event, and an isinstance chain was most of its cost. Subclasses and
     # other mappings and sequences take the general path below.
     t = type(value)
-    if t is str or isinstance(value, str):
-        if _CARD_TEXT.match(value):
-            raise _Refusal(f"card text {value!r} at {{path}}: publish cards only as Revealed")
-        return value
+    if t is str:
+        return _public_text(value)
     if t is int or t is bool or t is float or value is None:
         return value
     if t is dict:
         return _public_mapping(value)
     if t is list or t is tuple:
         return _public_items(value)
+    if isinstance(value, str):
+        return _public_text(value)
     if isinstance(value, (bool, int, float)):
         return value
     if isinstance(value, Revealed):
@@ -95,6 +95,12 @@ def _public(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return _public_items(value)
     raise _Refusal(f"{type(value).__name__} at {{path}} is not publishable data")
+
+
+def _public_text(value: str) -> str:
+    if _CARD_TEXT.match(value):
+        raise _Refusal(f"card text {value!r} at {{path}}: publish cards only as Revealed")
+    return value
 
 
 def _public_mapping(value: Mapping[Any, Any]) -> dict[Any, Any]:
