@@ -74,15 +74,15 @@ def _public(value: Any) -> Any:
     # every published event, and an isinstance chain was most of its cost. Subclasses and
     # other mappings and sequences take the general path below.
     t = type(value)
-    if t is str:
-        return _public_text(value)
+    if t is str and not _CARD_TEXT.match(value):
+        return value
     if t is int or t is bool or t is float or value is None:
         return value
     if t is dict:
         return _public_mapping(value)
     if t is list or t is tuple:
         return _public_items(value)
-    if isinstance(value, str):
+    if isinstance(value, str):          # card text, or a str subclass
         return _public_text(value)
     if isinstance(value, (bool, int, float)):
         return value
