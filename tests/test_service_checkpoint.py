@@ -36,6 +36,13 @@ async def started(tmp_path, sql):
     return svc, task
 
 
+def device_records(tmp_path):
+    """The device records in the stopped service's journal, once its chain verifies."""
+    with Journal.open(tmp_path / "j.db", readonly=True) as j:
+        assert j.verify().ok
+        return len(list(j.records(kinds=["device"])))
+
+
 def test_a_quiet_table_checkpoints_its_journal_once_enough_commits_wait(tmp_path, monkeypatch):
     monkeypatch.setattr(service, "CHECKPOINT_AFTER", 5)
     monkeypatch.setattr(service, "CHECKPOINT_QUIET_S", 0.05)
@@ -61,9 +68,7 @@ def test_a_quiet_table_checkpoints_its_journal_once_enough_commits_wait(tmp_path
         await task
 
     asyncio.run(scenario())
-    with Journal.open(tmp_path / "j.db", readonly=True) as j:
-        assert j.verify().ok
-        assert len(list(j.records(kinds=["device"]))) == 3
+    assert device_records(tmp_path) == 3
 
 
 def test_a_table_never_quiet_checkpoints_as_each_round_ends(tmp_path, monkeypatch):
@@ -103,6 +108,4 @@ def test_a_table_never_quiet_checkpoints_as_each_round_ends(tmp_path, monkeypatc
         await task
 
     asyncio.run(scenario())
-    with Journal.open(tmp_path / "j.db", readonly=True) as j:
-        assert j.verify().ok
-        assert len(list(j.records(kinds=["device"]))) == 12
+    assert device_records(tmp_path) == 12
