@@ -950,6 +950,38 @@ def test_restarted_consumer_resumes_the_session_and_knows_the_journaled_frame(li
     run(main())
 
 
+def test_restarts_in_a_row_never_reuse_a_number_the_device_remembers(link_path):
+    """A host restarted again and again, with no command or one or two between restarts:
+    every command is numbered past every number used before, so the device, which remembers
+    the host's last 32 numbers across a resumed session, acts on each one. (With numbers
+    reserved 64 at a time at every restart, four restarts without a command wrapped the
+    255-number cycle onto numbers the device still remembered: it took the next command for
+    one it had done, and the table waited for a deck check that never came.)"""
+    async def main():
+        peer = Peer(link_path)
+        peer.plug()
+        marks, memory, sent = [], None, 0
+        for restart in range(40):
+            q = asyncio.Queue()
+            drv = open_driver(confirm_spec(link_path), q, confirm=True, memory=memory,
+                              on_session=marks.append)
+            await next_event(q, "link_up")
+            for _ in range((2, 0, 0, 0, 1)[restart % 5]):
+                await drv.shuffle()
+                sent += 1
+            await drv.close()             # the process dies: what it recorded is its memory
+            mark = marks[-1]
+            memory = SessionMemory(mark["serial"], mark["firmware_hash"], mark["session"],
+                                   (), mark["tx_reserved"])
+        shuffles = [seq for seq, msg in peer.received if isinstance(msg, m.Shuffle)]
+        assert len(shuffles) == sent == 24
+        assert sum(isinstance(a, m.Shuffle) for a in peer.acted) == sent   # none taken twice
+        # Numbered on without a gap: each restart goes on from the last number recorded.
+        assert shuffles == [n % 255 + 1 for n in range(sent)]
+        peer.unplug()
+    run(main())
+
+
 def test_device_that_rebooted_gets_a_new_session_despite_the_memory(link_path):
     async def main():
         peer = Peer(link_path)
