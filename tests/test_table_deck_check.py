@@ -276,3 +276,40 @@ def test_a_check_asked_before_a_restart_is_asked_again_before_the_shuffle(tmp_pa
     dev2.answer()
     assert actions(run2, mark) == ["deck_check", "shuffle"] and again.state == "bets_open"
     run2.journal.close()
+
+
+def test_the_check_before_a_restart_answers_late_and_its_shuffle_is_refused(tmp_path):
+    """Both checks answer after a restart: the one asked before it (the device kept its
+    result) and the one asked again. The shuffle asked on the first result is refused (the
+    device is busy with the second check); the second result asks for it again, and the
+    table opens its bets (found by the SIGKILL soak: it waited in `shuffling` for good)."""
+    run, dev = make(tmp_path)
+    run.command("open_table", "supervisor")
+    dev.answer()
+    pan9_round(run, dev)
+    run.command("next_round")
+    assert run.table.state == "shuffling" and actions(run)[-1] == "deck_check"
+    first = dev.inbox.pop()                     # on its way to the device when it stopped
+    run.journal.close()
+    again = Table("T1", get_game("super-pan-9"), "shuffler", layout_boxes=8, devices=DEVICES,
+                  integrity=IntegrityMonitor(deck_per_round=True))
+    run2 = TableRunner(again, Journal.open(tmp_path / "journal.db", "T1"))
+    dev2 = Shuffler(run2, DECK)
+    run2.send = dev2.send
+    run2.recover()
+    mark = run2.journal.head()[0]
+    ident = ev.DeviceIdentity("shuffler", "sim", "S1", "0001", "1.0", "ab" * 16, True)
+    run2.device(ev.LinkUp(device="shuffler", ts=0.0, identity=ident))
+    assert actions(run2, mark) == ["deck_check"]
+    second = dev2.inbox.pop()
+    assert first.action == second.action == "deck_check"
+    result = ev.DeckCheckResult(device="shuffler", ts=0.0, count=52, cards=tuple(DECK),
+                                missing=(), deck_ids=(1,))
+    run2.device(result)                         # the first check's result, kept by the device
+    assert actions(run2, mark) == ["deck_check", "shuffle"]
+    dev2.inbox.clear()                          # refused: the device is checking again
+    run2.device(result)                         # the second check's result
+    assert actions(run2, mark) == ["deck_check", "shuffle", "shuffle"]
+    dev2.answer()
+    assert again.state == "bets_open"
+    run2.journal.close()
