@@ -83,6 +83,20 @@ def actions(run, since=0):
                                                                kinds=["device_command"])]
 
 
+IDENT = ev.DeviceIdentity("shuffler", "sim", "S1", "0001", "1.0", "ab" * 16, True)
+
+
+def restarted(tmp_path):
+    """The controller started again on the same journal, recovered: (runner, shuffler)."""
+    again = Table("T1", get_game("super-pan-9"), "shuffler", layout_boxes=8, devices=DEVICES,
+                  integrity=IntegrityMonitor(deck_per_round=True))
+    run = TableRunner(again, Journal.open(tmp_path / "journal.db", "T1"))
+    dev = Shuffler(run, DECK)
+    run.send = dev.send
+    run.recover()
+    return run, dev
+
+
 def pan9_round(run, dev):
     """One Super Pan 9 round from bets open to the result confirmed."""
     run.command("set_banker", seat=1, capital=1000)
@@ -218,9 +232,8 @@ def test_a_check_whose_answer_may_be_lost_is_asked_again(tmp_path):
     run.command("void_round", "supervisor", reason="x")
     assert actions(run)[-1] == "deck_check"
     dev.inbox.clear()                           # the link drops before the result
-    ident = ev.DeviceIdentity("shuffler", "sim", "S1", "0001", "1.0", "ab" * 16, True)
     run.device(ev.LinkLost(device="shuffler", ts=1.0, reason="port vanished"))
-    run.device(ev.LinkRestored(device="shuffler", ts=2.0, identity=ident))
+    run.device(ev.LinkRestored(device="shuffler", ts=2.0, identity=IDENT))
     mark = run.journal.head()[0]
     run.command("next_round")
     assert actions(run, mark) == ["deck_check"]  # checked first, then shuffled
@@ -238,16 +251,11 @@ def test_after_a_restart_while_waiting_for_the_check_it_is_asked_again(tmp_path)
     run.command("next_round")
     assert run.table.state == "shuffling"
     run.journal.close()                         # the controller stops before the result
-    again = Table("T1", get_game("super-pan-9"), "shuffler", layout_boxes=8, devices=DEVICES,
-                  integrity=IntegrityMonitor(deck_per_round=True))
-    run2 = TableRunner(again, Journal.open(tmp_path / "journal.db", "T1"))
-    dev2 = Shuffler(run2, DECK)
-    run2.send = dev2.send
-    run2.recover()
+    run2, dev2 = restarted(tmp_path)
+    again = run2.table
     assert again.state == "shuffling"
     mark = run2.journal.head()[0]
-    ident = ev.DeviceIdentity("shuffler", "sim", "S1", "0001", "1.0", "ab" * 16, True)
-    run2.device(ev.LinkUp(device="shuffler", ts=0.0, identity=ident))
+    run2.device(ev.LinkUp(device="shuffler", ts=0.0, identity=IDENT))
     assert actions(run2, mark) == ["deck_check"]
     dev2.answer()
     assert actions(run2, mark) == ["deck_check", "shuffle"] and again.state == "bets_open"
@@ -261,15 +269,10 @@ def test_a_check_asked_before_a_restart_is_asked_again_before_the_shuffle(tmp_pa
     pan9_round(run, dev)
     assert run.table.state == "round_complete" and actions(run)[-1] == "deck_check"
     run.journal.close()                         # stopped before the result came
-    again = Table("T1", get_game("super-pan-9"), "shuffler", layout_boxes=8, devices=DEVICES,
-                  integrity=IntegrityMonitor(deck_per_round=True))
-    run2 = TableRunner(again, Journal.open(tmp_path / "journal.db", "T1"))
-    dev2 = Shuffler(run2, DECK)
-    run2.send = dev2.send
-    run2.recover()
+    run2, dev2 = restarted(tmp_path)
+    again = run2.table
     assert again.state == "round_complete"
-    ident = ev.DeviceIdentity("shuffler", "sim", "S1", "0001", "1.0", "ab" * 16, True)
-    run2.device(ev.LinkUp(device="shuffler", ts=0.0, identity=ident))
+    run2.device(ev.LinkUp(device="shuffler", ts=0.0, identity=IDENT))
     mark = run2.journal.head()[0]
     run2.command("next_round")
     assert actions(run2, mark) == ["deck_check"]
@@ -291,15 +294,10 @@ def test_the_check_before_a_restart_answers_late_and_its_shuffle_is_refused(tmp_
     assert run.table.state == "shuffling" and actions(run)[-1] == "deck_check"
     first = dev.inbox.pop()                     # on its way to the device when it stopped
     run.journal.close()
-    again = Table("T1", get_game("super-pan-9"), "shuffler", layout_boxes=8, devices=DEVICES,
-                  integrity=IntegrityMonitor(deck_per_round=True))
-    run2 = TableRunner(again, Journal.open(tmp_path / "journal.db", "T1"))
-    dev2 = Shuffler(run2, DECK)
-    run2.send = dev2.send
-    run2.recover()
+    run2, dev2 = restarted(tmp_path)
+    again = run2.table
     mark = run2.journal.head()[0]
-    ident = ev.DeviceIdentity("shuffler", "sim", "S1", "0001", "1.0", "ab" * 16, True)
-    run2.device(ev.LinkUp(device="shuffler", ts=0.0, identity=ident))
+    run2.device(ev.LinkUp(device="shuffler", ts=0.0, identity=IDENT))
     assert actions(run2, mark) == ["deck_check"]
     second = dev2.inbox.pop()
     assert first.action == second.action == "deck_check"
