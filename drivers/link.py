@@ -36,10 +36,8 @@ from .transport import Transport, TransportClosed, make_transport
 RECENT_SEQS = 32
 # Commands numbered ahead in one go when the numbering must outlive the process (confirm mode):
 # one, so each command's number is recorded before it is sent and a restarted host numbers on
-# right after the last one it may have used. The device remembers the host's last 32 numbers
-# across a resumed session; numbers skipped by a larger block at every restart added up, and a
-# few restarts in a row wrapped the 255-number cycle onto numbers it still remembered, so it
-# took a new command for one it had done (tests/test_link.py, restarts in a row).
+# right after the last one it may have used, never onto one of the 32 the device remembers
+# (protocol.md 3.6).
 TX_RESERVE = 1
 
 

@@ -639,16 +639,13 @@ class Table:
         # The result is journaled (and the integrity monitor has seen it): the deck it
         # describes may now be shuffled.
         self._deck_check = "done"
-        waited = self._shuffle_after_check
         self._shuffle_after_check = False
-        # Asked for whenever a result comes while the round still waits for its shuffle, not
-        # only after the check it waited for: a check asked again after a restart answers
-        # second, and the shuffle asked on the first answer may have been refused (the
-        # device busy with that second check). A shuffle already under way refuses the
-        # repeat, and nothing is lost by asking.
-        if (waited or self._awaiting_shuffle) \
-                and (self.state == "shuffling" or self._awaiting_shuffle) \
-                and self.mode is Mode.SHUFFLER and not self._deck_ready:
+        # Asked for whenever a result comes while the round still waits for its shuffle
+        # (_request_shuffle set _awaiting_shuffle), not only after the check it waited for: a
+        # check asked again after a restart answers second, and the shuffle asked on the
+        # first answer may have been refused (the device busy with that second check). A
+        # shuffle already under way refuses the repeat, and nothing is lost by asking.
+        if self._awaiting_shuffle and self.mode is Mode.SHUFFLER and not self._deck_ready:
             self.commands.append(Command("shuffler", "shuffle"))
 
     def _on_cut_card_reached(self, e: ev.CutCardReached) -> None:
