@@ -14,7 +14,7 @@ class DiceDriver(Driver):
     device_class = "dice"
 
     async def shake(self) -> None:
-        await self._command(m.Shake(), "shake")
+        await self._command(m.Shake(), "shake", "shake")
 
     def _translate(self, msg: m.Message) -> ev.DeviceEvent | None:
         if isinstance(msg, m.ShakeStarted):

@@ -140,12 +140,17 @@ class Driver:
         return self.link.identity
 
     # -- commands ------------------------------------------------------------------------
-    async def _command(self, msg: m.Message, what: str) -> None:
+    async def _command(self, msg: m.Message, what: str, action: str) -> None:
+        """Send a command; return once the device accepted it. A refusal is put on the
+        queue as CommandRefused (``action`` is the method's name) and raised as
+        DeviceRefused."""
         code = await self.link.request(msg)
         if code != m.ACK_OK:
-            self.log.warning("command refused", command=what,
-                             reason=m.REFUSAL_CODES.get(code, code))
-            raise DeviceRefused(self.spec.id, what, code)
+            refused = DeviceRefused(self.spec.id, what, code)
+            self.log.warning("command refused", command=what, reason=refused.reason)
+            self._emit(self._event(ev.CommandRefused, action=action, reason=refused.reason,
+                                   text=str(refused)))
+            raise refused
         self.log.info("command accepted", command=what)
 
     async def status(self, timeout: float | None = None) -> ev.Status:
@@ -158,7 +163,7 @@ class Driver:
         self._status_waiters.append(fut)
         wait = timeout if timeout is not None else self.link.timing.link_timeout_s * 2
         try:
-            await self._command(m.StatusRequest(), "status")
+            await self._command(m.StatusRequest(), "status", "status")
             try:
                 return await asyncio.wait_for(fut, wait)
             except TimeoutError:

@@ -158,6 +158,18 @@ class Status(DeviceEvent):
     detail: dict = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CommandRefused(DeviceEvent):
+    """The device refused a command the host sent: its acknowledgement carried a refusal
+    code and nothing was done. Put on the queue by the driver (the device sends no event
+    of its own), so the table learns that what it asked for will not come."""
+
+    kind: ClassVar[str] = "command_refused"
+    action: str                # the driver's method: shuffle, deck_check, dispense_hand, shake…
+    reason: str                # the refusal's name: busy, not-ready, empty, door-open, jammed…
+    text: str = ""             # what the croupier reads, with the way out
+
+
 # --- shuffler -------------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -19,19 +19,19 @@ class ShufflerDriver(Driver):
     device_class = "shuffler"
 
     async def shuffle(self) -> None:
-        await self._command(m.Shuffle(), "shuffle")
+        await self._command(m.Shuffle(), "shuffle", "shuffle")
 
     async def dispense_card(self) -> None:
-        await self._command(m.DispenseCard(), "dispense card")
+        await self._command(m.DispenseCard(), "dispense card", "dispense_card")
 
     async def dispense_hand(self, n: int) -> None:
         """Dispense one hand of ``n`` cards (1-255)."""
         if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 255:
             raise TablectlError(f"a hand has 1 to 255 cards, not {n!r}")
-        await self._command(m.DispenseHand(n), f"dispense hand of {n}")
+        await self._command(m.DispenseHand(n), f"dispense hand of {n}", "dispense_hand")
 
     async def deck_check(self) -> None:
-        await self._command(m.DeckCheck(), "deck check")
+        await self._command(m.DeckCheck(), "deck check", "deck_check")
 
     def _translate(self, msg: m.Message) -> ev.DeviceEvent | None:
         if isinstance(msg, m.ShuffleStarted):

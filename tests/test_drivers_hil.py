@@ -86,6 +86,11 @@ def test_shuffler_commands_and_events(transport):
         async with rig("shuffler", transport) as r:
             with pytest.raises(DeviceRefused, match="not-ready"):
                 await r.drv.dispense_card()
+            # The refusal also reaches the queue, for the table to journal and act on.
+            refused = await r.next("command_refused")
+            assert (refused.device, refused.action, refused.reason) == (
+                r.dev.spec().id, "dispense_card", "not-ready")
+            assert "shuffle first" in refused.text and r.seen == []
             r.dev.set_next_deck([str(c) for c in DECK])
             await r.drv.shuffle()
             done = await r.next("shuffle_done")

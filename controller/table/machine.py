@@ -647,6 +647,38 @@ class Table:
         # shuffle already under way refuses the repeat, and nothing is lost by asking.
         if self._awaiting_shuffle and self.mode is Mode.SHUFFLER and not self._deck_ready:
             self.commands.append(Command("shuffler", "shuffle"))
+        else:
+            self._resume_requests()     # a hand refused while the check ran: asked now
+
+    def _on_command_refused(self, e: ev.CommandRefused) -> None:
+        """The device refused a command (journaled by the service like its own events).
+        ``busy``: it was doing something else, and what the round waits for is asked again
+        when the device reports that done (_resume_requests). The agitator's shake, for any
+        reason: nothing was shaken, the croupier shakes again once it is ready. Any other
+        refusal of the shuffler (not ready, empty, door open, jammed, fault, a command it does
+        not know) means it cannot deal this round's cards: a failure of the shuffler, ruled as
+        one by the game at this phase of the round."""
+        if e.action == "status":
+            return      # a question for the console; the round waits on nothing of it
+        what = e.text or f"{e.device} refused {e.action}: {e.reason}"
+        cls = self._device_class(e.device)
+        if cls == "shuffler" and self.mode is Mode.SHUFFLER and e.reason != "busy":
+            self._device_failure(e, what)
+            return
+        self._publish("device_condition", device=e.device, what=what,
+                      conditions=sorted(self._cond(e.device)), refused=e.action,
+                      reason=e.reason)
+        if cls == "dice":
+            if e.action == "shake" and self.state == "dice_shaking":
+                self._reshake_owed = True
+            return
+        if cls != "shuffler" or self.mode is not Mode.SHUFFLER:
+            return
+        if e.action in ("dispense_card", "dispense_hand"):
+            self._dispensing = False        # no hand is on its way: asked again
+        elif e.action == "deck_check" and self._deck_check == "asked":
+            # No result will come of it: the shuffle it held back goes without it.
+            self._deck_check, self._shuffle_after_check = "", False
 
     def _on_cut_card_reached(self, e: ev.CutCardReached) -> None:
         self._needs_shuffle = True     # this shoe ends with the round in play

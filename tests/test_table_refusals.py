@@ -1,0 +1,175 @@
+"""A device that refuses a command: the refusal is journaled as a device input and the table
+acts on it (drivers put ``command_refused`` on the queue). A busy shuffler is asked again
+when it reports its work done; the agitator's refused shake may be given again; any other
+refusal of the shuffler is a failure of it, ruled by the game."""
+import pytest
+
+from controller.errors import TablectlError
+from drivers import events as ev
+
+from test_table_deck_check import DECK, IDENT, actions, make, restarted
+
+
+def refused(run, device, action, reason):
+    run.device(ev.CommandRefused(device=device, ts=0.0, action=action, reason=reason,
+                                 text=f"{device} refused {action}: {reason}; wait"))
+
+
+def conditions(run, since=0):
+    return [r.payload for r in run.journal.records(since=since, kinds=["alarm"])
+            if r.payload.get("refused")]
+
+
+def open_q_poker(tmp_path):
+    run, dev = make(tmp_path, "q-poker")
+    run.command("open_table", "supervisor")
+    dev.answer()
+    assert run.table.state == "bets_open"
+    run.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    run.command("close_bets")
+    assert actions(run)[-1] == "dispense_hand"
+    return run, dev
+
+
+def test_a_hand_refused_while_busy_is_asked_again_when_the_shuffler_is_done(tmp_path):
+    run, dev = open_q_poker(tmp_path)
+    dev.inbox.clear()                   # the shuffler refused it: nothing comes of it
+    mark = run.journal.head()[0]
+    refused(run, "shuffler", "dispense_hand", "busy")
+    shown = conditions(run, mark)
+    assert [(c["device"], c["refused"], c["reason"]) for c in shown] == [
+        ("shuffler", "dispense_hand", "busy")]
+    assert run.table.state == "bets_closed" and actions(run, mark) == []
+    # What kept it busy ends (here a deck check): the hand is asked again and dealt.
+    run.device(ev.DeckCheckResult(device="shuffler", ts=0.0, count=52, cards=tuple(DECK),
+                                  deck_ids=(1,)))
+    assert actions(run, mark) == ["dispense_hand"]
+    dev.answer()
+    assert run.table.state == "player_decisions"
+    # The refusal is in the journal as the device's input, before what it led to.
+    kinds = [(r.kind, r.payload.get("event", {}).get("kind"))
+             for r in run.journal.records(since=mark)]
+    assert kinds[0] == ("device", "command_refused")
+    run.journal.close()
+
+
+def test_the_refusal_is_replayed_on_recovery(tmp_path):
+    run, dev = open_q_poker(tmp_path)
+    refused(run, "shuffler", "dispense_hand", "busy")
+    live = (run.table.state, run.table._dispensing)
+    seq = [r.seq for r in run.journal.records(kinds=["device"])
+           if r.payload["event"]["kind"] == "command_refused"]
+    run.journal.close()
+    again, _ = restarted_q_poker(tmp_path)
+    report = again.journal.records(kinds=["recovery"])
+    report = list(report)[-1].payload["report"]
+    # Replayed to where the live table was: the hand refused, none on its way.
+    assert report["state_at_crash"] == "bets_closed" and len(seq) == 1
+    assert seq[0] > report["from_seq"]          # replayed, not skipped
+    assert live == ("bets_closed", False)
+    unknown = [r for r in again.journal.records(kinds=["table"])
+               if r.payload.get("kind") == "irregular_event"]
+    assert unknown == []
+    again.journal.close()
+
+
+def restarted_q_poker(tmp_path):
+    from controller.integrity import IntegrityMonitor
+    from controller.journal import Journal
+    from controller.rules import get_game
+    from controller.table import Table
+    from controller.table.runner import TableRunner
+    from table_helpers import DEVICES
+    from test_table_deck_check import Shuffler
+    table = Table("T1", get_game("q-poker"), "shuffler", layout_boxes=7, devices=DEVICES,
+                  integrity=IntegrityMonitor(deck_per_round=False))
+    run = TableRunner(table, Journal.open(tmp_path / "journal.db", "T1"))
+    dev = Shuffler(run, DECK)
+    run.send = dev.send
+    run.recover()
+    return run, dev
+
+
+def test_a_shuffle_refused_while_busy_is_asked_again_on_the_check_result(tmp_path):
+    run, dev = make(tmp_path)                        # Super Pan 9: a deck check first
+    run.command("open_table", "supervisor")
+    assert actions(run) == ["deck_check"]
+    dev.answer()                                     # check, then the shuffle: bets open
+    assert run.table.state == "bets_open"
+    run.command("set_banker", seat=1, capital=1000)
+    run.command("place_bet", box=2, wager="seat", amount=100, player="p2")
+    run.command("shake")
+    dev.answer()
+    run.command("confirm_result")
+    dev.answer()                                     # the gathered deck is checked
+    run.command("next_round")
+    assert run.table.state == "shuffling" and actions(run)[-1] == "shuffle"
+    dev.inbox.clear()
+    mark = run.journal.head()[0]
+    refused(run, "shuffler", "shuffle", "busy")
+    assert run.table.state == "shuffling" and actions(run, mark) == []
+    run.device(ev.DeckCheckResult(device="shuffler", ts=0.0, count=52, cards=tuple(DECK),
+                                  deck_ids=(2,)))
+    assert actions(run, mark) == ["shuffle"]
+    dev.answer()
+    assert run.table.state == "bets_open"
+    run.journal.close()
+
+
+def test_a_deck_check_refused_while_busy_no_longer_holds_the_shuffle(tmp_path):
+    run, dev = make(tmp_path)
+    run.command("open_table", "supervisor")
+    assert actions(run) == ["deck_check"] and run.table.state == "shuffling"
+    dev.inbox.clear()
+    mark = run.journal.head()[0]
+    refused(run, "shuffler", "deck_check", "busy")       # e.g. still shuffling
+    assert actions(run, mark) == []
+    # Its shuffle ends: the table takes that deck, as without a check.
+    run.device(ev.ShuffleDone(device="shuffler", ts=0.0, count=52))
+    assert run.table.state == "bets_open"
+    run.journal.close()
+
+
+def test_a_refused_shake_may_be_given_again(tmp_path):
+    run, dev = make(tmp_path)
+    run.command("open_table", "supervisor")
+    dev.answer()
+    run.command("set_banker", seat=1, capital=1000)
+    run.command("place_bet", box=2, wager="seat", amount=100, player="p2")
+    run.command("shake")
+    assert run.table.state == "dice_shaking" and actions(run)[-1] == "shake"
+    dev.inbox.clear()
+    with pytest.raises(TablectlError):
+        run.command("shake")             # shaking already: no second shake
+    refused(run, "dice", "shake", "door-open")
+    assert run.table.state == "dice_shaking"
+    mark = run.journal.head()[0]
+    run.command("shake")                 # nothing was shaken: the croupier shakes again
+    assert actions(run, mark) == ["shake"]
+    dev.answer()
+    assert run.table.state == "settlement"
+    run.journal.close()
+
+
+@pytest.mark.parametrize("reason", ["not-ready", "empty", "jammed", "fault"])
+def test_any_other_refusal_of_a_hand_is_a_shuffler_failure_and_the_round_is_void(
+        tmp_path, reason):
+    run, dev = open_q_poker(tmp_path)
+    dev.inbox.clear()
+    refused(run, "shuffler", "dispense_hand", reason)
+    rulings = [r.payload for r in run.journal.records(kinds=["decision"])]
+    assert rulings and rulings[-1]["irregularity"] == "shuffler_malfunction"
+    assert reason in rulings[-1]["detail"]
+    closes = [r.payload for r in run.journal.records(kinds=["round_close"])]
+    assert closes and closes[-1]["outcome"] == "void"
+    assert run.table.state in ("round_void", "malfunction")
+    run.journal.close()
+
+
+def test_a_refused_status_request_changes_nothing(tmp_path):
+    run, dev = open_q_poker(tmp_path)
+    mark = run.journal.head()[0]
+    refused(run, "shuffler", "status", "busy")
+    assert [r.kind for r in run.journal.records(since=mark)] == ["device"]
+    assert run.table.state == "bets_closed"
+    run.journal.close()
