@@ -61,6 +61,9 @@ class Card:
         """Parse ``As``, ``10h``, ``td``, ``Q♠``; raise RuleError naming the problem."""
         if not isinstance(text, str):
             raise RuleError(f"a card must be written as text, got {text!r}; {CARD_HELP}")
+        card = _PARSED.get(text)
+        if card is not None and cls is Card:
+            return card         # a card is immutable: the same text, the same card
         t = text.strip()
         if len(t) < 2:
             raise RuleError(f"unknown card {text!r}; {CARD_HELP}")
@@ -70,7 +73,10 @@ class Card:
             rank_part = "T"
         if len(rank_part) != 1 or rank_part not in RANKS or suit not in SUITS:
             raise RuleError(f"unknown card {text!r}; {CARD_HELP}")
-        return cls(RANKS.index(rank_part) + 2, suit)
+        card = cls(RANKS.index(rank_part) + 2, suit)
+        if cls is Card and len(_PARSED) < _PARSED_MAX:
+            _PARSED[text] = card
+        return card
 
     def __str__(self) -> str:
         return RANKS[self.rank - 2] + self.suit
@@ -82,6 +88,13 @@ class Card:
     def name(self) -> str:
         """Human name, e.g. ``10 of hearts``."""
         return f"{RANK_NAMES[self.rank]} of {SUIT_NAMES[self.suit]}"
+
+
+# The spellings parsed so far (every card is parsed again and again: each device event read
+# back from the journal, each card a settlement vouches for). Only valid spellings go in, and
+# no more than a few per card, so hostile input cannot grow it.
+_PARSED: dict[str, Card] = {}
+_PARSED_MAX = 52 * 8
 
 
 def full_deck() -> list[Card]:
