@@ -252,6 +252,10 @@ class Journal:
         self.readonly = readonly
         self._clock = clock
         self._lock = threading.RLock()
+        # (seq, hash) of the last record this writer committed: the next one chains to it
+        # without reading it back. Forgotten on any failed write (read again on the next),
+        # and one writer at a time holds the journal (the writer's lock), so it is the file's.
+        self._head: tuple[int, str] | None = None
 
     # --- opening --------------------------------------------------------------------
 
@@ -370,6 +374,20 @@ class Journal:
     def append_many(self, entries: Iterable[Entry | tuple | Mapping[str, Any]]) -> list[Record]:
         """Append several records in one transaction (one fsync: group commit). All are on disk
         when this returns, or none is (a crash mid-way leaves none of them)."""
+        return [Record(seq, wall, mono, table, rid, kind, source, article,
+                       json.loads(payload_text), prev, digest)
+                for seq, wall, mono, table, rid, kind, source, article, payload_text, _, prev,
+                digest in self._write(entries)]
+
+    def write_many(self, entries: Iterable[Entry | tuple | Mapping[str, Any]]) -> int:
+        """As :meth:`append_many`, for a writer that needs only to know the records are on
+        disk: returns the last one's sequence number (0 for no entries) and builds no
+        :class:`Record` (the table's path from an input to its publication)."""
+        rows = self._write(entries)
+        return rows[-1][0] if rows else 0
+
+    def _write(self, entries: Iterable[Entry | tuple | Mapping[str, Any]]) -> list[tuple]:
+        """The one transaction of append_many and write_many: the rows written, in order."""
         items = [_entry(e) for e in entries]
         if not items:
             return []
@@ -380,27 +398,27 @@ class Journal:
             conn = self._conn
             try:
                 conn.execute("BEGIN IMMEDIATE")
-                row = conn.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1"
-                                   ).fetchone()
-                seq, prev = (row[0], row[1]) if row else (0, GENESIS_HASH)
-                out: list[Record] = []
+                head = self._head
+                if head is None:
+                    row = conn.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1"
+                                       ).fetchone()
+                    head = (row[0], row[1]) if row else (0, GENESIS_HASH)
+                seq, prev = head
                 rows = []
                 for e, payload_text in prepared:
                     seq += 1
                     rec_wall, rec_mono = self._clock.time_ns(), self._clock.monotonic_ns()
-                    payload = json.loads(payload_text)
                     body = body_text(seq, rec_wall, rec_mono, self.table_id, e.round_id,
                                      e.kind, e.source, e.article, payload_text)
                     digest = chain_hash(prev, body)
                     rows.append((seq, rec_wall, rec_mono, self.table_id, e.round_id, e.kind,
                                  e.source, e.article, payload_text, body, prev, digest))
-                    out.append(Record(seq, rec_wall, rec_mono, self.table_id, e.round_id, e.kind,
-                                      e.source, e.article, payload, prev, digest))
                     prev = digest
                 conn.executemany(f"INSERT INTO records({_COLUMNS}) VALUES "
                                  "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
                 conn.execute("COMMIT")
             except BaseException as exc:
+                self._head = None
                 if conn.in_transaction:
                     try:
                         conn.execute("ROLLBACK")
@@ -412,7 +430,8 @@ class Journal:
                         "NOT recorded and must not be acted on; check the disk (space, "
                         "permissions) and restart the service") from None
                 raise
-            return out
+            self._head = (seq, prev)
+            return rows
 
     def _writable(self) -> None:
         if self._conn is None:

@@ -150,7 +150,7 @@ class TableRunner:
         if not pending.entries:
             return
         try:
-            self.journal.append_many(pending.entries)
+            self.journal.write_many(pending.entries)
         except Exception as exc:
             self.broken = (f"the journal could not be written ({exc}); nothing of the last "
                            f"{pending.inputs} input(s) was acted on. Restart the service: it "
