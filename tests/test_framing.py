@@ -14,6 +14,26 @@ def test_crc_check_values():
     assert crc8(b"123456789") == 0xF4
 
 
+def bitwise_crc(data, width, poly, crc):
+    """The CRC as its definition states it, one bit at a time: the reference that the
+    table-driven CRC-8 and the standard library's CRC-16 are held to."""
+    top, mask = 1 << (width - 1), (1 << width) - 1
+    for b in data:
+        crc ^= b << (width - 8)
+        for _ in range(8):
+            crc = ((crc << 1) ^ poly) & mask if crc & top else (crc << 1) & mask
+    return crc
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=1100), st.integers(0, 0xFF), st.integers(0, 0xFFFF))
+def test_crcs_equal_their_bitwise_definition(data, start8, start16):
+    assert crc8(data) == bitwise_crc(data, 8, 0x07, 0x00)
+    assert crc8(data, start8) == bitwise_crc(data, 8, 0x07, start8)
+    assert crc16(data) == bitwise_crc(data, 16, 0x1021, 0xFFFF)
+    assert crc16(data, start16) == bitwise_crc(data, 16, 0x1021, start16)
+
+
 def test_frame_layout_by_hand():
     # A heartbeat-sized frame built independently of encode_frame.
     payload = b"\x00\x00\x01\x00"
