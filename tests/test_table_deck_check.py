@@ -86,10 +86,10 @@ def actions(run, since=0):
 IDENT = ev.DeviceIdentity("shuffler", "sim", "S1", "0001", "1.0", "ab" * 16, True)
 
 
-def restarted(tmp_path):
+def restarted(tmp_path, game="super-pan-9"):
     """The controller started again on the same journal, recovered: (runner, shuffler)."""
-    again = Table("T1", get_game("super-pan-9"), "shuffler", layout_boxes=8, devices=DEVICES,
-                  integrity=IntegrityMonitor(deck_per_round=True))
+    again = Table("T1", get_game(game), "shuffler", layout_boxes=LAYOUT[game], devices=DEVICES,
+                  integrity=IntegrityMonitor(deck_per_round=game == "super-pan-9"))
     run = TableRunner(again, Journal.open(tmp_path / "journal.db", "T1"))
     dev = Shuffler(run, DECK)
     run.send = dev.send

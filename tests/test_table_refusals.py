@@ -7,7 +7,7 @@ import pytest
 from controller.errors import TablectlError
 from drivers import events as ev
 
-from test_table_deck_check import DECK, IDENT, actions, make, restarted
+from test_table_deck_check import DECK, actions, make, restarted
 
 
 def refused(run, device, action, reason):
@@ -60,7 +60,7 @@ def test_the_refusal_is_replayed_on_recovery(tmp_path):
     seq = [r.seq for r in run.journal.records(kinds=["device"])
            if r.payload["event"]["kind"] == "command_refused"]
     run.journal.close()
-    again, _ = restarted_q_poker(tmp_path)
+    again, _ = restarted(tmp_path, "q-poker")
     report = again.journal.records(kinds=["recovery"])
     report = list(report)[-1].payload["report"]
     # Replayed to where the live table was: the hand refused, none on its way.
@@ -71,23 +71,6 @@ def test_the_refusal_is_replayed_on_recovery(tmp_path):
                if r.payload.get("kind") == "irregular_event"]
     assert unknown == []
     again.journal.close()
-
-
-def restarted_q_poker(tmp_path):
-    from controller.integrity import IntegrityMonitor
-    from controller.journal import Journal
-    from controller.rules import get_game
-    from controller.table import Table
-    from controller.table.runner import TableRunner
-    from table_helpers import DEVICES
-    from test_table_deck_check import Shuffler
-    table = Table("T1", get_game("q-poker"), "shuffler", layout_boxes=7, devices=DEVICES,
-                  integrity=IntegrityMonitor(deck_per_round=False))
-    run = TableRunner(table, Journal.open(tmp_path / "journal.db", "T1"))
-    dev = Shuffler(run, DECK)
-    run.send = dev.send
-    run.recover()
-    return run, dev
 
 
 def test_a_shuffle_refused_while_busy_is_asked_again_on_the_check_result(tmp_path):
