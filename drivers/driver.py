@@ -22,7 +22,7 @@ from controller.errors import TablectlError
 from controller.rules.cards import Card
 
 from . import events as ev
-from .link import Link, LinkDown, LinkStats, Receipt, SessionMemory
+from .link import Link, LinkDown, LinkStats, NotSent, Receipt, SessionMemory
 from .protocol import messages as m
 from .protocol.codec import Codec, get_codec
 from .spec import DeviceSpec
@@ -143,8 +143,15 @@ class Driver:
     async def _command(self, msg: m.Message, what: str, action: str) -> None:
         """Send a command; return once the device accepted it. A refusal is put on the
         queue as CommandRefused (``action`` is the method's name) and raised as
-        DeviceRefused."""
-        code = await self.link.request(msg)
+        DeviceRefused; a command not sent because the link is not up, as CommandRefused
+        (``not-connected``) and NotSent."""
+        try:
+            code = await self.link.request(msg)
+        except NotSent as exc:
+            # Nothing was sent: as good as refused, and asked again once the link is up.
+            self._emit(self._event(ev.CommandRefused, action=action, reason="not-connected",
+                                   text=str(exc)))
+            raise
         if code != m.ACK_OK:
             refused = DeviceRefused(self.spec.id, what, code)
             self.log.warning("command refused", command=what, reason=refused.reason)

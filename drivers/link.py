@@ -45,6 +45,11 @@ class LinkDown(TablectlError):
     """A command could not reach the device: the link is down or went down meanwhile."""
 
 
+class NotSent(LinkDown):
+    """The link was not up when the command was asked: nothing of it was sent (unlike a
+    command left unacknowledged, which the device may have received)."""
+
+
 @dataclass(frozen=True, slots=True)
 class LinkTiming:
     """The timing limits of docs/protocol.md, section 3.5."""
@@ -619,7 +624,7 @@ class Link:
         does not acknowledge after the retries (which also declares the link lost)."""
         async with self._cmd_lock:
             if self.state != "up":
-                raise LinkDown(f"device {self.spec.id!r} is not connected ({self.state}); the "
+                raise NotSent(f"device {self.spec.id!r} is not connected ({self.state}); the "
                                f"{type(msg).__name__} command was not sent. The driver "
                                "reconnects by itself; check the device's cable and power")
             seq = 0

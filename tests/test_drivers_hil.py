@@ -306,6 +306,10 @@ def test_disconnect_gives_link_lost_then_restored(transport):
             assert lost.reason
             with pytest.raises(LinkDown):
                 await r.drv.dispense_card()
+            # Nothing was sent: the table is told, to ask again once the link is back.
+            told = await r.next("command_refused")
+            assert (told.action, told.reason) == ("dispense_card", "not-connected")
+            assert "not connected" in told.text
             r.dev.reconnect()
             back = await r.next("link_restored")
             assert back.identity == r.dev.identity

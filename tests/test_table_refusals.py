@@ -7,7 +7,7 @@ import pytest
 from controller.errors import TablectlError
 from drivers import events as ev
 
-from test_table_deck_check import DECK, actions, make, restarted
+from test_table_deck_check import DECK, IDENT, actions, make, restarted
 
 
 def refused(run, device, action, reason):
@@ -50,6 +50,21 @@ def test_a_hand_refused_while_busy_is_asked_again_when_the_shuffler_is_done(tmp_
     kinds = [(r.kind, r.payload.get("event", {}).get("kind"))
              for r in run.journal.records(since=mark)]
     assert kinds[0] == ("device", "command_refused")
+    run.journal.close()
+
+
+def test_a_hand_not_sent_before_the_link_was_up_is_asked_when_it_comes_up(tmp_path):
+    # After a restart the croupier closed betting before the shuffler's link was up: the
+    # hand asked then was never sent. It is asked once the link is up, and dealt.
+    run, dev = open_q_poker(tmp_path)
+    dev.inbox.clear()
+    mark = run.journal.head()[0]
+    refused(run, "shuffler", "dispense_hand", "not-connected")
+    assert run.table.state == "bets_closed" and actions(run, mark) == []
+    run.device(ev.LinkUp(device="shuffler", ts=1.0, identity=IDENT))
+    assert actions(run, mark) == ["dispense_hand"]
+    dev.answer()
+    assert run.table.state == "player_decisions"
     run.journal.close()
 
 

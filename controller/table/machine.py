@@ -98,6 +98,10 @@ DEVICE_FAILURE = {"shuffler": Irregularity.SHUFFLER_MALFUNCTION,
 # Conditions that persist until a device clears them or a supervisor does.
 SUPERVISOR_CONDITIONS = ("jam", "malfunction")
 
+# Why a command asked of a device was not carried out, when asking again later is all it takes:
+# the device was busy with something else, or its link was not up (nothing was sent).
+NOT_DONE = ("busy", "not-connected")
+
 
 @dataclass(slots=True)
 class Command:
@@ -651,18 +655,19 @@ class Table:
             self._resume_requests()     # a hand refused while the check ran: asked now
 
     def _on_command_refused(self, e: ev.CommandRefused) -> None:
-        """The device refused a command (journaled by the service like its own events).
-        ``busy``: it was doing something else, and what the round waits for is asked again
-        when the device reports that done (_resume_requests). The agitator's shake, for any
-        reason: nothing was shaken, the croupier shakes again once it is ready. Any other
-        refusal of the shuffler (not ready, empty, door open, jammed, fault, a command it does
-        not know) means it cannot deal this round's cards: a failure of the shuffler, ruled as
-        one by the game at this phase of the round."""
+        """The device refused a command, or it was not sent because the link was not up
+        (journaled by the service like the device's own events). ``busy``: it was doing
+        something else, and what the round waits for is asked again when the device reports
+        that done; ``not-connected``: when its link comes up (_resume_requests, _on_link_up).
+        The agitator's shake, for any reason: nothing was shaken, the croupier shakes again
+        once it is ready. Any other refusal of the shuffler (not ready, empty, door open,
+        jammed, fault, a command it does not know) means it cannot deal this round's cards: a
+        failure of the shuffler, ruled as one by the game at this phase of the round."""
         if e.action == "status":
             return      # a question for the console; the round waits on nothing of it
         what = e.text or f"{e.device} refused {e.action}: {e.reason}"
         cls = self._device_class(e.device)
-        if cls == "shuffler" and self.mode is Mode.SHUFFLER and e.reason != "busy":
+        if cls == "shuffler" and self.mode is Mode.SHUFFLER and e.reason not in NOT_DONE:
             self._device_failure(e, what)
             return
         self._publish("device_condition", device=e.device, what=what,
