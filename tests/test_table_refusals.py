@@ -7,7 +7,7 @@ import pytest
 from controller.errors import TablectlError
 from drivers import events as ev
 
-from test_table_deck_check import DECK, IDENT, actions, make, restarted
+from test_table_deck_check import BEGIN, DECK, IDENT, actions, make, pan9_round, restarted
 
 
 def refused(run, device, action, reason):
@@ -31,18 +31,27 @@ def open_q_poker(tmp_path):
     return run, dev
 
 
-def test_a_hand_refused_while_busy_is_asked_again_when_the_shuffler_is_done(tmp_path):
+# What lets the shuffler take the hand again: the work that kept it busy ends (here a deck
+# check); or its link comes up (after a restart the croupier closed betting before the
+# shuffler was linked again, and the hand asked then was never sent).
+FREED = {
+    "busy": ev.DeckCheckResult(device="shuffler", ts=0.0, count=52, cards=tuple(DECK),
+                               deck_ids=(1,)),
+    "not-connected": ev.LinkUp(device="shuffler", ts=1.0, identity=IDENT),
+}
+
+
+@pytest.mark.parametrize("reason", sorted(FREED))
+def test_a_hand_not_dispensed_is_asked_again_when_the_shuffler_can_take_it(tmp_path, reason):
     run, dev = open_q_poker(tmp_path)
     dev.inbox.clear()                   # the shuffler refused it: nothing comes of it
     mark = run.journal.head()[0]
-    refused(run, "shuffler", "dispense_hand", "busy")
+    refused(run, "shuffler", "dispense_hand", reason)
     shown = conditions(run, mark)
     assert [(c["device"], c["refused"], c["reason"]) for c in shown] == [
-        ("shuffler", "dispense_hand", "busy")]
+        ("shuffler", "dispense_hand", reason)]
     assert run.table.state == "bets_closed" and actions(run, mark) == []
-    # What kept it busy ends (here a deck check): the hand is asked again and dealt.
-    run.device(ev.DeckCheckResult(device="shuffler", ts=0.0, count=52, cards=tuple(DECK),
-                                  deck_ids=(1,)))
+    run.device(FREED[reason])           # the hand is asked again and dealt
     assert actions(run, mark) == ["dispense_hand"]
     dev.answer()
     assert run.table.state == "player_decisions"
@@ -50,21 +59,6 @@ def test_a_hand_refused_while_busy_is_asked_again_when_the_shuffler_is_done(tmp_
     kinds = [(r.kind, r.payload.get("event", {}).get("kind"))
              for r in run.journal.records(since=mark)]
     assert kinds[0] == ("device", "command_refused")
-    run.journal.close()
-
-
-def test_a_hand_not_sent_before_the_link_was_up_is_asked_when_it_comes_up(tmp_path):
-    # After a restart the croupier closed betting before the shuffler's link was up: the
-    # hand asked then was never sent. It is asked once the link is up, and dealt.
-    run, dev = open_q_poker(tmp_path)
-    dev.inbox.clear()
-    mark = run.journal.head()[0]
-    refused(run, "shuffler", "dispense_hand", "not-connected")
-    assert run.table.state == "bets_closed" and actions(run, mark) == []
-    run.device(ev.LinkUp(device="shuffler", ts=1.0, identity=IDENT))
-    assert actions(run, mark) == ["dispense_hand"]
-    dev.answer()
-    assert run.table.state == "player_decisions"
     run.journal.close()
 
 
@@ -94,11 +88,7 @@ def test_a_shuffle_refused_while_busy_is_asked_again_on_the_check_result(tmp_pat
     assert actions(run) == ["deck_check"]
     dev.answer()                                     # check, then the shuffle: bets open
     assert run.table.state == "bets_open"
-    run.command("set_banker", seat=1, capital=1000)
-    run.command("place_bet", box=2, wager="seat", amount=100, player="p2")
-    run.command("shake")
-    dev.answer()
-    run.command("confirm_result")
+    pan9_round(run, dev)
     dev.answer()                                     # the gathered deck is checked
     run.command("next_round")
     assert run.table.state == "shuffling" and actions(run)[-1] == "shuffle"
@@ -132,9 +122,8 @@ def test_a_refused_shake_may_be_given_again(tmp_path):
     run, dev = make(tmp_path)
     run.command("open_table", "supervisor")
     dev.answer()
-    run.command("set_banker", seat=1, capital=1000)
-    run.command("place_bet", box=2, wager="seat", amount=100, player="p2")
-    run.command("shake")
+    for name, args in BEGIN["super-pan-9"]:          # the banker, a bet, the shake
+        run.command(name, **args)
     assert run.table.state == "dice_shaking" and actions(run)[-1] == "shake"
     dev.inbox.clear()
     with pytest.raises(TablectlError):
