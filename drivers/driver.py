@@ -149,16 +149,17 @@ class Driver:
             code = await self.link.request(msg)
         except NotSent as exc:
             # Nothing was sent: as good as refused, and asked again once the link is up.
-            self._emit(self._event(ev.CommandRefused, action=action, reason="not-connected",
-                                   text=str(exc)))
+            self._tell_refused(action, "not-connected", exc)
             raise
         if code != m.ACK_OK:
             refused = DeviceRefused(self.spec.id, what, code)
             self.log.warning("command refused", command=what, reason=refused.reason)
-            self._emit(self._event(ev.CommandRefused, action=action, reason=refused.reason,
-                                   text=str(refused)))
+            self._tell_refused(action, refused.reason, refused)
             raise refused
         self.log.info("command accepted", command=what)
+
+    def _tell_refused(self, action: str, reason: str, exc: Exception) -> None:
+        self._emit(self._event(ev.CommandRefused, action=action, reason=reason, text=str(exc)))
 
     async def status(self, timeout: float | None = None) -> ev.Status:
         """Ask the device's state; returns the Status event (also put on the queue).

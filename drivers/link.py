@@ -625,8 +625,8 @@ class Link:
         async with self._cmd_lock:
             if self.state != "up":
                 raise NotSent(f"device {self.spec.id!r} is not connected ({self.state}); the "
-                               f"{type(msg).__name__} command was not sent. The driver "
-                               "reconnects by itself; check the device's cable and power")
+                              f"{type(msg).__name__} command was not sent. The driver "
+                              "reconnects by itself; check the device's cable and power")
             seq = 0
             if self.codec.sequenced:
                 if self._on_session is not None and self._tx_count >= self._tx_reserved:
