@@ -46,9 +46,21 @@ class DeviceEvent:
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict with ``kind`` first; cards as their text (``As``)."""
         out: dict[str, Any] = {"kind": self.kind}
-        for f in dataclasses.fields(self):
-            out[f.name] = _to_json(getattr(self, f.name))
+        for name in _field_names(type(self)):
+            out[name] = _to_json(getattr(self, name))
         return out
+
+
+# Each event class's field names, worked out once: every card goes through to_json and
+# event_from_json, and dataclasses.fields() builds its tuple anew on each call.
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
 
 
 def _to_json(value: Any) -> Any:
@@ -65,20 +77,23 @@ def event_from_json(doc: dict[str, Any]) -> DeviceEvent:
     """Rebuild an event written by :meth:`DeviceEvent.to_json`."""
     cls = EVENT_TYPES[doc["kind"]]
     kwargs: dict[str, Any] = {}
-    for f in dataclasses.fields(cls):
-        if f.name not in doc:
+    for name in _field_names(cls):
+        if name not in doc:
             continue
-        v = doc[f.name]
-        if f.name in ("card",) and v is not None:
+        v = doc[name]
+        if name == "card" and v is not None:
             v = Card.parse(v)
-        elif f.name in ("cards", "missing", "extra", "duplicate") and v is not None:
+        elif name in _CARD_TUPLES and v is not None:
             v = tuple(None if c is None else Card.parse(c) for c in v)
-        elif f.name == "identity" and v is not None:
+        elif name == "identity" and v is not None:
             v = DeviceIdentity(**v)
         elif isinstance(v, list):
             v = tuple(v)
-        kwargs[f.name] = v
+        kwargs[name] = v
     return cls(**kwargs)
+
+
+_CARD_TUPLES = frozenset(("cards", "missing", "extra", "duplicate"))
 
 
 # --- link, common to every device class -------------------------------------------------
