@@ -113,6 +113,7 @@ class Service:
         self._round_ended = False                         # an input just ended a round
         self._last_input = 0.0
         self._checkpointed = 0                            # runner.commits at the last one
+        self._ticker: asyncio.TimerHandle | None = None   # the main loop's idle wake-up
 
     # --- life cycle -------------------------------------------------------------------------
     async def run(self) -> int:
@@ -287,16 +288,27 @@ class Service:
         self.journal.append(LINK_KIND, {"device": device, **mark}, source=device)
 
     async def _main_loop(self) -> None:
-        # The queue is awaited directly (no task, no wait set per input): each hop of the
-        # event loop is time between a frame and its decision. stop() wakes it with _WAKE.
+        # The queue is awaited bare (no task, no wait set, no timeout per input: each costs
+        # more than the rest of the hop between a frame and its decision). A repeating timer
+        # puts _WAKE on it, so the watchdog is pinged while the table is idle; stop() does too.
         period = self.notifier.watchdog_period() or 1.0
         pinged = time.monotonic()
+        self._tick(period, first=True)
+        try:
+            await self._serve_queue(period, pinged)
+        finally:
+            if self._ticker is not None:
+                self._ticker.cancel()
+                self._ticker = None
+
+    def _tick(self, period: float, first: bool = False) -> None:
+        if not first:
+            self.queue.put_nowait(_WAKE)
+        self._ticker = asyncio.get_running_loop().call_later(period, self._tick, period)
+
+    async def _serve_queue(self, period: float, pinged: float) -> None:
         while not self._stopping.is_set():
-            try:
-                async with asyncio.timeout(period):
-                    item = await self.queue.get()
-            except TimeoutError:
-                item = _WAKE
+            item = await self.queue.get()
             now = time.monotonic()
             if now - pinged >= period / 2 or item is _WAKE:
                 self.notifier.watchdog()

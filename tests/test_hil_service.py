@@ -109,6 +109,12 @@ def test_tells_systemd_ready_pings_the_watchdog_and_stops_cleanly(tmp_path):
             got += sock.recv(4096).decode().splitlines()
         assert "READY=1" in got and "WATCHDOG=1" in got
         assert got.index("READY=1") < got.index("WATCHDOG=1") or got.count("WATCHDOG=1") > 1
+        # An idle table keeps pinging (here every 0.1 s), not only once after start.
+        idle = []
+        until = time.monotonic() + 1.0
+        while time.monotonic() < until:
+            idle += sock.recv(4096).decode().splitlines()
+        assert idle.count("WATCHDOG=1") >= 4, idle
         assert r.kill(signal.SIGTERM) == 0
         rest = []
         sock.settimeout(1)
