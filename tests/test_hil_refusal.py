@@ -1,0 +1,65 @@
+"""A device's refusal of a command, end to end: the real daemon (``tablectl run``) asks the
+simulated shuffler, over a pseudo-terminal, for a hand it cannot give, and the refusal comes
+back through the driver, is journaled as the shuffler's input and is ruled by the game.
+
+The croupier loaded the shuffler with five cards. Three boxes bet, so the table asks for three
+hands of three: the first is dealt, the second is refused (``empty``). Q Poker 89/2004
+art. 11(5): a failure of the shuffler while dealing voids the round and every bet is returned.
+"""
+import pytest
+
+from controller.journal import Journal
+from controller.rig import Rig
+
+pytestmark = pytest.mark.hil
+
+SHORT_DECK = ["As", "Kd", "Qc", "Jh", "Ts"]
+
+
+def test_a_hand_the_shuffler_refuses_voids_the_round_through_the_real_daemon(tmp_path):
+    rig = Rig(tmp_path, "q-poker", "shuffler", seed=3)
+    try:
+        rig.start_devices()
+        rig.devices["shuffler"].load_deck(cards=SHORT_DECK)
+        rig.start_controller()
+        rig.wait_links()
+        rig.must("open_table", "supervisor")
+        assert rig.wait_state("bets_open", timeout=20) == "bets_open"
+        for box in (1, 2, 3):
+            rig.must("place_bet", box=box, wager="versus_croupier", amount=10)
+        rig.must("close_bets")
+        assert rig.wait_state("malfunction", "round_void", "player_decisions",
+                              timeout=20) == "malfunction"
+        view = rig.view()
+        assert view["round"]["void"]["article"] == "89/2004 art. 11(5)"
+
+        with Journal.open(rig.journal_path, readonly=True) as j:
+            assert j.verify().ok
+            records = list(j.records())
+        asked = [r.seq for r in records if r.kind == "device_command"
+                 and r.payload["action"] == "dispense_hand"]
+        assert len(asked) == 2, "a second hand was asked after the first was dealt"
+        refusals = [r for r in records if r.kind == "device"
+                    and r.payload["event"]["kind"] == "command_refused"]
+        assert len(refusals) == 1
+        refusal = refusals[0]
+        event = refusal.payload["event"]
+        # The driver's own event (no frame of the device carries it, so no link receipt),
+        # journaled after the command it answers, naming the way out.
+        assert (event["action"], event["reason"]) == ("dispense_hand", "empty")
+        assert "link" not in refusal.payload and refusal.source == "shuffler"
+        assert refusal.seq > asked[1] and "load cards" in event["text"]
+        after = [r for r in records if r.seq > refusal.seq]
+        condition = next(r for r in after if r.kind == "alarm")
+        assert condition.payload["kind"] == "device_condition"
+        assert condition.payload["what"] == event["text"]
+        ruling = next(r for r in after if r.kind == "decision")
+        assert ruling.payload["irregularity"] == "shuffler_malfunction"
+        assert ruling.article == "89/2004 art. 11(5)"
+        close = next(r for r in after if r.kind == "round_close")
+        assert close.payload["outcome"] == "void" and close.article == "89/2004 art. 11(5)"
+        # Nothing asked of the shuffler after the refusal: the round is over.
+        assert not [r for r in after if r.kind == "device_command"
+                    and r.payload["action"].startswith("dispense")]
+    finally:
+        rig.stop()
