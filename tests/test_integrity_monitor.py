@@ -130,6 +130,34 @@ def test_stop_holds_the_next_round_until_a_supervisor_clears_it():
     assert gate.may_open_round()
 
 
+def test_alarms_of_one_kind_about_one_deck_are_shown_once_and_each_kept():
+    def missing(card, deck):
+        return Alarm(kind=AlarmKind.MISSING_CARD, message=f"no {card}", deck=deck,
+                     cards=(C(card),))
+    raised = [missing("7h", 3), missing("8h", 3), Alarm(kind=AlarmKind.FOREIGN_CARD,
+                                                        message="f", deck=3, cards=(C("As"),),
+                                                        deck_ids=(9,)),
+              missing("9h", 3), missing("7h", 4),
+              Alarm(kind=AlarmKind.SORTED_DECK, message="s", deck=3, p_value=1e-9),
+              Alarm(kind=AlarmKind.SORTED_DECK, message="s", deck=3, p_value=1e-12),
+              Alarm(kind=AlarmKind.FOREIGN_CARD, message="f", deck=3, cards=(C("Ks"),),
+                    deck_ids=(8,))]
+    gate = IntegrityGate("stop")
+    shown = gate.raise_alarms(raised)
+    # In the order first raised: deck 3's three missing cards together, its two foreign
+    # cards together, deck 4 apart, each statistical finding apart.
+    assert [(r.alarm.kind, r.alarm.deck, len(r.alarms)) for r in shown] == [
+        (AlarmKind.MISSING_CARD, 3, 3), (AlarmKind.FOREIGN_CARD, 3, 2),
+        (AlarmKind.MISSING_CARD, 4, 1), (AlarmKind.SORTED_DECK, 3, 1),
+        (AlarmKind.SORTED_DECK, 3, 1)]
+    assert "deck 3: 3 cards missing" in shown[0].display
+    assert "2 cards of other decks (back id 9, 8)" in shown[1].display
+    assert "deck 4: a card missing" in shown[2].display
+    assert not any(c in r.display for r in shown for c in ("7h", "8h", "9h", "As", "Ks"))
+    assert sum(len(r.alarms) for r in shown) == len(raised)
+    assert gate.clear("sup-17") == raised               # each alarm kept for the report
+
+
 def test_unknown_action_is_refused_with_the_choices():
     with pytest.raises(TablectlError, match="'warn'.*'stop'"):
         parse_action("halt")

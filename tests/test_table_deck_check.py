@@ -151,6 +151,26 @@ def test_pan9_missing_card_named_every_round_and_shuffle_waits_for_the_journaled
     run.journal.close()
 
 
+def test_a_deck_short_of_many_cards_is_one_line_on_the_display_and_every_card_journaled(
+        tmp_path):
+    """A wrong or half-gathered deck: the supervisor sees one alarm with the count (not a
+    screenful of identical lines), the journal names each card missing."""
+    lost = DECK[:12]
+    run, dev = make(tmp_path, cards=[c for c in DECK if c not in lost])
+    run.command("open_table", "supervisor")
+    dev.answer()
+    journaled = [r.payload for r in run.journal.records(kinds=["integrity"])
+                 if r.payload["record"] == "alarm"]
+    assert sorted(a["cards"][0] for a in journaled) == sorted(str(c) for c in lost)
+    shown = [r.payload for r in run.journal.records(kinds=["table"])
+             if r.payload.get("kind") == "integrity_alarm"]
+    assert len(shown) == 1, shown
+    assert shown[0]["alarm"] == "missing_card" and shown[0]["count"] == 12
+    assert "12 cards missing" in shown[0]["display"]
+    assert not any(str(c) in shown[0]["display"] for c in lost)
+    run.journal.close()
+
+
 def test_a_quick_next_round_waits_only_for_the_check_in_progress(tmp_path):
     run, dev = make(tmp_path)
     run.command("open_table", "supervisor")

@@ -10,8 +10,10 @@ the decision helper the table machine uses; its contract:
 
 * every alarm is journaled (kind ``integrity``) and shown on the display at once, and the tower
   light turns amber (``warn``) or red (``stop``): :meth:`IntegrityGate.raise_alarms` returns the
-  :class:`Reaction` to apply. What is shown names no card (:attr:`Alarm.public_message`): a
-  card named by an alarm may still be face down at the table; the journal keeps the names;
+  :class:`Reaction` to apply, one per kind of deck fault found (a deck check that finds twelve
+  cards missing is one line on the display, not twelve). What is shown names no card
+  (:attr:`Alarm.public_message`): a card named by an alarm may still be face down at the table;
+  the journal keeps the names;
 * an alarm never interrupts what the table is doing: the round in progress (its settlement
   above all) finishes as the regulation says. With ``stop``, the table machine asks
   :meth:`IntegrityGate.may_open_round` at the round boundary (before bets open for the next
@@ -21,7 +23,7 @@ the decision helper the table machine uses; its contract:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Iterable
 
@@ -99,7 +101,8 @@ class Alarm:
                                      "the deck is short of a card"),
             AlarmKind.EXTRA_CARD: f"the deck holds {some} too many",
             AlarmKind.DUPLICATE_CARD: f"{some} twice in the deck",
-            AlarmKind.FOREIGN_CARD: f"a card of another deck{back} is in the deck",
+            AlarmKind.FOREIGN_CARD: (f"a card of another deck{back} is in the deck" if n <= 1
+                                     else f"{n} cards of other decks{back} are in the deck"),
             AlarmKind.NOT_RETURNED: f"{some} dealt this round not given back",
             AlarmKind.SORTED_DECK: "the deck comes out in sorted order: not shuffled",
             AlarmKind.SUIT_RUNS: "the deck comes out in runs of one suit: not shuffled",
@@ -162,17 +165,23 @@ def parse_action(value: Any) -> AlarmAction:
 
 @dataclass(frozen=True, slots=True)
 class Reaction:
-    """What the table machine does for one alarm: journal it, show ``display`` on the pit
-    display and console, set the tower light, and stop before the next round if
+    """What the table machine does for one alarm, or for the alarms of one kind about one deck
+    raised together (``alarms``; ``alarm`` is the first): journal them, show ``display`` once on
+    the pit display and console, set the tower light, and stop before the next round if
     ``stop_before_next_round``. It never voids or interrupts the round in progress.
     ``display`` names no card (cards of the deck may still be face down); the cards are in
-    the journaled alarm (``alarm.message``, ``alarm.cards``) for the supervisor's report."""
+    the journaled alarms (``message``, ``cards``) for the supervisor's report."""
 
     alarm: Alarm
     action: AlarmAction
     display: str
     tower_light: str                 # "amber" (warn) or "red" (stop)
     stop_before_next_round: bool
+    alarms: tuple[Alarm, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.alarms:
+            object.__setattr__(self, "alarms", (self.alarm,))
 
 
 @dataclass
@@ -186,19 +195,23 @@ class IntegrityGate:
         self.action = parse_action(self.action)
 
     def raise_alarms(self, alarms: Iterable[Alarm]) -> list[Reaction]:
-        """Record alarms; return one reaction each for the table machine to apply."""
-        out = []
+        """Record alarms; return the reactions for the table machine to apply, in the order
+        the alarms came: one for each kind of identity fault about one deck (every missing
+        card of a deck check in one), one for each statistical finding."""
         stop = self.action is AlarmAction.STOP
-        for alarm in alarms:
+        groups: dict[tuple[Any, ...], list[Alarm]] = {}
+        for i, alarm in enumerate(alarms):
             if stop:
                 self.pending.append(alarm)
-            tail = (" The table stops before the next round until a supervisor clears it."
-                    if stop else " Supervisor: check the deck.")
-            out.append(Reaction(alarm=alarm, action=self.action,
-                                display=f"DECK ALARM: {alarm.public_message}.{tail}",
-                                tower_light="red" if stop else "amber",
-                                stop_before_next_round=stop))
-        return out
+            key = ((alarm.kind, alarm.deck) if alarm.kind in IDENTITY_KINDS else (i,))
+            groups.setdefault(key, []).append(alarm)
+        tail = (" The table stops before the next round until a supervisor clears it."
+                if stop else " Supervisor: check the deck.")
+        return [Reaction(alarm=group[0], action=self.action,
+                         display=f"DECK ALARM: {_shown(group).public_message}.{tail}",
+                         tower_light="red" if stop else "amber",
+                         stop_before_next_round=stop, alarms=tuple(group))
+                for group in groups.values()]
 
     def may_open_round(self) -> bool:
         """Asked at the round boundary, before bets open: ``False`` while a stop is pending."""
@@ -211,3 +224,13 @@ class IntegrityGate:
             raise TablectlError("clearing an integrity stop needs the supervisor's name or id")
         cleared, self.pending = self.pending, []
         return cleared
+
+
+def _shown(group: list[Alarm]) -> Alarm:
+    """One alarm standing for a group of the same kind about one deck, for its display text
+    only: the distinct cards (the text gives their number, never their names) and back ids."""
+    if len(group) == 1:
+        return group[0]
+    cards = tuple(dict.fromkeys(c for a in group for c in a.cards))
+    ids = tuple(dict.fromkeys(i for a in group for i in a.deck_ids))
+    return replace(group[0], cards=cards, deck_ids=ids)

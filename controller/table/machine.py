@@ -396,7 +396,10 @@ class Table:
     def _integrity(self, update: Any) -> None:
         self.private_records.extend(update.records)
         for reaction in self.gate.raise_alarms(update.alarms):
+            # One event per kind of fault found: a deck check short of twelve cards is one
+            # line on the display; the journal holds each alarm with its card.
             self._publish("integrity_alarm", alarm=str(reaction.alarm.kind),
+                          count=len(reaction.alarms),
                           display=reaction.display, tower_light=reaction.tower_light,
                           stop_before_next_round=reaction.stop_before_next_round)
 
