@@ -166,22 +166,22 @@ def parse_action(value: Any) -> AlarmAction:
 @dataclass(frozen=True, slots=True)
 class Reaction:
     """What the table machine does for one alarm, or for the alarms of one kind about one deck
-    raised together (``alarms``; ``alarm`` is the first): journal them, show ``display`` once on
-    the pit display and console, set the tower light, and stop before the next round if
+    raised together (``alarms``): journal them, show ``display`` once on the pit display and
+    console, set the tower light, and stop before the next round if
     ``stop_before_next_round``. It never voids or interrupts the round in progress.
     ``display`` names no card (cards of the deck may still be face down); the cards are in
     the journaled alarms (``message``, ``cards``) for the supervisor's report."""
 
-    alarm: Alarm
+    alarms: tuple[Alarm, ...]
     action: AlarmAction
     display: str
     tower_light: str                 # "amber" (warn) or "red" (stop)
     stop_before_next_round: bool
-    alarms: tuple[Alarm, ...] = ()
 
-    def __post_init__(self) -> None:
-        if not self.alarms:
-            object.__setattr__(self, "alarms", (self.alarm,))
+    @property
+    def alarm(self) -> Alarm:
+        """The first of the alarms (they share their kind and deck)."""
+        return self.alarms[0]
 
 
 @dataclass
@@ -207,10 +207,10 @@ class IntegrityGate:
             groups.setdefault(key, []).append(alarm)
         tail = (" The table stops before the next round until a supervisor clears it."
                 if stop else " Supervisor: check the deck.")
-        return [Reaction(alarm=group[0], action=self.action,
+        return [Reaction(alarms=tuple(group), action=self.action,
                          display=f"DECK ALARM: {_shown(group).public_message}.{tail}",
                          tower_light="red" if stop else "amber",
-                         stop_before_next_round=stop, alarms=tuple(group))
+                         stop_before_next_round=stop)
                 for group in groups.values()]
 
     def may_open_round(self) -> bool:
