@@ -101,6 +101,7 @@ class Service:
         self.drivers: dict[str, Any] = {}
         self.panel: Any = None
         self.subscribers: set[asyncio.StreamWriter] = set()   # the control socket's stream
+        self._lines: list[bytes] = []     # the stream's lines of the commit being published
         self._stopping = asyncio.Event()
         self._tasks: set[asyncio.Task] = set()
         self.runner: TableRunner | None = None
@@ -146,7 +147,8 @@ class Service:
                       interpretations=cfg.interpretations, devices=devices, box_sensors=sensors,
                       limits=limits, holdem=self._holdem_options(), integrity=monitor,
                       integrity_action=cfg.integrity_alarm)
-        self.runner = TableRunner(table, self.journal, publish=self._publish, send=self._send)
+        self.runner = TableRunner(table, self.journal, publish=self._publish, send=self._send,
+                                  published=self._published)
         self.journal.append(Kind.SERVICE.value, {"event": "start", "pid": os.getpid()},
                             source="service")
         self.journal.append(Kind.CONFIG.value, {"game": cfg.game, "mode": cfg.mode.value,
@@ -431,7 +433,7 @@ class Service:
         if e.kind in ROUND_ENDS:
             self._round_ended = True
         if self.subscribers:
-            self._stream(json.dumps(doc).encode() + b"\n")
+            self._lines.append(json.dumps(doc).encode() + b"\n")
         # The log line is written once the subscribers' writers have run: the event stream
         # does not wait for the log (the journal, already written, is the record of truth).
         try:
@@ -439,10 +441,17 @@ class Service:
         except RuntimeError:        # no loop (a test driving the service by hand)
             self._log_public(e.kind, doc)
 
+    def _published(self) -> None:
+        """A commit's events are all published: write their lines to the stream together."""
+        if self._lines:
+            lines, self._lines = self._lines, []
+            self._stream(b"".join(lines))
+
     def _stream(self, line: bytes) -> None:
-        # Written here, in the hop that made the event durable (no queue, no task between):
-        # the socket takes it at once. A listener that stops reading is cut off once
-        # SUBSCRIBER_BACKLOG bytes wait for it, so it can hold neither the table nor memory.
+        # Written here, in the hop that made the events durable (no queue, no task between),
+        # a commit's lines in one write per listener: the socket takes them at once. A
+        # listener that stops reading is cut off once SUBSCRIBER_BACKLOG bytes wait for it,
+        # so it can hold neither the table nor memory.
         for writer in list(self.subscribers):
             if writer.is_closing():
                 self.subscribers.discard(writer)

@@ -148,3 +148,41 @@ def test_publish_comes_before_the_acknowledgement_and_a_failing_publish_still_ac
     assert [k for k, _ in order[:-1]] == ["publish"] * (len(order) - 1) and len(order) >= 2
     assert ("publish", "card") in order
     journal.close()
+
+
+def test_published_comes_once_a_commit_after_all_its_events_and_before_the_acknowledgement(
+        tmp_path):
+    order = []
+    runner, journal = runner_on(tmp_path / "j.db", publish=lambda e: order.append(e.kind),
+                                published=lambda: order.append("published"))
+    betting(runner)
+    order.clear()
+    # The first card closes betting: one commit with several events.
+    runner.device(card("As"), durable=lambda: order.append("ack"))
+    assert order[-2:] == ["published", "ack"]
+    assert order.count("published") == 1 and "bets_closed" in order and "card" in order
+    # A batch of two inputs is one commit: published once, after both inputs' events.
+    order.clear()
+    with runner.batch():
+        runner.device(card("Kd"), durable=lambda: order.append("ack"))
+        runner.device(card("Ah"), durable=lambda: order.append("ack"))
+    assert order == ["card", "card", "published", "ack", "ack"]
+    journal.close()
+
+
+def test_published_is_called_even_when_publishing_fails(tmp_path):
+    order = []
+
+    def publish(e):
+        order.append(e.kind)
+        if e.kind == "card":
+            raise RuntimeError("console gone")
+
+    runner, journal = runner_on(tmp_path / "j.db", publish=publish,
+                                published=lambda: order.append("published"))
+    betting(runner)
+    order.clear()
+    with pytest.raises(RuntimeError, match="console gone"):
+        runner.device(card("As"), durable=lambda: order.append("ack"))
+    assert order[-3:] == ["card", "published", "ack"]
+    journal.close()

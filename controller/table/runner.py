@@ -57,16 +57,20 @@ class TableRunner:
     """Feeds one :class:`Table` and journals everything before it takes effect.
 
     ``publish`` receives every public event (display, event stream, logs) and ``send`` every
-    device command, both only after the journal holds them. ``monitor`` (optional) is the deck
+    device command, both only after the journal holds them. ``published`` (optional) is called
+    once a commit's events have all gone to ``publish``, before anything is acknowledged or
+    sent, so a publisher may write them out together. ``monitor`` (optional) is the deck
     integrity monitor: it sees every device event and its records are journaled as
     ``integrity``.
     """
 
     def __init__(self, table: Table, journal: Journal, *, publish: Publisher | None = None,
-                 send: Sender | None = None) -> None:
+                 send: Sender | None = None,
+                 published: Callable[[], None] | None = None) -> None:
         self.table = table
         self.journal = journal
         self.publish = publish or (lambda e: None)
+        self.published = published or (lambda: None)
         self.send = send or (lambda c: None)
         self._open: _Commit | None = None
         # Why inputs are no longer taken (a commit failed after the machine had decided):
@@ -161,8 +165,11 @@ class TableRunner:
             # Published first: the decision reaches the croupier's console and the event stream
             # without waiting behind the acknowledgement, which only frees the device's resend
             # buffer. Acknowledged whatever publishing does: the event is on disk.
-            for e in pending.out:
-                self.publish(e)
+            try:
+                for e in pending.out:
+                    self.publish(e)
+            finally:
+                self.published()
         finally:
             for done in pending.durable:
                 done()
