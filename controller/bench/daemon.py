@@ -3,19 +3,29 @@
 The simulated devices run in this process behind pseudo-terminals (controller.rig.Rig); the
 daemon opens them through its real drivers, journals and rules, and publishes on its control
 socket's event stream, to which a small listener process subscribes. Measured: from the
-simulator's writing a card frame on the pty (``time.monotonic``, which is system-wide on Linux,
-so the processes' clocks agree) to the ``card`` event arriving on the subscribed stream, stamped by
-the listener, which does nothing else (the bench's own threads do not delay the stamp). Rounds are
-Q Poker from the shoe, one card at a time, as a croupier draws them.
+simulator's writing a frame on the pty (``time.monotonic``, which is system-wide on Linux, so
+the processes' clocks agree) to the first decision on it arriving on the subscribed stream,
+stamped by the listener, which does nothing else (the bench's own threads do not delay the
+stamp). Three kinds of frame, as the issue of the target names them:
 
-Baselines as for the in-process figure: a bare pty echo, and the frame's wire time. A third
-baseline is the physical floor of a durable decision, measured in the same run: the pty
-echo plus one journal commit (one ``fsync``), percentile for percentile (adding the two
-percentiles slightly overstates the floor's tail, so the ratio against it is a fair one).
-The fourth is that path itself with no controller in it (controller.bench.floor): a
-do-nothing Python process reads the same kind of pty, makes one durable write and writes a
-line to its own listener process. Its p99 against the wire time says whether any controller
-can meet the target on this machine; the daemon against it is the controller's own cost.
+* **card**: Q Poker from the shoe, one card at a time, as a croupier draws them back to back
+  (the ``card`` event); and again at a table's pace, a card every ``PACE_S``;
+* **jam**: the shoe jams after the second card of a Q Poker round (the ``device_condition``
+  event; the ruling, the round void under 89/2004 art. 11(5) and the state change are in the
+  same commit);
+* **dice**: the agitator's result in Super Pan 9 (the ``dice`` event), ``DICE_IDLE_S`` after
+  the shake was asked, so the daemon has gone idle before it.
+
+Baselines: a bare pty echo of each frame, and the frame's wire time. A third baseline is the
+physical floor of a durable decision, measured in the same run: the pty echo plus one
+journal commit (one ``fsync``), percentile for percentile (adding the two percentiles
+slightly overstates the floor's tail, so the ratio against it is a fair one). The fourth is
+that path itself with no controller in it (controller.bench.floor): a do-nothing Python
+process reads the same kind of pty, makes one durable write and writes a line to its own
+listener process. The cards and the do-nothing path are measured in turn, in ``BLOCKS``
+blocks, so both meet the same minutes of a shared machine. The do-nothing path's p99 against
+the wire time says whether any controller can meet the target on this machine; the daemon
+against it is the controller's own cost.
 """
 from __future__ import annotations
 
@@ -33,58 +43,100 @@ from .latency import journal_commit, pty_echo
 
 NAME = "daemon"
 TITLE = "Event latency through the daemon (tablectl run) to its event stream"
-KEYS = ("daemon.card.p50", "daemon.card.p99", "daemon.card.p99_wire", "daemon.card.p50_floor",
-        "daemon.card.p99_floor", "daemon.card.p50_null", "daemon.card.p99_null",
-        "daemon.null.p99_wire", "daemon.paced.p50", "daemon.paced.p99")
+KEYS = ("daemon.card.p50", "daemon.card.p99", "daemon.card.p99_wire",
+        "daemon.card.own_p99_wire", "daemon.card.p50_floor", "daemon.card.p99_floor",
+        "daemon.card.p50_null", "daemon.card.p99_null", "daemon.null.p99_wire",
+        "daemon.paced.p50", "daemon.paced.p99", "daemon.dice.p50", "daemon.dice.p99",
+        "daemon.dice.p99_wire", "daemon.dice.p99_null", "daemon.jam.p50", "daemon.jam.p99",
+        "daemon.jam.p99_wire")
 # A card every 30 ms: quicker than any croupier deals, and long enough for the machine to go
 # idle between cards, as it does at a table (the main figure deals back to back).
 PACE_S = 0.03
+# The back-to-back cards and the do-nothing path are measured in turn, in this many blocks.
+BLOCKS = 5
+# A dice result comes after the agitator's 4 s shake and 1 s settle, 5 ms at the simulator's
+# speed of 1000: the daemon has gone idle, and the do-nothing path is timed after as long.
+DICE_IDLE_S = 0.005
+
+
+class Listener:
+    """The stream listener process (controller.bench.floor.LISTENER) subscribed to the
+    daemon, stamping the events of ``kinds``."""
+
+    def __init__(self, control_path: Any, kinds: str = "card") -> None:
+        import subprocess
+        import sys
+
+        self.proc = subprocess.Popen([sys.executable, "-c", LISTENER, str(control_path), kinds],
+                                     stdout=subprocess.PIPE, text=True)
+        if self.proc.stdout.readline() != "subscribed\n":
+            self.close()
+            raise RuntimeError("the stream listener could not subscribe")
+
+    def next(self, kind: str, timeout: float = 10.0) -> float:
+        """The stamp of the next event the listener saw, which must be of ``kind``."""
+        import select
+
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        if not ready:
+            raise TimeoutError(f"no {kind} event on the daemon's stream")
+        got, stamp = self.proc.stdout.readline().split()
+        if got != kind:
+            raise RuntimeError(f"a {got} event came on the daemon's stream where a {kind} "
+                               "event was due")
+        return float(stamp)
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+
+def _since_written(device: Any, message: str, asked: float, arrived: float) -> float:
+    """From the moment the event's frame was written on the pty (as the echo baseline) to its
+    arrival on the stream: the firmware's own work before the write (and a wait behind the
+    previous frame's acknowledgement) is the device's, not the controller's."""
+    written = device.sent(message, since=asked)
+    if not written:
+        raise RuntimeError(f"an event arrived with no {message} frame written")
+    return arrived - written[0][0]
+
+
+def _ready_for_bets(rig: Any) -> None:
+    """Open the table, and load a fresh deck when the round asks for one."""
+    shoe = rig.devices["shoe"]
+    if rig.state() == "out_of_service":
+        rig.must("open_table", "supervisor")
+    if rig.state() == "shuffling":
+        shoe.load_deck(fresh=True)
+        rig.must("deck_ready")
+        rig.wait_state("bets_open")
+    if shoe.status()["firmware"]["cards"] < 20:
+        shoe.load_deck(fresh=True)
+
+
+def _versus_bets(rig: Any, rng: random.Random) -> None:
+    for b in sorted(rng.sample(range(1, 8), rng.randint(1, 3))):
+        rig.must("place_bet", box=b, wager="versus_croupier", amount=10)
 
 
 def play_rounds(rig: Any, rounds: int, seed: int = 1, pace_s: float = 0.0) -> list[float]:
     """Q Poker rounds from the shoe through the daemon; one latency per card drawn. With
     ``pace_s`` each card waits that long after the previous one, as at a table, where the
     machine goes idle between cards; without, cards follow one another at once."""
-    import select
-    import subprocess
-    import sys
-
     rng = random.Random(seed)
     shoe = rig.devices["shoe"]
     out: list[float] = []
-    listener = subprocess.Popen([sys.executable, "-c", LISTENER, str(rig.control_path)],
-                                stdout=subprocess.PIPE, text=True)
+    listener = Listener(rig.control_path, "card")
     try:
-        if listener.stdout.readline() != "subscribed\n":
-            raise RuntimeError("the stream listener could not subscribe")
-        if rig.state() == "out_of_service":
-            rig.must("open_table", "supervisor")
         for _ in range(rounds):
-            st = rig.state()
-            if st == "shuffling":
-                shoe.load_deck(fresh=True)
-                rig.must("deck_ready")
-                rig.wait_state("bets_open")
-            if shoe.status()["firmware"]["cards"] < 20:
-                shoe.load_deck(fresh=True)
-            for b in sorted(rng.sample(range(1, 8), rng.randint(1, 3))):
-                rig.must("place_bet", box=b, wager="versus_croupier", amount=10)
+            _ready_for_bets(rig)
+            _versus_bets(rig, rng)
             while rig.state() in ("bets_open", "bets_closed", "dealing"):
                 if pace_s:
                     time.sleep(pace_s)
                 drawn = time.monotonic()
                 shoe.draw()
-                ready, _, _ = select.select([listener.stdout], [], [], 10)
-                if not ready:
-                    raise TimeoutError("no card event on the daemon's stream")
-                arrived = float(listener.stdout.readline())
-                # From the moment the card's frame was written on the pty, as the echo
-                # baseline; the firmware's own work before it (and a wait behind the previous
-                # frame's acknowledgement) is the device's, not the controller's.
-                written = shoe.sent("CardDrawn", since=drawn)
-                if not written:
-                    raise RuntimeError("the card event arrived with no card frame written")
-                out.append(arrived - written[0][0])
+                out.append(_since_written(shoe, "CardDrawn", drawn, listener.next("card")))
             st = rig.wait_state("player_decisions", "settlement")
             if st == "player_decisions":
                 view = rig.view()
@@ -95,8 +147,59 @@ def play_rounds(rig: Any, rounds: int, seed: int = 1, pace_s: float = 0.0) -> li
             rig.must("confirm_result")
             rig.must("next_round")
     finally:
-        listener.kill()
-        listener.wait()
+        listener.close()
+    return out
+
+
+def play_jams(rig: Any, rounds: int, seed: int = 3) -> list[float]:
+    """Q Poker rounds in which the shoe jams after the second card: one latency per jam, to
+    the first decision on it (``device_condition``; the ruling, the round void under 89/2004
+    art. 11(5) and the state change are in the same commit). The supervisor clears the jam
+    and the malfunction, and the next round begins."""
+    rng = random.Random(seed)
+    shoe = rig.devices["shoe"]
+    out: list[float] = []
+    listener = Listener(rig.control_path, "card,device_condition")
+    try:
+        for _ in range(rounds):
+            _ready_for_bets(rig)
+            _versus_bets(rig, rng)
+            for _ in range(2):
+                shoe.draw()
+                listener.next("card")
+            asked = time.monotonic()
+            shoe.inject("jam")
+            out.append(_since_written(shoe, "Jam", asked, listener.next("device_condition")))
+            rig.wait_state("malfunction")
+            shoe.clear_jam()
+            rig.must("clear_malfunction", "supervisor")
+            if rig.state() == "round_void":
+                rig.must("next_round")
+    finally:
+        listener.close()
+    return out
+
+
+def play_dice(rig: Any, rounds: int, seed: int = 4) -> list[float]:
+    """Super Pan 9 rounds from the shoe through the daemon: one latency per shake, from the
+    dice agitator's result frame to the ``dice`` event; the round is then dealt and settled
+    by the bench's croupier (controller.bench.rigplay)."""
+    from .rigplay import RigCroupier
+
+    croupier = RigCroupier(rig, seed)
+    dice = rig.devices["dice"]
+    out: list[float] = []
+    listener = Listener(rig.control_path, "dice")
+    try:
+        for _ in range(rounds):
+            _ready_for_bets(rig)
+            croupier.place_bets()
+            asked = time.monotonic()
+            rig.must("shake")
+            out.append(_since_written(dice, "DiceResult", asked, listener.next("dice")))
+            croupier.play_round()
+    finally:
+        listener.close()
     return out
 
 
@@ -105,6 +208,10 @@ def run(quick: bool = False) -> list[Figure]:
     from controller.rig import Rig
 
     rounds = 3 if quick else 250
+    blocks = 1 if quick else BLOCKS
+    fr = frames()
+    lat: list[float] = []
+    null: list[float] = []
     with tempfile.TemporaryDirectory(prefix="tablectl-bench-",
                                      dir=os.environ.get("TABLECTL_BENCH_DIR")) as tmp:
         commit = journal_commit(Path(tmp), 30 if quick else 200)
@@ -113,18 +220,34 @@ def run(quick: bool = False) -> list[Figure]:
             rig.start_controller()
             rig.wait_links()
             configure_logging("error", "json")
-            lat = play_rounds(rig, rounds)
-            paced = play_rounds(rig, 2 if quick else 40, seed=2, pace_s=PACE_S)
-    frame = frames()["card"]
+            # The daemon's cards and the do-nothing path's frames in turn, block by block, so
+            # both meet the same minutes of a shared machine.
+            for b in range(blocks):
+                lat += play_rounds(rig, rounds // blocks, seed=1 + b)
+                null += null_daemon(fr["card"], (50 if quick else 3000) // blocks)
+            paced = play_rounds(rig, 2 if quick else 40, seed=20, pace_s=PACE_S)
+            jams = play_jams(rig, 3 if quick else 300)
+        with Rig(Path(tmp) / "dice", "super-pan-9", "shoe", seed=5, speed=1000.0) as rig:
+            rig.start_devices()
+            rig.start_controller()
+            rig.wait_links()
+            configure_logging("error", "json")
+            dice = play_dice(rig, 3 if quick else 300)
+    frame = fr["card"]
     echo = pty_echo(frame, 200 if quick else 5000)
-    null = null_daemon(frame, 50 if quick else 3000)
     null_paced = null_daemon(frame, 20 if quick else 400, pause_s=PACE_S)
+    null_dice = null_daemon(fr["dice"], 20 if quick else 300, pause_s=DICE_IDLE_S)
     wire = wire_time_s(len(frame))
-    stats = {"samples": len(lat), "rounds": rounds, "p50_s": percentile(lat, 50),
-             "p99_s": percentile(lat, 99), "max_s": max(lat), "wire_s": wire,
+    stats = {"samples": len(lat), "rounds": rounds, "blocks": blocks,
+             "p50_s": percentile(lat, 50), "p99_s": percentile(lat, 99), "max_s": max(lat),
+             "wire_s": wire,
              "echo_p50_s": percentile(echo, 50), "echo_p99_s": percentile(echo, 99),
              "commit_p50_s": percentile(commit, 50), "commit_p99_s": percentile(commit, 99),
              "null_p50_s": percentile(null, 50), "null_p99_s": percentile(null, 99)}
+    # What the controller adds to the do-nothing path at each percentile, both measured in
+    # the same blocks (a difference of percentiles: an estimate of its share of the tail).
+    stats.update(own_p50_s=max(stats["p50_s"] - stats["null_p50_s"], 0.0),
+                 own_p99_s=max(stats["p99_s"] - stats["null_p99_s"], 0.0))
     pace = {"pace_s": PACE_S, "samples": len(paced), "p50_s": percentile(paced, 50),
             "p99_s": percentile(paced, 99), "null_p50_s": percentile(null_paced, 50),
             "null_p99_s": percentile(null_paced, 99), "wire_s": wire}
@@ -165,6 +288,12 @@ def run(quick: bool = False) -> list[Figure]:
                stats["p99_s"], "s", wire, f"{len(frame)} bytes at 115,200 baud", "lower",
                pi=stats["p99_s"] + (PI_FACTOR - 1) * cpu99,
                pi_note="target: below 1; the disk's flush decides", extra=stats),
+        Figure("daemon.card.own_p99_wire",
+               "card frame via the daemon: what the controller adds to the do-nothing path at "
+               "p99, against the wire time", stats["own_p99_s"], "s", wire,
+               f"{len(frame)} bytes at 115,200 baud", "lower",
+               pi=PI_FACTOR * stats["own_p99_s"],
+               pi_note="the controller's own work, all of which grows on a Pi", extra=stats),
         *pair("daemon.card.{p}_floor", "card frame via the daemon: {p} against the floor", floor,
               "pty echo + one journal commit", flush_note, cpu, stats),
         *pair("daemon.card.{p}_null", "card frame via the daemon: {p} against no controller", null,
@@ -179,4 +308,45 @@ def run(quick: bool = False) -> list[Figure]:
         *pair("daemon.paced.{p}", "card frame via the daemon at a table's pace, {p}", null_paced,
               "the same path with no controller in it, at the same pace", wake_note,
               paced_cpu, pace, value=pace),
+        *_event_figures("dice", "dice result", dice, fr["dice"], commit,
+                        null_dice, DICE_IDLE_S),
+        *_event_figures("jam", "shoe jam", jams, fr["jam"], commit),
     ]
+
+
+def _event_figures(kind: str, what: str, lat: list[float], frame: bytes, commit: list[float],
+                   null: list[float] | None = None, idle_s: float = 0.0) -> list[Figure]:
+    """The figures of the dice or jam frames through the daemon: p50 and p99 against a bare
+    pty echo of the frame, p99 against its wire time, and (dice) against the do-nothing path
+    after the same idle gap."""
+    echo = pty_echo(frame, 2000)
+    wire = wire_time_s(len(frame))
+    st: dict[str, Any] = {"samples": len(lat), "p50_s": percentile(lat, 50),
+                          "p99_s": percentile(lat, 99), "max_s": max(lat), "wire_s": wire,
+                          "frame_bytes": len(frame), "idle_before_s": idle_s,
+                          "echo_p50_s": percentile(echo, 50), "echo_p99_s": percentile(echo, 99),
+                          "commit_p50_s": percentile(commit, 50),
+                          "commit_p99_s": percentile(commit, 99)}
+    cpu = {p: max(st[f"{p}_s"] - st[f"commit_{p}_s"], 0.0) for p in ("p50", "p99")}
+    note = "one journal commit plus the daemon's own work; that part grows tenfold on a Pi"
+    out = [Figure(f"daemon.{kind}.{p}", f"{what} frame to the daemon's event stream, {p}",
+                  st[f"{p}_s"], "s", st[f"echo_{p}_s"], f"bare pty echo, {p}", "lower",
+                  pi=st[f"{p}_s"] + (PI_FACTOR - 1) * cpu[p], pi_note=note, extra=st)
+           for p in ("p50", "p99")]
+    out.append(Figure(f"daemon.{kind}.p99_wire",
+                      f"{what} frame via the daemon: p99 against the wire time", st["p99_s"],
+                      "s", wire, f"{len(frame)} bytes at 115,200 baud", "lower",
+                      pi=st["p99_s"] + (PI_FACTOR - 1) * cpu["p99"],
+                      pi_note="target: below 1", extra=st))
+    if null is not None:
+        st.update(null_p50_s=percentile(null, 50), null_p99_s=percentile(null, 99))
+        out.append(Figure(f"daemon.{kind}.p99_null",
+                          f"{what} frame via the daemon: p99 against no controller after the "
+                          "same idle gap", st["p99_s"], "s", st["null_p99_s"],
+                          f"the same path through a process with no controller in it, a frame "
+                          f"every {idle_s * 1e3:g} ms, p99", "lower",
+                          pi=st["p99_s"] + (PI_FACTOR - 1) * max(
+                              st["p99_s"] - st["null_p99_s"], 0.0),
+                          pi_note="the ratio is the controller's own work and its wake-up "
+                          "from idle; the work grows on a Pi", extra=st))
+    return out

@@ -19,13 +19,16 @@ import tty
 from pathlib import Path
 
 # The stream's reader: a process of its own that does nothing but read the daemon's event
-# stream and stamp each card event as it arrives, so the bench's own threads (the simulator,
-# the croupier) do not delay the stamp. One line out per card event: its monotonic time.
+# stream and stamp each event of the kinds it is given (argv[2], comma-separated; "card" by
+# default) as it arrives, so the bench's own threads (the simulator, the croupier) do not
+# delay the stamp. One line out per such event: its kind and its monotonic time.
 LISTENER = r"""
 import socket, sys, time
 s = socket.socket(socket.AF_UNIX)
 s.connect(sys.argv[1])
 s.sendall(b'{"subscribe": true}\n')
+kinds = tuple(b'{"kind": "%s"' % k.encode() for k in
+              (sys.argv[2] if len(sys.argv) > 2 else "card").split(","))
 out = sys.stdout
 lines = s.makefile("rb")
 lines.readline()                 # the daemon's {"ok": true, "subscribed": true}
@@ -33,8 +36,8 @@ out.write("subscribed\n")
 out.flush()
 for line in lines:
     t = time.monotonic()
-    if line.startswith(b'{"kind": "card"'):
-        out.write(repr(t) + "\n")
+    if line.startswith(kinds):
+        out.write(line[10:line.index(b'"', 10)].decode() + " " + repr(t) + "\n")
         out.flush()
 """
 
@@ -91,7 +94,7 @@ def null_daemon(frame: bytes, n: int, pause_s: float = 0.001) -> list[float]:
                 ready, _, _ = select.select([listener.stdout], [], [], 10)
                 if not ready:
                     raise TimeoutError("the null daemon did not answer")
-                out.append(float(listener.stdout.readline()) - t0)
+                out.append(float(listener.stdout.readline().split()[1]) - t0)
             return out
         finally:
             for p in (listener, daemon):

@@ -67,7 +67,7 @@ class RigCroupier:
                         self.fix()
                         r.command("clear_malfunction", "supervisor")
             elif st == "bets_open" and not betted and not (view.get("round") or {}).get("bets"):
-                self._bets()
+                self.place_bets()
                 betted = True
             elif st in ("bets_open", "bets_closed"):
                 if self.game == "super-pan-9":
@@ -126,7 +126,9 @@ class RigCroupier:
         while time.monotonic() < deadline and self.rig.state() == st:
             time.sleep(0.01)
 
-    def _bets(self) -> None:
+    def place_bets(self) -> None:
+        """The bets of a round as the croupier places them (a banker and two seats in Super
+        Pan 9)."""
         r, rng = self.rig, self.rng
         layout = LAYOUT[self.game]
         if self.game == "super-pan-9":
