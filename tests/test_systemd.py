@@ -225,7 +225,9 @@ def test_install_script_lays_out_files(tmp_path):
 
 @pytest.mark.skipif(shutil.which("shellcheck") is None,
                     reason="shellcheck is not installed (Debian: shellcheck)")
-def test_install_script_passes_shellcheck():
-    result = subprocess.run(["shellcheck", str(SYSTEMD / "install.sh")], capture_output=True,
+@pytest.mark.parametrize("script", ["systemd/install.sh", "scripts/test", "scripts/demo",
+                                    "scripts/reliability", ".ci/run"])
+def test_shell_scripts_pass_shellcheck(script):
+    result = subprocess.run(["shellcheck", str(ROOT / script)], capture_output=True,
                             text=True)
     assert result.returncode == 0, result.stdout
