@@ -90,6 +90,12 @@ class Listener:
         self.proc.kill()
         self.proc.wait()
 
+    def __enter__(self) -> "Listener":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
 
 def _since_written(device: Any, message: str, asked: float, arrived: float) -> float:
     """From the moment the event's frame was written on the pty (as the echo baseline) to its
@@ -126,8 +132,7 @@ def play_rounds(rig: Any, rounds: int, seed: int = 1, pace_s: float = 0.0) -> li
     rng = random.Random(seed)
     shoe = rig.devices["shoe"]
     out: list[float] = []
-    listener = Listener(rig.control_path, "card")
-    try:
+    with Listener(rig.control_path, "card") as listener:
         for _ in range(rounds):
             _ready_for_bets(rig)
             _versus_bets(rig, rng)
@@ -137,17 +142,13 @@ def play_rounds(rig: Any, rounds: int, seed: int = 1, pace_s: float = 0.0) -> li
                 drawn = time.monotonic()
                 shoe.draw()
                 out.append(_since_written(shoe, "CardDrawn", drawn, listener.next("card")))
-            st = rig.wait_state("player_decisions", "settlement")
-            if st == "player_decisions":
-                view = rig.view()
-                for bet in view["round"]["bets"]:
+            if rig.wait_state("player_decisions", "settlement") == "player_decisions":
+                for bet in rig.view()["round"]["bets"]:
                     if bet["wager"] == "versus_croupier":
                         rig.command("decide", box=bet["box"], decision="play")
                 rig.wait_state("settlement")
             rig.must("confirm_result")
             rig.must("next_round")
-    finally:
-        listener.close()
     return out
 
 
@@ -159,8 +160,7 @@ def play_jams(rig: Any, rounds: int, seed: int = 3) -> list[float]:
     rng = random.Random(seed)
     shoe = rig.devices["shoe"]
     out: list[float] = []
-    listener = Listener(rig.control_path, "card,device_condition")
-    try:
+    with Listener(rig.control_path, "card,device_condition") as listener:
         for _ in range(rounds):
             _ready_for_bets(rig)
             _versus_bets(rig, rng)
@@ -175,8 +175,6 @@ def play_jams(rig: Any, rounds: int, seed: int = 3) -> list[float]:
             rig.must("clear_malfunction", "supervisor")
             if rig.state() == "round_void":
                 rig.must("next_round")
-    finally:
-        listener.close()
     return out
 
 
@@ -189,8 +187,7 @@ def play_dice(rig: Any, rounds: int, seed: int = 4) -> list[float]:
     croupier = RigCroupier(rig, seed)
     dice = rig.devices["dice"]
     out: list[float] = []
-    listener = Listener(rig.control_path, "dice")
-    try:
+    with Listener(rig.control_path, "dice") as listener:
         for _ in range(rounds):
             _ready_for_bets(rig)
             croupier.place_bets()
@@ -198,8 +195,6 @@ def play_dice(rig: Any, rounds: int, seed: int = 4) -> list[float]:
             rig.must("shake")
             out.append(_since_written(dice, "DiceResult", asked, listener.next("dice")))
             croupier.play_round()
-    finally:
-        listener.close()
     return out
 
 
