@@ -204,3 +204,45 @@ def test_an_event_is_refused_exactly_when_it_holds_a_card_and_copied_as_json_oth
     else:
         published = PublicEvent("x", "T1", 1, "s", {"v": value}).to_json()["v"]
         assert published == json.loads(json.dumps(value))
+
+
+def _vouched_by_definition(v, value, face_up):
+    """What vouching means, spelled out: every Card, and every text that spells a card
+    (Card.parse accepts it and it reads as a card), face up at the table becomes its
+    Revealed token; everything else is kept as it is."""
+    if isinstance(value, str) or isinstance(value, Card):
+        try:
+            card = value if isinstance(value, Card) else Card.parse(value)
+        except Exception:
+            return value
+        if isinstance(value, str) and not re.match(
+                r"^\s*(10|[2-9TJQKAtjqka])[shcdSHCD♠♥♣♦]\s*$", value):
+            return value
+        return v._revealed(face_up[card]) if card in face_up else value
+    if isinstance(value, dict):
+        return {k: _vouched_by_definition(v, x, face_up) for k, x in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_vouched_by_definition(v, x, face_up) for x in value]
+    return value
+
+
+_TEXT = st.one_of(st.sampled_from(["As", "kd", " 10h ", "Q♠", "Td", "box 2", "pair", "A",
+                                   "10", "Ass", "2c", "croupier", ""]), st.text(max_size=5))
+_JSON = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), _TEXT,
+              st.sampled_from([Card.parse("As"), Card.parse("2c"), Card.parse("Kd")])),
+    lambda inner: st.one_of(st.lists(inner, max_size=4),
+                            st.dictionaries(_TEXT, inner, max_size=4)), max_leaves=20)
+
+
+@given(value=_JSON, up=st.sets(st.sampled_from(["As", "Kd", "Th", "Qs"])))
+def test_vouch_turns_exactly_the_face_up_cards_into_tokens(value, up):
+    v = CardVault()
+    for text in ("As", "Kd", "Th", "Qs", "2c"):
+        slot = v.deal(box(1), Card.parse(text))
+        if text in up:
+            v.expose(slot)
+    face_up = {s.card: s for s in v._slots if s.face_up}
+    # (Revealed compares by its card and never equals a Card or a text: a card face down
+    # turned into a token, or a face-up one left raw, makes the two differ.)
+    assert v.vouch(value) == _vouched_by_definition(v, value, face_up)

@@ -285,14 +285,18 @@ class CardVault:
         return self._vouch(value, face_up)
 
     def _vouch(self, value: Any, face_up: dict[Card, _Slot]) -> Any:
-        if isinstance(value, (Card, str)) and not isinstance(value, bool):
+        if isinstance(value, str):
+            # Text that spells no card (most of a settlement's: categories, recipients,
+            # wagers) is kept as it is, without a parse that would fail and raise.
+            if not _CARD_TEXT.match(value):
+                return value
             try:
-                card = value if isinstance(value, Card) else Card.parse(value)
+                card = Card.parse(value)
             except Exception:
                 return value
-            if isinstance(value, str) and not _CARD_TEXT.match(value):
-                return value
             return self._revealed(face_up[card]) if card in face_up else value
+        if isinstance(value, Card):
+            return self._revealed(face_up[value]) if value in face_up else value
         if isinstance(value, Mapping):
             return {k: self._vouch(v, face_up) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
