@@ -38,8 +38,9 @@ from typing import Any
 
 from .codec import frames
 from .figures import PI_FACTOR, Figure, percentile, wire_time_s
-from .floor import LISTENER, null_daemon
+from .floor import Listener, null_daemon
 from .latency import journal_commit, pty_echo
+from .rigplay import RigCroupier
 
 NAME = "daemon"
 TITLE = "Event latency through the daemon (tablectl run) to its event stream"
@@ -57,44 +58,6 @@ BLOCKS = 5
 # A dice result comes after the agitator's 4 s shake and 1 s settle, 5 ms at the simulator's
 # speed of 1000: the daemon has gone idle, and the do-nothing path is timed after as long.
 DICE_IDLE_S = 0.005
-
-
-class Listener:
-    """The stream listener process (controller.bench.floor.LISTENER) subscribed to the
-    daemon, stamping the events of ``kinds``."""
-
-    def __init__(self, control_path: Any, kinds: str = "card") -> None:
-        import subprocess
-        import sys
-
-        self.proc = subprocess.Popen([sys.executable, "-c", LISTENER, str(control_path), kinds],
-                                     stdout=subprocess.PIPE, text=True)
-        if self.proc.stdout.readline() != "subscribed\n":
-            self.close()
-            raise RuntimeError("the stream listener could not subscribe")
-
-    def next(self, kind: str, timeout: float = 10.0) -> float:
-        """The stamp of the next event the listener saw, which must be of ``kind``."""
-        import select
-
-        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
-        if not ready:
-            raise TimeoutError(f"no {kind} event on the daemon's stream")
-        got, stamp = self.proc.stdout.readline().split()
-        if got != kind:
-            raise RuntimeError(f"a {got} event came on the daemon's stream where a {kind} "
-                               "event was due")
-        return float(stamp)
-
-    def close(self) -> None:
-        self.proc.kill()
-        self.proc.wait()
-
-    def __enter__(self) -> "Listener":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
 
 
 def _since_written(device: Any, message: str, asked: float, arrived: float) -> float:
@@ -182,8 +145,6 @@ def play_dice(rig: Any, rounds: int, seed: int = 4) -> list[float]:
     """Super Pan 9 rounds from the shoe through the daemon: one latency per shake, from the
     dice agitator's result frame to the ``dice`` event; the round is then dealt and settled
     by the bench's croupier (controller.bench.rigplay)."""
-    from .rigplay import RigCroupier
-
     croupier = RigCroupier(rig, seed)
     dice = rig.devices["dice"]
     out: list[float] = []
@@ -198,8 +159,18 @@ def play_dice(rig: Any, rounds: int, seed: int = 4) -> list[float]:
     return out
 
 
-def run(quick: bool = False) -> list[Figure]:
+def _start(rig: Any) -> None:
+    """Bring up ``rig``'s simulated devices, the daemon and their links (inside its ``with``,
+    so a daemon that does not come up still has its devices stopped)."""
     from controller.logs import configure_logging
+
+    rig.start_devices()
+    rig.start_controller()
+    rig.wait_links()
+    configure_logging("error", "json")
+
+
+def run(quick: bool = False) -> list[Figure]:
     from controller.rig import Rig
 
     rounds = 3 if quick else 250
@@ -211,10 +182,7 @@ def run(quick: bool = False) -> list[Figure]:
                                      dir=os.environ.get("TABLECTL_BENCH_DIR")) as tmp:
         commit = journal_commit(Path(tmp), 30 if quick else 200)
         with Rig(Path(tmp) / "rig", "q-poker", "shoe", seed=5, speed=1000.0) as rig:
-            rig.start_devices()
-            rig.start_controller()
-            rig.wait_links()
-            configure_logging("error", "json")
+            _start(rig)
             # The daemon's cards and the do-nothing path's frames in turn, block by block, so
             # both meet the same minutes of a shared machine.
             for b in range(blocks):
@@ -223,10 +191,7 @@ def run(quick: bool = False) -> list[Figure]:
             paced = play_rounds(rig, 2 if quick else 40, seed=20, pace_s=PACE_S)
             jams = play_jams(rig, 3 if quick else 300)
         with Rig(Path(tmp) / "dice", "super-pan-9", "shoe", seed=5, speed=1000.0) as rig:
-            rig.start_devices()
-            rig.start_controller()
-            rig.wait_links()
-            configure_logging("error", "json")
+            _start(rig)
             dice = play_dice(rig, 3 if quick else 300)
     frame = fr["card"]
     echo = pty_echo(frame, 200 if quick else 5000)

@@ -17,6 +17,7 @@ import tempfile
 import time
 import tty
 from pathlib import Path
+from typing import Any
 
 # The stream's reader: a process of its own that does nothing but read the daemon's event
 # stream and stamp each event of the kinds it is given (argv[2], comma-separated; "card" by
@@ -67,6 +68,39 @@ while True:
 """
 
 
+class Listener:
+    """The LISTENER process subscribed to a daemon's event stream at ``control_path``,
+    stamping the events of ``kinds``."""
+
+    def __init__(self, control_path: Any, kinds: str = "card") -> None:
+        self.proc = subprocess.Popen([sys.executable, "-c", LISTENER, str(control_path), kinds],
+                                     stdout=subprocess.PIPE, text=True)
+        if self.proc.stdout.readline() != "subscribed\n":
+            self.close()
+            raise RuntimeError("the stream listener could not subscribe")
+
+    def next(self, kind: str, timeout: float = 10.0) -> float:
+        """The stamp of the next event the listener saw, which must be of ``kind``."""
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        if not ready:
+            raise TimeoutError(f"no {kind} event on the daemon's stream")
+        got, stamp = self.proc.stdout.readline().split()
+        if got != kind:
+            raise RuntimeError(f"a {got} event came on the daemon's stream where a {kind} "
+                               "event was due")
+        return float(stamp)
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+    def __enter__(self) -> "Listener":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
 def null_daemon(frame: bytes, n: int, pause_s: float = 0.001) -> list[float]:
     """``n`` latencies of ``frame`` through the null daemon to its listener."""
     with tempfile.TemporaryDirectory(prefix="tablectl-null-",
@@ -78,28 +112,19 @@ def null_daemon(frame: bytes, n: int, pause_s: float = 0.001) -> list[float]:
         daemon = subprocess.Popen([sys.executable, "-c", NULL_DAEMON, os.ttyname(slave),
                                    str(Path(tmp) / "durable"), sock],
                                   stdout=subprocess.PIPE, text=True)
-        listener = None
         try:
             if daemon.stdout.readline() != "ready\n":
                 raise RuntimeError("the null daemon did not start")
-            listener = subprocess.Popen([sys.executable, "-c", LISTENER, sock],
-                                        stdout=subprocess.PIPE, text=True)
-            if listener.stdout.readline() != "subscribed\n":
-                raise RuntimeError("the null daemon's listener could not subscribe")
-            out = []
-            for _ in range(n):
-                time.sleep(pause_s)
-                t0 = time.monotonic()
-                os.write(master, frame)
-                ready, _, _ = select.select([listener.stdout], [], [], 10)
-                if not ready:
-                    raise TimeoutError("the null daemon did not answer")
-                out.append(float(listener.stdout.readline().split()[1]) - t0)
-            return out
+            with Listener(sock) as listener:
+                out = []
+                for _ in range(n):
+                    time.sleep(pause_s)
+                    t0 = time.monotonic()
+                    os.write(master, frame)
+                    out.append(listener.next("card") - t0)
+                return out
         finally:
-            for p in (listener, daemon):
-                if p is not None:
-                    p.kill()
-                    p.wait()
+            daemon.kill()
+            daemon.wait()
             os.close(master)
             os.close(slave)
