@@ -205,6 +205,13 @@ class RoundSummary:
 # index on random digests made every record touch a random page of it (write amplification
 # that grew with the journal and made every checkpoint long). A journal made before keeps
 # its index; nothing depends on it either way.
+#
+# The only indexes are partial ones, on the few records that mark a round or a device link
+# (MARK_KINDS): an index on every record's round and kind added one page per index to every
+# commit's WAL write (three pages where one holds the records), a quarter of a card's commit.
+# A round's records are found between its round_open and the next (Journal._round_span); any
+# other lookup walks the sequence numbers back from the end or forward from a bound. The
+# writer drops the older journals' indexes on every record when it opens them.
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
     key   TEXT PRIMARY KEY,
@@ -224,9 +231,16 @@ CREATE TABLE IF NOT EXISTS records (
     prev_hash TEXT NOT NULL,
     hash      TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS records_round ON records(round_id, seq);
-CREATE INDEX IF NOT EXISTS records_kind ON records(kind, seq);
+DROP INDEX IF EXISTS records_round;
+DROP INDEX IF EXISTS records_kind;
+CREATE INDEX IF NOT EXISTS records_marks ON records(kind, seq)
+    WHERE kind = 'round_open' OR kind = 'round_close' OR kind = 'link';
+CREATE INDEX IF NOT EXISTS records_round_marks ON records(round_id, kind, seq)
+    WHERE kind = 'round_open' OR kind = 'round_close';
 """
+# The kinds the partial indexes hold. SQLite uses a partial index only for a query whose WHERE
+# names the kind as a literal, so these are spelled into the SQL (_kind_term), never bound.
+MARK_KINDS = ("round_open", "round_close", "link")
 # The WAL's reserved size in pages (see _reserve_wal): SQLite's automatic checkpoint point
 # (1,000 pages, when no quiet moment came first) and room for the commit that reaches it.
 WAL_RESERVE_PAGES = 1100
@@ -447,34 +461,36 @@ class Journal:
         """Records in sequence order: those after sequence number ``since`` (exclusive),
         of ``round_id``, at or after ``since_wall_ns``, of the given ``kinds``, up to ``until``
         (inclusive). Every filter is optional."""
-        where, args = [], []
-        if since is not None:
-            where.append("seq > ?")
-            args.append(int(since))
-        if until is not None:
-            where.append("seq <= ?")
-            args.append(int(until))
-        if round_id is not None:
-            where.append("round_id = ?")
-            args.append(str(round_id))
-        if since_wall_ns is not None:
-            where.append("wall_ns >= ?")
-            args.append(int(since_wall_ns))
-        if kinds is not None:
-            kinds = [str(k) for k in kinds]
-            where.append(f"kind IN ({', '.join('?' * len(kinds))})")
-            args.extend(kinds)
-        sql = f"SELECT {_COLUMNS} FROM records"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY seq"
         # Streamed from a snapshot of its own: a long export neither holds the writer's lock
         # nor loads the journal into memory, and appends made meanwhile do not disturb it.
         conn = self._reader()
         try:
             try:
                 conn.execute("BEGIN")
-                cursor = conn.execute(sql, tuple(args))
+                where, args = [], []
+                if round_id is not None:
+                    lo, hi = _round_span(conn, str(round_id))
+                    since = lo if since is None or lo is None else max(since, lo)
+                    until = hi if until is None or hi is None else min(until, hi)
+                    where.append("round_id = ?")
+                    args.append(str(round_id))
+                if since is not None:
+                    where.append("seq > ?")
+                    args.append(int(since))
+                if until is not None:
+                    where.append("seq <= ?")
+                    args.append(int(until))
+                if since_wall_ns is not None:
+                    where.append("wall_ns >= ?")
+                    args.append(int(since_wall_ns))
+                if kinds is not None:
+                    term, kind_args = _kinds_term([str(k) for k in kinds])
+                    where.append(term)
+                    args.extend(kind_args)
+                sql = f"SELECT {_COLUMNS} FROM records"
+                if where:
+                    sql += " WHERE " + " AND ".join(where)
+                cursor = conn.execute(sql + " ORDER BY seq", tuple(args))
                 while True:
                     rows = cursor.fetchmany(512)
                     if not rows:
@@ -515,14 +531,23 @@ class Journal:
         return (rows[0][0], rows[0][1]) if rows else (0, GENESIS_HASH)
 
     def last(self, kind: str | None = None, source: str | None = None,
-             round_id: str | None = None) -> Record | None:
-        """The latest record of ``kind`` (from ``source``, in ``round_id``), or None. Recovery
-        uses it for state that outlives a restart, e.g. the last ``alarm`` of a device."""
+             round_id: str | None = None, since: int | None = None) -> Record | None:
+        """The latest record of ``kind`` (from ``source``, in ``round_id``, after sequence
+        number ``since``), or None. Recovery uses it for state that outlives a restart, e.g.
+        the last ``alarm`` of a device. A kind outside MARK_KINDS has no index: the search
+        walks back from the last record, as far as ``since`` when it is given."""
         where, args = [], []
-        for col, val in (("kind", kind), ("source", source), ("round_id", round_id)):
+        if kind is not None:
+            term, kind_args = _kinds_term([str(kind)])
+            where.append(term)
+            args.extend(kind_args)
+        for col, val in (("source", source), ("round_id", round_id)):
             if val is not None:
                 where.append(f"{col} = ?")
                 args.append(str(val))
+        if since is not None:
+            where.append("seq > ?")
+            args.append(int(since))
         sql = f"SELECT {_COLUMNS} FROM records"
         if where:
             sql += " WHERE " + " AND ".join(where)
@@ -554,10 +579,11 @@ class Journal:
         the order they began, with how each ended."""
         sql = ("SELECT r.round_id, MIN(r.seq), MAX(r.seq), COUNT(*), MIN(r.wall_ns), "
                "(SELECT c.payload || char(31) || COALESCE(c.article, '') FROM records c "
-               " WHERE c.round_id = r.round_id AND c.kind = ? ORDER BY c.seq DESC LIMIT 1) "
+               " WHERE c.round_id = r.round_id AND c.kind = 'round_close' "
+               " ORDER BY c.seq DESC LIMIT 1) "
                "FROM records r WHERE r.round_id IS NOT NULL GROUP BY r.round_id "
                + ("HAVING MIN(r.seq) > ? " if since is not None else "") + "ORDER BY MIN(r.seq)")
-        args: list[Any] = [Kind.ROUND_CLOSE.value] + ([int(since)] if since is not None else [])
+        args: list[Any] = [int(since)] if since is not None else []
         with self._lock:
             rows = self._query(sql, args)
         out = []
@@ -575,10 +601,9 @@ class Journal:
         """A fresh round id: one more than the latest numeric round id opened (``"1"`` first).
         The table machine may use its own scheme; ids only need to be unique per journal."""
         with self._lock:
-            rows = self._query("SELECT round_id FROM records WHERE kind = ? AND round_id IS NOT "
-                               "NULL ORDER BY seq DESC LIMIT 1", (Kind.ROUND_OPEN.value,))
-            count = self._query("SELECT COUNT(*) FROM records WHERE kind = ?",
-                                (Kind.ROUND_OPEN.value,))[0][0]
+            rows = self._query("SELECT round_id FROM records WHERE kind = 'round_open' AND "
+                               "round_id IS NOT NULL ORDER BY seq DESC LIMIT 1")
+            count = self._query("SELECT COUNT(*) FROM records WHERE kind = 'round_open'")[0][0]
         if rows and str(rows[0][0]).isdigit():
             return str(int(rows[0][0]) + 1)
         return str(count + 1)
@@ -633,6 +658,35 @@ class Journal:
                                 f"anchored record is gone: the journal ends at record "
                                 f"{prev_seq} (records were cut off the end)")
         return VerifyReport(True, count, prev_seq, prev_hash)
+
+
+def _kinds_term(kinds: list[str]) -> tuple[str, list[str]]:
+    """The WHERE term for records of ``kinds``: one of MARK_KINDS spelled as a literal, so
+    that SQLite takes its partial index; any other kind bound as a parameter."""
+    if len(kinds) == 1 and kinds[0] in MARK_KINDS:
+        return f"kind = '{kinds[0]}'", []
+    return f"kind IN ({', '.join('?' * len(kinds))})", kinds
+
+
+def _round_span(conn: sqlite3.Connection, round_id: str) -> tuple[int | None, int | None]:
+    """Sequence numbers between which every record of ``round_id`` lies (both exclusive of
+    the round's records: ``seq > lo`` and ``seq <= hi``), from the round marks' index.
+
+    A round's records are written from the commit that opens it (its ``round_open``, with
+    the state change and the input before it) until the next round opens: the input that
+    opens the next round is the last one still journaled under it. So they lie after the
+    previous ``round_open`` and before the next. ``(None, None)`` for a round without a
+    ``round_open`` (then every record is looked at)."""
+    row = conn.execute("SELECT MIN(seq) FROM records WHERE kind = 'round_open' AND "
+                       "round_id = ?", (round_id,)).fetchone()
+    opened = row[0] if row else None
+    if opened is None:
+        return None, None
+    before = conn.execute("SELECT seq FROM records WHERE kind = 'round_open' AND seq < ? "
+                          "ORDER BY seq DESC LIMIT 1", (opened,)).fetchone()
+    after = conn.execute("SELECT seq FROM records WHERE kind = 'round_open' AND seq > ? "
+                         "ORDER BY seq LIMIT 1", (opened,)).fetchone()
+    return (before[0] if before else 0), (after[0] - 1 if after else None)
 
 
 def _writer_lock(path: Path) -> int:

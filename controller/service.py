@@ -272,7 +272,9 @@ class Service:
         if mark is None or not isinstance(mark.payload, dict):
             return None
         p = mark.payload
-        last = self.journal.last(kind=Kind.DEVICE.value, source=device)
+        # Looked for after the mark only: its session's events come after it, and a device
+        # event has no index (a device silent since its mark costs a walk that far, no more).
+        last = self.journal.last(kind=Kind.DEVICE.value, source=device, since=mark.seq)
         got = last.payload.get("link") if last is not None and isinstance(
             last.payload, dict) else None
         seqs = (int(got["seq"]),) if isinstance(got, dict) and got.get(
