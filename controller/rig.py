@@ -198,6 +198,10 @@ class Rig:
         """Wait until the table is in one of ``states`` (by its published state changes)."""
         deadline = time.monotonic() + timeout
         while True:
+            # The state changes looked for are those after the state is asked: an older one
+            # (the table went there before, and left) would wake this loop at once, again and
+            # again, and each look would walk the whole stream.
+            mark = self.mark()
             st = self.state()
             if st in states:
                 return st
@@ -205,7 +209,8 @@ class Rig:
                 raise TimeoutError(f"table in {st}, not {states}")
             try:
                 self.wait_event(lambda e: e["kind"] == "state" and e.get("dest") in states,
-                                since, timeout=min(0.5, max(0.01, deadline - time.monotonic())))
+                                max(since, mark),
+                                timeout=min(0.5, max(0.01, deadline - time.monotonic())))
             except TimeoutError:
                 pass
 
