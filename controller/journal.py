@@ -669,14 +669,13 @@ def _kinds_term(kinds: list[str]) -> tuple[str, list[str]]:
 
 
 def _round_span(conn: sqlite3.Connection, round_id: str) -> tuple[int | None, int | None]:
-    """Sequence numbers between which every record of ``round_id`` lies (both exclusive of
-    the round's records: ``seq > lo`` and ``seq <= hi``), from the round marks' index.
+    """``(lo, hi)`` such that every record of ``round_id`` has ``lo < seq <= hi`` (``hi``
+    None: to the end), from the round marks' index.
 
-    A round's records are written from the commit that opens it (its ``round_open``, with
-    the state change and the input before it) until the next round opens: the input that
-    opens the next round is the last one still journaled under it. So they lie after the
-    previous ``round_open`` and before the next. ``(None, None)`` for a round without a
-    ``round_open`` (then every record is looked at)."""
+    A round's records are written from the commit that opens it (its ``round_open``) until
+    the next round opens: the input that opens the next round is the last record journaled
+    under it. So they lie after the previous ``round_open`` and before the next one.
+    ``(None, None)`` for a round without a ``round_open`` (every record is looked at)."""
     row = conn.execute("SELECT MIN(seq) FROM records WHERE kind = 'round_open' AND "
                        "round_id = ?", (round_id,)).fetchone()
     opened = row[0] if row else None
