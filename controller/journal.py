@@ -474,15 +474,11 @@ class Journal:
                     until = hi if until is None or hi is None else min(until, hi)
                     where.append("round_id = ?")
                     args.append(str(round_id))
-                if since is not None:
-                    where.append("seq > ?")
-                    args.append(int(since))
-                if until is not None:
-                    where.append("seq <= ?")
-                    args.append(int(until))
-                if since_wall_ns is not None:
-                    where.append("wall_ns >= ?")
-                    args.append(int(since_wall_ns))
+                for term, bound in (("seq > ?", since), ("seq <= ?", until),
+                                    ("wall_ns >= ?", since_wall_ns)):
+                    if bound is not None:
+                        where.append(term)
+                        args.append(int(bound))
                 if kinds is not None:
                     term, kind_args = _kinds_term([str(k) for k in kinds])
                     where.append(term)

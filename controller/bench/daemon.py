@@ -34,7 +34,7 @@ import random
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from .codec import frames
 from .figures import PI_FACTOR, Figure, percentile, wire_time_s
@@ -59,7 +59,7 @@ BLOCKS = 5
 # speed of 1000: the daemon has gone idle, and the do-nothing path is timed after as long.
 DICE_IDLE_S = 0.005
 # Jams and dice results measured, each (a p99 over thousands of events; a Super Pan 9 round
-# takes ~40 ms at the simulator's speed, so the dice are most of the bench's minute and a half).
+# takes ~35 ms at the simulator's speed, so the dice are most of the bench's three minutes).
 EVENTS = 2000
 
 
@@ -91,30 +91,37 @@ def _versus_bets(rig: Any, rng: random.Random) -> None:
         rig.must("place_bet", box=b, wager="versus_croupier", amount=10)
 
 
+def _q_poker_rounds(rig: Any, rounds: int, seed: int, kinds: str) -> Iterator[Listener]:
+    """``rounds`` Q Poker rounds from the shoe, each yielded once its bets are placed, with a
+    listener stamping the events of ``kinds`` on the daemon's stream."""
+    rng = random.Random(seed)
+    with Listener(rig.control_path, kinds) as listener:
+        for _ in range(rounds):
+            _ready_for_bets(rig)
+            _versus_bets(rig, rng)
+            yield listener
+
+
 def play_rounds(rig: Any, rounds: int, seed: int = 1, pace_s: float = 0.0) -> list[float]:
     """Q Poker rounds from the shoe through the daemon; one latency per card drawn. With
     ``pace_s`` each card waits that long after the previous one, as at a table, where the
     machine goes idle between cards; without, cards follow one another at once."""
-    rng = random.Random(seed)
     shoe = rig.devices["shoe"]
     out: list[float] = []
-    with Listener(rig.control_path, "card") as listener:
-        for _ in range(rounds):
-            _ready_for_bets(rig)
-            _versus_bets(rig, rng)
-            while rig.state() in ("bets_open", "bets_closed", "dealing"):
-                if pace_s:
-                    time.sleep(pace_s)
-                drawn = time.monotonic()
-                shoe.draw()
-                out.append(_since_written(shoe, "CardDrawn", drawn, listener.next("card")))
-            if rig.wait_state("player_decisions", "settlement") == "player_decisions":
-                for bet in rig.view()["round"]["bets"]:
-                    if bet["wager"] == "versus_croupier":
-                        rig.command("decide", box=bet["box"], decision="play")
-                rig.wait_state("settlement")
-            rig.must("confirm_result")
-            rig.must("next_round")
+    for listener in _q_poker_rounds(rig, rounds, seed, "card"):
+        while rig.state() in ("bets_open", "bets_closed", "dealing"):
+            if pace_s:
+                time.sleep(pace_s)
+            drawn = time.monotonic()
+            shoe.draw()
+            out.append(_since_written(shoe, "CardDrawn", drawn, listener.next("card")))
+        if rig.wait_state("player_decisions", "settlement") == "player_decisions":
+            for bet in rig.view()["round"]["bets"]:
+                if bet["wager"] == "versus_croupier":
+                    rig.command("decide", box=bet["box"], decision="play")
+            rig.wait_state("settlement")
+        rig.must("confirm_result")
+        rig.must("next_round")
     return out
 
 
@@ -123,24 +130,20 @@ def play_jams(rig: Any, rounds: int, seed: int = 3) -> list[float]:
     the first decision on it (``device_condition``; the ruling, the round void under 89/2004
     art. 11(5) and the state change are in the same commit). The supervisor clears the jam
     and the malfunction, and the next round begins."""
-    rng = random.Random(seed)
     shoe = rig.devices["shoe"]
     out: list[float] = []
-    with Listener(rig.control_path, "card,device_condition") as listener:
-        for _ in range(rounds):
-            _ready_for_bets(rig)
-            _versus_bets(rig, rng)
-            for _ in range(2):
-                shoe.draw()
-                listener.next("card")
-            asked = time.monotonic()
-            shoe.inject("jam")
-            out.append(_since_written(shoe, "Jam", asked, listener.next("device_condition")))
-            rig.wait_state("malfunction")
-            shoe.clear_jam()
-            rig.must("clear_malfunction", "supervisor")
-            if rig.state() == "round_void":
-                rig.must("next_round")
+    for listener in _q_poker_rounds(rig, rounds, seed, "card,device_condition"):
+        for _ in range(2):
+            shoe.draw()
+            listener.next("card")
+        asked = time.monotonic()
+        shoe.inject("jam")
+        out.append(_since_written(shoe, "Jam", asked, listener.next("device_condition")))
+        rig.wait_state("malfunction")
+        shoe.clear_jam()
+        rig.must("clear_malfunction", "supervisor")
+        if rig.state() == "round_void":
+            rig.must("next_round")
     return out
 
 
@@ -271,18 +274,19 @@ def run(quick: bool = False) -> list[Figure]:
         *pair("daemon.paced.{p}", "card frame via the daemon at a table's pace, {p}", null_paced,
               "the same path with no controller in it, at the same pace", wake_note,
               paced_cpu, pace, value=pace),
-        *_event_figures("dice", "dice result", dice, fr["dice"], commit,
+        *_event_figures("dice", "dice result", dice, fr["dice"], commit, quick,
                         null_dice, DICE_IDLE_S),
-        *_event_figures("jam", "shoe jam", jams, fr["jam"], commit),
+        *_event_figures("jam", "shoe jam", jams, fr["jam"], commit, quick),
     ]
 
 
 def _event_figures(kind: str, what: str, lat: list[float], frame: bytes, commit: list[float],
-                   null: list[float] | None = None, idle_s: float = 0.0) -> list[Figure]:
+                   quick: bool, null: list[float] | None = None,
+                   idle_s: float = 0.0) -> list[Figure]:
     """The figures of the dice or jam frames through the daemon: p50 and p99 against a bare
     pty echo of the frame, p99 against its wire time, and (dice) against the do-nothing path
     after the same idle gap."""
-    echo = pty_echo(frame, 2000)
+    echo = pty_echo(frame, 200 if quick else 2000)
     wire = wire_time_s(len(frame))
     st: dict[str, Any] = {"samples": len(lat), "p50_s": percentile(lat, 50),
                           "p99_s": percentile(lat, 99), "max_s": max(lat), "wire_s": wire,
