@@ -1,8 +1,10 @@
-"""``tablectl bench [--json] [--quick] [--only NAME…]``: the controller's figures and baselines.
+"""``tablectl bench [--json] [--quick] [--only NAME…] [--cpu-wakeup-us US]``: the controller's
+figures and baselines.
 
 Each figure is printed beside the baseline measured in the same run, as a ratio, and with
 what it means on a Raspberry Pi (ten times slower than most development machines). ``--json``
-prints one document: ``machine`` (where it ran), ``quick``, ``pi_factor`` and ``benchmarks``,
+prints one document: ``machine`` (where it ran), ``quick``, ``pi_factor``, ``cpu_wakeup``
+(``us``, ``held``, ``error``: the CPU wake-up latency request the run held) and ``benchmarks``,
 each benchmark with its ``title`` and ``figures``: key -> ``title``, ``value``, ``unit``,
 ``baseline`` {``title``, ``value``, ``unit``}, ``ratio`` (value / baseline), ``better``
 (``lower`` or ``higher``), ``pi`` {``value``, ``note``} and ``extra``. A benchmark that could not
@@ -33,23 +35,53 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="small samples (seconds, not minutes): to check the bench runs")
     p.add_argument("--only", nargs="+", metavar="NAME", default=None,
                    help=f"run only these: {', '.join(BENCHMARKS)}")
+    p.add_argument("--cpu-wakeup-us", type=int, default=0, metavar="US",
+                   help="[service] cpu_wakeup_us of the daemons started, also held by the "
+                        "bench for the whole run (default 0, as a table runs; -1: measure "
+                        "with no request, as the kernel leaves the CPUs)")
     p.set_defaults(func=cmd_bench)
 
 
 def run_benchmarks(names: list[str] | None = None, quick: bool = False,
-                   progress: Any = None) -> dict[str, Any]:
-    """Run the named benchmarks (all by default); the document ``--json`` prints."""
-    from controller.bench import BENCHMARKS
+                   progress: Any = None, cpu_wakeup_us: int = 0) -> dict[str, Any]:
+    """Run the named benchmarks (all by default); the document ``--json`` prints.
+    ``cpu_wakeup_us``: the CPU wake-up latency the run holds, as ``[service]`` of the same
+    name (controller.cpu_latency); ``-1`` holds none."""
+    from controller.bench import BENCHMARKS, OPTIONS
     from controller.bench.figures import PI_FACTOR, machine
+    from controller.cpu_latency import MAX_US, OFF, CpuLatency
 
     names = list(names or BENCHMARKS)
     unknown = [n for n in names if n not in BENCHMARKS]
     if unknown:
         raise TablectlError(f"no benchmark named {', '.join(unknown)}; choose from "
                             f"{', '.join(BENCHMARKS)}")
+    if cpu_wakeup_us != OFF and not 0 <= cpu_wakeup_us <= MAX_US:
+        raise TablectlError(f"--cpu-wakeup-us {cpu_wakeup_us}: give 0 to {MAX_US} "
+                            "microseconds, or -1 to measure with no request")
     _quiet_logs()
     doc: dict[str, Any] = {"machine": machine(), "quick": quick, "pi_factor": PI_FACTOR,
+                           "cpu_wakeup": {"us": cpu_wakeup_us, "held": False, "error": None},
                            "benchmarks": {}}
+    held: CpuLatency | None = None
+    if cpu_wakeup_us != OFF:
+        try:
+            held = CpuLatency.hold(cpu_wakeup_us)
+            doc["cpu_wakeup"]["held"] = True
+        except TablectlError as exc:      # measured all the same; the document says so
+            doc["cpu_wakeup"]["error"] = str(exc)
+    OPTIONS.cpu_wakeup_us = cpu_wakeup_us
+    try:
+        _run_each(doc, names, quick, progress)
+    finally:
+        if held is not None:
+            held.release()
+    return doc
+
+
+def _run_each(doc: dict[str, Any], names: list[str], quick: bool, progress: Any) -> None:
+    from controller.bench import BENCHMARKS
+
     for name in names:
         module = importlib.import_module(BENCHMARKS[name])
         if progress:
@@ -62,7 +94,6 @@ def run_benchmarks(names: list[str] | None = None, quick: bool = False,
             entry["error"] = f"{type(exc).__name__}: {exc}"
         entry["seconds"] = round(time.perf_counter() - t0, 3)
         doc["benchmarks"][name] = entry
-    return doc
 
 
 def _quiet_logs() -> None:
@@ -75,13 +106,22 @@ def _quiet_logs() -> None:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     progress = None if args.json else (lambda s: print(s, file=sys.stderr, flush=True))
-    doc = run_benchmarks(args.only, args.quick, progress)
+    doc = run_benchmarks(args.only, args.quick, progress, args.cpu_wakeup_us)
     if args.json:
         json.dump(doc, sys.stdout, indent=2)
         print()
     else:
         print(render(doc))
     return 1 if any("error" in b for b in doc["benchmarks"].values()) else 0
+
+
+def _wakeup_line(w: dict[str, Any]) -> str:
+    if w["held"]:
+        return (f"CPU wake-up latency held at {w['us']} µs for the run, as the service holds "
+                "it ([service] cpu_wakeup_us)")
+    if w["error"]:
+        return f"CPU wake-up latency NOT held (asked {w['us']} µs): {w['error']}"
+    return "CPU wake-up latency: no request (--cpu-wakeup-us -1), as the kernel leaves it"
 
 
 def render(doc: dict[str, Any]) -> str:
@@ -91,7 +131,8 @@ def render(doc: dict[str, Any]) -> str:
     m = doc["machine"]
     lines = [f"tablectl bench{' --quick' if doc['quick'] else ''}: Python {m['python']}, "
              f"{m['cpus']} CPUs ({m['cpu'] or 'unknown CPU'}), load {m['load_average']}",
-             f"Pi: taken as {doc['pi_factor']:g} times slower than this machine", ""]
+             f"Pi: taken as {doc['pi_factor']:g} times slower than this machine",
+             _wakeup_line(doc["cpu_wakeup"]), ""]
     for name, b in doc["benchmarks"].items():
         lines.append(f"{b['title']}  [{name}, {b['seconds']:.1f} s]")
         if "error" in b:

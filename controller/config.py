@@ -24,6 +24,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from controller.cpu_latency import MAX_US as CPU_WAKEUP_MAX, OFF as CPU_WAKEUP_OFF
 from controller.errors import TablectlError
 from controller.rules import GAME_IDS, get_game
 from controller.rules.base import Mode
@@ -153,6 +154,7 @@ class TableConfig:
     integrity_alpha: float = 1e-5                     # the sentinel's false-alarm level
     log_level: str = "info"
     log_format: str = "auto"
+    cpu_wakeup_us: int = 0          # [service]: the PM QoS bound held while running; -1: none
     path: Path | None = None
     warnings: tuple[str, ...] = ()
     digest: str = ""               # SHA-256 of the file's text ("" when not read from a file)
@@ -175,6 +177,7 @@ class TableConfig:
                     "roles": sorted(self.api.tokens)},
             "integrity_alarm": self.integrity_alarm,
             "integrity": self.integrity_json(),
+            "service": {"cpu_wakeup_us": self.cpu_wakeup_us},
             "path": str(self.path) if self.path else None, "digest": self.digest,
         }
 
@@ -363,6 +366,12 @@ def _deck_ids(v: Any) -> str:
     return ""
 
 
+def _cpu_wakeup(v: Any) -> str:
+    return "" if v == CPU_WAKEUP_OFF or 0 <= v <= CPU_WAKEUP_MAX else (
+        f"must be 0 to {CPU_WAKEUP_MAX} microseconds, or -1 to leave the CPUs' idle states "
+        "to the kernel")
+
+
 def _alpha(v: Any) -> str:
     return "" if 0 < v <= MAX_ALPHA else (f"must be above 0 and at most {MAX_ALPHA} (the "
                                            "chance a shuffled deck raises a sentinel alarm; "
@@ -428,6 +437,12 @@ SCHEMA: dict[str, dict[str, Key]] = {
                      help="the shuffle sentinel's false-alarm level per deck, above 0 and at "
                           "most 0.01"),
     },
+    "service": {
+        "cpu_wakeup_us": Key("int", 0, check=_cpu_wakeup,
+                             help="the longest a CPU may take to wake from idle while the "
+                                  "service runs (PM QoS); 0 keeps the CPUs in their shallowest "
+                                  "idle state, -1 leaves it to the kernel"),
+    },
     "logging": {
         "level": Key("str", "info", choices=LOG_LEVELS, help="lowest level logged"),
         "format": Key("str", "auto", choices=LOG_FORMATS,
@@ -465,7 +480,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
     },
 }
 TOP_LEVEL = ("table", "chips", "limits", "holdem", "interpretations", "devices", "gpio",
-             "journal", "api", "integrity", "logging")
+             "journal", "api", "integrity", "service", "logging")
 _TYPE_NAMES = {"str": "a string in quotes", "int": "a whole number", "bool": "true or false",
                "float": "a number", "pin": "a GPIO pin (a BCM number 0-27 such as 17, or \"GPIO17\")",
                "pins": "a list of GPIO pins, e.g. [5, 6, 12]",
@@ -634,6 +649,7 @@ def validate(doc: Mapping[str, Any], text: str = "", path: str | Path | None = N
     journal = ck.section(_table(ck, doc, "journal"), ("journal",), SCHEMA["journal"])
     integrity = ck.section(_table(ck, doc, "integrity"), ("integrity",), SCHEMA["integrity"])
     logging_ = ck.section(_table(ck, doc, "logging"), ("logging",), SCHEMA["logging"])
+    service = ck.section(_table(ck, doc, "service"), ("service",), SCHEMA["service"])
 
     game = _game(ck, table)
     limits = _limits(ck, _table(ck, doc, "limits"), game)
@@ -666,6 +682,7 @@ def validate(doc: Mapping[str, Any], text: str = "", path: str | Path | None = N
                             else None),
         integrity_alpha=integrity["alpha"],
         log_level=logging_["level"], log_format=logging_["format"],
+        cpu_wakeup_us=service["cpu_wakeup_us"],
         path=Path(path) if path else None, warnings=tuple(ck.warnings))
 
 

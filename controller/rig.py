@@ -32,7 +32,8 @@ class Rig:
     def __init__(self, workdir: str | Path, game: str, mode: str = "shoe", *, seed: int = 0,
                  speed: float = 200.0, box_sensors: bool = False, table_id: str = "bench-1",
                  interpretations: dict[str, str] | None = None,
-                 holdem: dict[str, Any] | None = None) -> None:
+                 holdem: dict[str, Any] | None = None,
+                 cpu_wakeup_us: int | None = None) -> None:
         self.dir = Path(workdir)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.game, self.mode, self.seed, self.speed = game, mode, seed, speed
@@ -41,6 +42,7 @@ class Rig:
         self.interpretations = interpretations or {}
         # [holdem] of a Hold'em table: HOLDEM with the caller's keys over it
         self.holdem = {**HOLDEM, **(holdem or {})} if game == "texas-holdem" else None
+        self.cpu_wakeup_us = cpu_wakeup_us      # [service] cpu_wakeup_us; None: the default
         self.config_path = self.dir / "table.toml"
         self.journal_path = self.dir / "journal.db"
         self.control_path = self.dir / "control.sock"
@@ -86,6 +88,8 @@ class Rig:
         for cls, dev in self.devices.items():
             lines += [f"[devices.{cls}]", f'class = "{cls}"', 'transport = "serial"',
                       f'port = "{dev.port}"', ""]
+        if self.cpu_wakeup_us is not None:
+            lines += ["[service]", f"cpu_wakeup_us = {self.cpu_wakeup_us}", ""]
         lines += ["[journal]", f'path = "{self.journal_path}"', "",
                   "[logging]", 'level = "info"', 'format = "json"', ""]
         self.config_path.write_text("\n".join(lines))
@@ -125,6 +129,25 @@ class Rig:
                 raise TablectlError(f"the controller did not come up in {timeout} s; "
                                     f"see {self.log_path}")
             time.sleep(0.05)
+
+    def holds_cpu_latency(self) -> bool:
+        """Whether the controller process holds a CPU wake-up latency request open
+        (controller.cpu_latency): its descriptors, as the kernel lists them."""
+        from controller.cpu_latency import DEVICE
+
+        if self.proc is None:
+            return False
+        try:
+            fds = list(Path(f"/proc/{self.proc.pid}/fd").iterdir())
+        except OSError:         # the process is gone
+            return False
+        for fd in fds:
+            try:
+                if os.readlink(fd) == DEVICE:
+                    return True
+            except OSError:     # closed meanwhile
+                continue
+        return False
 
     def _connect(self) -> None:
         ctl = socket.socket(socket.AF_UNIX)

@@ -33,6 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from controller.config import TableConfig
+from controller.cpu_latency import DEVICE as CPU_LATENCY_DEVICE
+from controller.cpu_latency import OFF as CPU_WAKEUP_OFF
+from controller.cpu_latency import CpuLatency
 from controller.errors import TablectlError
 from controller.journal import Journal, Kind
 from controller.logs import bind, get_logger
@@ -115,6 +118,7 @@ class Service:
         self._last_input = 0.0
         self._checkpointed = 0                            # runner.commits at the last one
         self._ticker: asyncio.TimerHandle | None = None   # the main loop's idle wake-up
+        self.cpu_latency: CpuLatency | None = None        # the PM QoS request held, if any
 
     # --- life cycle -------------------------------------------------------------------------
     async def run(self) -> int:
@@ -161,6 +165,7 @@ class Service:
                             source="service")
         report = self.runner.recover()
         self.log.info("recovered", **report)
+        self._hold_cpu_latency()
         self._open_devices()
         if self.control_path is not None:
             await self._open_control()
@@ -182,6 +187,19 @@ class Service:
                                 "add a [holdem] section to the configuration "
                                 "(docs/configuration.md)")
         return None
+
+    def _hold_cpu_latency(self) -> None:
+        """Keep the CPUs out of idle states slow to leave while the table runs ([service]
+        cpu_wakeup_us, controller.cpu_latency). Without it the table still runs, only each
+        frame waits longer for a CPU to wake: the log says why and how to fix it."""
+        us = self.config.cpu_wakeup_us
+        if us == CPU_WAKEUP_OFF:
+            return
+        try:
+            self.cpu_latency = CpuLatency.hold(us, self.cpu_latency_device)
+            self.log.info("cpu wake-up latency held", cpu_wakeup_us=us)
+        except TablectlError as exc:
+            self.log.warning("cpu wake-up latency not held", error=str(exc))
 
     def stop(self, why: str = "stop") -> None:
         """Finish the item in hand, then stop (SIGTERM, SIGINT)."""
@@ -241,9 +259,12 @@ class Service:
             except TablectlError as exc:     # the journal is what failed: say so, still stop
                 self.log.error("the stop could not be journaled", error=str(exc))
             self.journal.close()
+        if self.cpu_latency is not None:
+            self.cpu_latency.release()
         self.log.info("stopped")
 
     _control_server: asyncio.AbstractServer | None = None
+    cpu_latency_device = CPU_LATENCY_DEVICE    # where the PM QoS request is written
 
     # --- inputs -----------------------------------------------------------------------------
     def _open_devices(self) -> None:

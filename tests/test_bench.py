@@ -73,6 +73,34 @@ def test_group_commit_journal_recovers(report):
         "extra"]["recovers"] is True
 
 
+def test_the_run_holds_the_cpu_wakeup_latency_the_service_holds(report):
+    """By default the bench, and each daemon it starts, hold [service] cpu_wakeup_us = 0,
+    as a table runs; the document says whether it was held and, if not, why."""
+    import os
+
+    from controller.cpu_latency import DEVICE
+
+    w = report["cpu_wakeup"]
+    assert w["us"] == 0
+    assert w["held"] is os.access(DEVICE, os.W_OK)
+    assert (w["error"] is None) is w["held"]
+    card = report["benchmarks"]["daemon"]["figures"]["daemon.card.p99"]["extra"]
+    assert card["cpu_wakeup_us"] == 0
+    assert card["daemon_held_cpu_wakeup"] is w["held"]
+
+
+def test_the_cpu_wakeup_request_can_be_left_out_and_a_bad_one_is_refused():
+    proc = subprocess.run([sys.executable, "-m", "controller.cli", "bench", "--quick", "--json",
+                           "--only", "codec", "--cpu-wakeup-us", "-1"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["cpu_wakeup"] == {"us": -1, "held": False, "error": None}
+    proc = subprocess.run([sys.executable, "-m", "controller.cli", "bench", "--only", "codec",
+                           "--cpu-wakeup-us", "-7"], capture_output=True, text=True)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "--cpu-wakeup-us -7" in proc.stderr and "-1 to measure with no request" in proc.stderr
+
+
 def test_unknown_benchmark_is_a_clear_error():
     proc = subprocess.run([sys.executable, "-m", "controller.cli", "bench", "--only", "nosuch"],
                           capture_output=True, text=True)

@@ -96,7 +96,8 @@ def test_unit_says_what_the_service_needs():
     assert str(load_config(ROOT / "docs" / "table.toml.example").journal_path) \
         .startswith("/var/lib/tablectl/")
     allowed = {v.split()[0] for v in opts["DeviceAllow"]}
-    assert {"char-ttyUSB", "char-ttyACM", "char-usb_device", "char-gpiochip"} <= allowed
+    assert {"char-ttyUSB", "char-ttyACM", "char-usb_device", "char-gpiochip",
+            "/dev/cpu_dma_latency"} <= allowed
     assert opts["DevicePolicy"] == ["closed"] and opts["ProtectSystem"] == ["strict"]
     assert "PrivateDevices" not in opts and "PrivateUsers" not in opts
     assert set(opts["RestrictAddressFamilies"][0].split()) == {"AF_UNIX", "AF_INET",
@@ -147,6 +148,9 @@ def test_udev_rules_parse_and_name_every_device():
             attrs = {a for k, a, _ in matches if k == "ATTRS"}
             assert {"{idVendor}", "{idProduct}", "{serial}"} <= attrs, number
         assert "SUBSYSTEM" in keys, number
+    # the service user may hold the CPU wake-up latency request ([service] cpu_wakeup_us)
+    assert any(("KERNEL", None, "cpu_dma_latency") in matches
+               and ("GROUP", None, "tablectl") in assigns for _, matches, assigns in rules)
     # the configured example's serial port is one of the stable names
     example = load_config(ROOT / "docs" / "table.toml.example")
     assert example.device("shuffler").port.removeprefix("/dev/") in links

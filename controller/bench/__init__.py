@@ -9,6 +9,8 @@ latest figures and how each is measured.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 # name -> module, in the order they run (the cheap ones first).
 BENCHMARKS = {
     "codec": "controller.bench.codec",
@@ -19,3 +21,16 @@ BENCHMARKS = {
     "footprint": "controller.bench.footprint",
     "odds": "controller.bench.odds",
 }
+
+
+@dataclass
+class Options:
+    """Settings of one ``tablectl bench`` run that the benchmarks' daemons share."""
+
+    # [service] cpu_wakeup_us of every daemon the bench starts; the bench holds the same
+    # request itself for the whole run, so each baseline meets the CPUs as the daemon left
+    # them (-1: nobody asks; controller.cpu_latency).
+    cpu_wakeup_us: int = 0
+
+
+OPTIONS = Options()

@@ -36,6 +36,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
+from . import OPTIONS
 from .codec import frames
 from .figures import PI_FACTOR, Figure, percentile, wire_time_s
 from .floor import Listener, null_daemon
@@ -187,8 +188,10 @@ def run(quick: bool = False) -> list[Figure]:
     with tempfile.TemporaryDirectory(prefix="tablectl-bench-",
                                      dir=os.environ.get("TABLECTL_BENCH_DIR")) as tmp:
         commit = journal_commit(Path(tmp), 30 if quick else 200)
-        with Rig(Path(tmp) / "rig", "q-poker", "shoe", seed=5, speed=1000.0) as rig:
+        with Rig(Path(tmp) / "rig", "q-poker", "shoe", seed=5, speed=1000.0,
+                 cpu_wakeup_us=OPTIONS.cpu_wakeup_us) as rig:
             _start(rig)
+            held = rig.holds_cpu_latency()
             # The daemon's cards and the do-nothing path's frames in turn, block by block, so
             # both meet the same minutes of a shared machine.
             for b in range(blocks):
@@ -196,7 +199,8 @@ def run(quick: bool = False) -> list[Figure]:
                 null += null_daemon(fr["card"], (50 if quick else 3000) // blocks)
             paced = play_rounds(rig, 2 if quick else 40, seed=20, pace_s=PACE_S)
             jams = play_jams(rig, 3 if quick else EVENTS)
-        with Rig(Path(tmp) / "dice", "super-pan-9", "shoe", seed=5, speed=1000.0) as rig:
+        with Rig(Path(tmp) / "dice", "super-pan-9", "shoe", seed=5, speed=1000.0,
+                 cpu_wakeup_us=OPTIONS.cpu_wakeup_us) as rig:
             _start(rig)
             dice = play_dice(rig, 3 if quick else EVENTS)
     frame = fr["card"]
@@ -209,7 +213,8 @@ def run(quick: bool = False) -> list[Figure]:
              "wire_s": wire,
              "echo_p50_s": percentile(echo, 50), "echo_p99_s": percentile(echo, 99),
              "commit_p50_s": percentile(commit, 50), "commit_p99_s": percentile(commit, 99),
-             "null_p50_s": percentile(null, 50), "null_p99_s": percentile(null, 99)}
+             "null_p50_s": percentile(null, 50), "null_p99_s": percentile(null, 99),
+             "cpu_wakeup_us": OPTIONS.cpu_wakeup_us, "daemon_held_cpu_wakeup": held}
     # What the controller adds to the do-nothing path at each percentile, both measured in
     # the same blocks (a difference of percentiles: an estimate of its share of the tail).
     stats.update(own_p50_s=max(stats["p50_s"] - stats["null_p50_s"], 0.0),

@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from . import OPTIONS
 from .figures import PI_FACTOR, Figure, cpu_seconds, open_fds, rss_mib
 
 NAME = "footprint"
@@ -93,7 +94,8 @@ def run(quick: bool = False) -> list[Figure]:
     bare = bare_interpreter(3 if quick else 7)
     with tempfile.TemporaryDirectory(prefix="tablectl-bench-",
                                      dir=os.environ.get("TABLECTL_BENCH_DIR")) as tmp:
-        with Rig(Path(tmp) / "rig", "q-poker", "shoe", seed=9, speed=1000.0) as rig:
+        with Rig(Path(tmp) / "rig", "q-poker", "shoe", seed=9, speed=1000.0,
+                 cpu_wakeup_us=OPTIONS.cpu_wakeup_us) as rig:
             rig.start_devices()
             proc, ready = start_to_ready(rig.config_path, rig.dir)
             try:
