@@ -249,6 +249,22 @@ def test_integrity_keys():
     assert parse_text(BASE + "\n[integrity]\nalpha = 0.01\n").integrity_alpha == 0.01
 
 
+def test_service_cpu_wakeup():
+    assert parse_text(BASE).cpu_wakeup_us == 0          # held at 0 µs unless told otherwise
+    for value in (-1, 0, 50, 2_000_000_000):
+        cfg = parse_text(BASE + f"\n[service]\ncpu_wakeup_us = {value}\n")
+        assert cfg.cpu_wakeup_us == value
+        assert cfg.to_json()["service"] == {"cpu_wakeup_us": value}
+    for value, why in (("-2", "or -1 to leave"), ("2000000001", "0 to 2000000000"),
+                       ('"fast"', "not a whole number"), ("1.5", "not a whole number"),
+                       ("true", "not a whole number")):
+        text = BASE + f"\n[service]\ncpu_wakeup_us = {value}\n"
+        p = only(text)
+        assert p.key == "service.cpu_wakeup_us" and why in f"{p.reason}; {p.fix}", p
+        assert p.line == line_of(text, "cpu_wakeup_us")
+    assert only(BASE + "\n[service]\ncpu_wakeup = 0\n").key == "service.cpu_wakeup"
+
+
 @pytest.mark.parametrize("game,boxes,interpretations,ok", [
     ("q-poker", 7, "", False),                            # decks = "one" by default
     ("q-poker", 7, 'decks = "one"', False),
