@@ -47,7 +47,7 @@ def run_benchmarks(names: list[str] | None = None, quick: bool = False,
     """Run the named benchmarks (all by default); the document ``--json`` prints.
     ``cpu_wakeup_us``: the CPU wake-up latency the run holds, as ``[service]`` of the same
     name (controller.cpu_latency); ``-1`` holds none."""
-    from controller.bench import BENCHMARKS, OPTIONS
+    from controller.bench import BENCHMARKS, OPTIONS, Options
     from controller.bench.figures import PI_FACTOR, machine
     from controller.cpu_latency import MAX_US, OFF, CpuLatency
 
@@ -74,6 +74,7 @@ def run_benchmarks(names: list[str] | None = None, quick: bool = False,
     try:
         _run_each(doc, names, quick, progress)
     finally:
+        OPTIONS.cpu_wakeup_us = Options.cpu_wakeup_us     # the next run starts from the default
         if held is not None:
             held.release()
     return doc

@@ -16,6 +16,7 @@ from __future__ import annotations
 import errno
 import os
 import struct
+from pathlib import Path
 
 from controller.errors import TablectlError
 
@@ -34,10 +35,8 @@ class CpuLatency:
     """A held request. Release it with :meth:`release` (or ``with``); the kernel also drops
     it when the process ends, even by SIGKILL, so it never outlives the service."""
 
-    def __init__(self, fd: int, us: int, device: str) -> None:
+    def __init__(self, fd: int) -> None:
         self._fd: int | None = fd
-        self.us = us
-        self.device = device
 
     @classmethod
     def hold(cls, us: int, device: str = DEVICE) -> "CpuLatency":
@@ -56,7 +55,7 @@ class CpuLatency:
             raise CpuLatencyError(f"{device} refused a wake-up latency of {us} µs "
                                   f"({exc.strerror}): set [service] cpu_wakeup_us = -1 "
                                   "to go on without it") from exc
-        return cls(fd, us, device)
+        return cls(fd)
 
     @property
     def held(self) -> bool:
@@ -80,6 +79,22 @@ def in_force(device: str = DEVICE) -> int:
     :data:`MAX_US` when none asks anything."""
     with open(device, "rb") as f:
         return _VALUE.unpack(f.read(_VALUE.size))[0]
+
+
+def held_by(pid: int, device: str = DEVICE) -> bool:
+    """Whether process ``pid`` holds a request open: its descriptors, as the kernel lists
+    them (False once it is gone)."""
+    try:
+        fds = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            if os.readlink(fd) == device:
+                return True
+        except OSError:     # closed meanwhile (the listing's own descriptor among them)
+            continue
+    return False
 
 
 def _why(device: str, exc: OSError) -> str:

@@ -132,22 +132,10 @@ class Rig:
 
     def holds_cpu_latency(self) -> bool:
         """Whether the controller process holds a CPU wake-up latency request open
-        (controller.cpu_latency): its descriptors, as the kernel lists them."""
-        from controller.cpu_latency import DEVICE
+        (controller.cpu_latency)."""
+        from controller.cpu_latency import held_by
 
-        if self.proc is None:
-            return False
-        try:
-            fds = list(Path(f"/proc/{self.proc.pid}/fd").iterdir())
-        except OSError:         # the process is gone
-            return False
-        for fd in fds:
-            try:
-                if os.readlink(fd) == DEVICE:
-                    return True
-            except OSError:     # closed meanwhile
-                continue
-        return False
+        return self.proc is not None and held_by(self.proc.pid)
 
     def _connect(self) -> None:
         ctl = socket.socket(socket.AF_UNIX)

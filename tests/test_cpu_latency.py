@@ -9,7 +9,8 @@ import sys
 import pytest
 
 from controller.config import parse_text
-from controller.cpu_latency import DEVICE, MAX_US, CpuLatency, CpuLatencyError, in_force
+from controller.cpu_latency import (DEVICE, MAX_US, CpuLatency, CpuLatencyError, held_by,
+                                    in_force)
 from controller.sdnotify import Notifier
 from controller.service import Service
 
@@ -25,28 +26,17 @@ def _free_bound() -> int:
     return min(now - 1, 4321)
 
 
-def _holds(pid: int) -> bool:
-    fds = f"/proc/{pid}/fd"
-    for fd in os.listdir(fds):
-        try:
-            if os.readlink(f"{fds}/{fd}") == DEVICE:
-                return True
-        except FileNotFoundError:       # the listing's own descriptor, closed since
-            continue
-    return False
-
-
 @writable
 def test_a_held_request_bounds_the_kernel_and_its_release_withdraws_it():
     before = in_force()
     us = _free_bound()
     req = CpuLatency.hold(us)
     try:
-        assert req.held and _holds(os.getpid())
+        assert req.held and held_by(os.getpid())
         assert in_force() == us
     finally:
         req.release()
-    assert not req.held and not _holds(os.getpid())
+    assert not req.held and not held_by(os.getpid())
     assert in_force() == before
     req.release()                           # twice: nothing more to do
 
@@ -73,7 +63,7 @@ def test_the_request_ends_with_its_process_even_on_sigkill():
 def test_a_bound_out_of_range_is_refused_before_anything_is_opened(us):
     with pytest.raises(CpuLatencyError, match=f"0 to {MAX_US}"):
         CpuLatency.hold(us)
-    assert not _holds(os.getpid())
+    assert not held_by(os.getpid())
 
 
 def test_a_missing_device_names_the_way_out(tmp_path):
@@ -146,7 +136,7 @@ def test_the_service_holds_the_configured_bound_while_it_runs(tmp_path):
 def test_the_service_asks_nothing_when_told_not_to(tmp_path):
     svc = _service(tmp_path, "[service]\ncpu_wakeup_us = -1")
     asyncio.run(_while_running(svc, lambda: (svc.cpu_latency is None
-                                             and not _holds(os.getpid())) or pytest.fail(
+                                             and not held_by(os.getpid())) or pytest.fail(
         "a request was held")))
 
 
