@@ -61,6 +61,20 @@ def test_latency_figures_hold_percentiles_in_order(report):
             assert x["escaped"] == 0, key             # nothing escaped the runner
 
 
+def test_pause_figures_hold_each_condition_with_its_percentiles(report):
+    figures = report["benchmarks"]["pause"]["figures"]
+    for key, f in figures.items():
+        x = f["extra"]
+        for c in ("back_to_back", "busy", "sleep"):
+            assert 0 < x[f"{c}_p50_s"] <= x[f"{c}_p99_s"], (key, c)
+        p = key.rsplit(".", 1)[1]
+        assert f["value"] == pytest.approx(x[f"busy_{p}_s"], rel=1e-6), key
+        assert f["baseline"]["value"] == pytest.approx(x[f"back_to_back_{p}_s"], rel=1e-6), key
+        assert x["samples"] >= 6 and x["pause_s"] == 0.005, key
+    assert figures["pause.commit.p50"]["extra"]["journal_on"] == "disk"
+    assert figures["pause.card.p50"]["extra"]["journal_on"] in ("tmpfs", "disk")
+
+
 def test_odds_baseline_agrees_with_the_engine(report):
     for key, f in report["benchmarks"]["odds"]["figures"].items():
         # the plain enumeration must find the engine's own counts for the hands it sampled

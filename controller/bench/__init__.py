@@ -17,6 +17,7 @@ BENCHMARKS = {
     "journal": "controller.bench.journal",
     "throughput": "controller.bench.throughput",
     "latency": "controller.bench.latency",
+    "pause": "controller.bench.pause",
     "daemon": "controller.bench.daemon",
     "footprint": "controller.bench.footprint",
     "odds": "controller.bench.odds",
