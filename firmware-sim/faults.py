@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.errors import TablectlError
+from drivers.protocol.messages import REFUSAL_CODES
 
 ALL = ("shuffler", "shoe", "dice", "box-sensors")
 CARDS = ("shuffler", "shoe")
@@ -50,6 +51,9 @@ FAULTS: dict[str, FaultSpec] = {s.name: s for s in [
           "that card); cleared by the physical action clear_jam", where=(str, "")),
     _spec("malfunction", "device", ALL, "the firmware reports a fault it cannot recover from; "
           "cleared only by a reboot", code=(int, 1), text=(str, "")),
+    _spec("refuse", "device", ("shuffler", "dice"), "the firmware refuses the next host "
+          "command (any but status, or only `action`) with `code`, once, and does nothing of "
+          "it", code=(str, "not-ready"), action=(_OPT_STR, None)),
     _spec("door_open", "device", DOORS, "a door (the agitator's lid) opens"),
     _spec("door_close", "device", DOORS, "the door (lid) closes again"),
     _spec("face_up", "device", ("shoe",), "the next card drawn comes out face up"),
@@ -98,6 +102,11 @@ FAULTS: dict[str, FaultSpec] = {s.name: s for s in [
 ]}
 
 FAULT_NAMES = tuple(FAULTS)
+
+# The codes a firmware refuses a valid command with (drivers/protocol/messages.py); not
+# unknown-command or bad-argument, which answer a command the host got wrong.
+REFUSE_CODES = tuple(c for c in REFUSAL_CODES.values()
+                     if c not in ("unknown-command", "bad-argument"))
 
 # Which frames the output faults (drop, corrupt_crc, duplicate, delay) hit: the device's
 # reliable events (the default: they are retransmitted), its acks of commands (the host then
@@ -160,6 +169,9 @@ def make_fault(name: str, device_class: str | None = None, context: str = "",
     if "frames" in out and out["frames"] not in FRAME_KINDS:
         raise TablectlError(f"{pre}fault {name!r}: frames = {out['frames']!r} is unknown; use "
                             f"{', '.join(FRAME_KINDS)}")
+    if name == "refuse" and out["code"] not in REFUSE_CODES:
+        raise TablectlError(f"{pre}fault 'refuse': code = {out['code']!r} is not a refusal a "
+                            f"firmware sends; use {', '.join(REFUSE_CODES)}")
     if "die" in out and not 0 <= out["die"] < 16:
         raise TablectlError(f"{pre}fault {name!r}: die is the die's index from 0 (0-3 for four "
                             "dice)")

@@ -63,3 +63,46 @@ def test_a_hand_the_shuffler_refuses_voids_the_round_through_the_real_daemon(tmp
                     and r.payload["action"].startswith("dispense")]
     finally:
         rig.stop()
+
+
+def test_a_refused_shake_is_given_again_and_the_round_goes_on_through_the_real_daemon(tmp_path):
+    """The agitator refuses the banker's shake (the simulator's ``refuse`` fault: a refusal its
+    own state would not give). The shake did nothing, so the table shows the condition, stays
+    in ``dice_shaking`` with no ruling, and takes the banker's shake again (261/96/M art. 2(2):
+    only the banker shakes); the dice are read and the deal begins."""
+    rig = Rig(tmp_path, "super-pan-9", "shoe", seed=5)
+    try:
+        rig.start_devices()
+        rig.start_controller()
+        rig.wait_links()
+        rig.devices["dice"].inject("refuse", code="door-open")
+        rig.must("open_table", "supervisor")
+        if rig.state() == "shuffling":
+            rig.must("deck_ready")
+        assert rig.wait_state("bets_open") == "bets_open"
+        rig.must("set_banker", seat=1, capital=1000)
+        rig.must("place_bet", box=3, wager="seat", amount=10, player="p3")
+        mark = rig.mark()
+        rig.must("shake")
+        told = rig.wait_event(lambda e: e["kind"] == "device_condition"
+                              and e.get("refused") == "shake", since=mark)
+        # An acknowledgement carries the code alone; the driver names the way out.
+        assert told["reason"] == "door-open" and "close the door" in told["what"]
+        assert rig.state() == "dice_shaking"
+        assert rig.devices["dice"].emitted("dice_result") == []      # nothing was shaken
+        rig.must("shake")                                             # the banker again
+        assert rig.wait_state("dealing", timeout=20) == "dealing"
+
+        with Journal.open(rig.journal_path, readonly=True) as j:
+            assert j.verify().ok
+            records = list(j.records())
+        shakes = [r.seq for r in records if r.kind == "device_command"
+                  and r.payload["action"] == "shake"]
+        refusal = next(r for r in records if r.kind == "device"
+                       and r.payload["event"]["kind"] == "command_refused")
+        result = next(r for r in records if r.kind == "device"
+                      and r.payload["event"]["kind"] == "dice_result")
+        assert len(shakes) == 2 and shakes[0] < refusal.seq < shakes[1] < result.seq
+        assert not [r for r in records if r.kind in ("decision", "round_close")]
+    finally:
+        rig.stop()

@@ -179,6 +179,10 @@ async def _run_case(case: Case, workdir: Path, seed: int) -> Result:
                 res.recovered = f"stopped safely ({live.state})"
             else:
                 problems.append(f"the table did not recover; it is in {live.state}")
+        if case.fault == "refuse":
+            # Checked over both rounds: a refusal armed late in a round meets the next
+            # round's first command (a shuffle, a hand, a shake).
+            problems += _refusal_checks(case, live)
         if live.escaped:
             problems.append("escaped: " + "; ".join(repr(e) for e in live.escaped[:3]))
         report = live.journal.verify()
@@ -234,6 +238,37 @@ def regulation_checks(case: Case, live: LiveTable, public: list[Any], outcome: s
     if case.game == "texas-holdem" and case.fault == "face_up" and outcome == "void":
         out.append("an exposed card is a dealing error the croupier rectifies (11/2008 "
                    "art. 9(1)); it never voids the hand")
+    return out
+
+
+def _refusal_checks(case: Case, live: LiveTable) -> list[str]:
+    """A refused command reaches the journal as the device's input; a refused hand or card
+    voids its round as a failure of the shuffler would (SHUFFLER_FAILURE_VOIDS); a refused
+    shake is shaken again and a refused deck check is let go, and their round goes on."""
+    journal = live.journal
+    refusals = [r for r in journal.records(kinds=["device"])
+                if r.payload["event"]["kind"] == "command_refused"]
+    if not refusals:
+        return ["the armed refusal met no command in either round"]
+    closes = {r.round_id: r for r in journal.records(kinds=["round_close"])}
+    out = []
+    for r in refusals:
+        action = r.payload["event"]["action"]
+        close = closes.get(r.round_id)
+        if close is None:
+            continue        # refused between rounds (a shuffle): no round to rule on
+        outcome = close.payload.get("outcome")
+        if action.startswith("dispense"):
+            want = SHUFFLER_FAILURE_VOIDS[case.game]
+            if outcome != "void" or not (close.article or "").startswith(want):
+                out.append(f"a refused {action} while dealing voids the round ({want}); got "
+                           f"{outcome} {close.article}")
+        elif action == "shake" and outcome != "settled":
+            out.append(f"a refused shake shook nothing: the round goes on; it ended {outcome} "
+                       f"({close.article})")
+        elif action == "deck_check" and outcome != "settled":
+            out.append(f"a refused deck check holds nothing back: the round goes on; it ended "
+                       f"{outcome} ({close.article})")
     return out
 
 

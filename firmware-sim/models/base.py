@@ -95,6 +95,8 @@ class FirmwareModel:
         #: link-level faults that came due inside the model (e.g. at the Nth card);
         #: the runtime takes them with :meth:`take_link_faults`.
         self._link_faults: list[Fault] = []
+        #: an injected refusal (the ``refuse`` fault's arguments) waiting for its command
+        self._refusal: dict[str, Any] | None = None
 
     # --- the runtime's side -----------------------------------------------------------
 
@@ -104,6 +106,7 @@ class FirmwareModel:
         method = self.COMMANDS.get(name)
         if method is None:
             raise Refused("unknown-command", f"a {self.device_class} has no command {name!r}")
+        self._refuse_if_armed(name)
         if name != "status":
             self._check_operational()
         getattr(self, method)(**args)
@@ -134,6 +137,7 @@ class FirmwareModel:
         self._timers.clear()
         self.fault_code = None
         self.fault_text = ""
+        self._refusal = None
         self._power_on()
         self._out.clear()
 
@@ -191,6 +195,16 @@ class FirmwareModel:
 
     def _duration(self, name: str) -> float:
         return TIMINGS[name]
+
+    def _refuse_if_armed(self, name: str) -> None:
+        """An injected refusal takes the command it waits for (any but ``status`` unless it
+        names one) once: the firmware refuses it and does nothing."""
+        r = self._refusal
+        if r is None or (r["action"] is None and name == "status") \
+                or r["action"] not in (None, name):
+            return
+        self._refusal = None
+        raise Refused(r["code"], f"{name} refused (injected fault)")
 
     def _check_operational(self) -> None:
         """Refuse a command in a state where the firmware cannot act."""
@@ -258,6 +272,11 @@ class FirmwareModel:
             self._door(False)
         elif name == "jam":
             self._jam(a["where"])
+        elif name == "refuse":
+            if a["action"] is not None and a["action"] not in self.COMMANDS:
+                raise SimulatorError(f"fault 'refuse': a {self.device_class} has no command "
+                                     f"{a['action']!r}; use {', '.join(self.COMMANDS)}")
+            self._refusal = dict(a)
         else:
             self._apply_own_fault(fault)
 
