@@ -8,7 +8,8 @@ then plays one clean round to see the table recover. A case passes when:
 * nothing escaped the runner and the machine never fell into ``controller_fault``;
 * the round ended (settled or void), its ``round_close`` is in the journal, and a void round
   cites an article of the game's own regulation;
-* what the regulation says of this fault holds (see :func:`regulation_checks`);
+* what the regulation says of this fault holds (see :func:`regulation_checks`; a refused
+  command is ruled on over both rounds, see :func:`_refusal_checks`);
 * the journal's hash chain verifies;
 * the next round completes (the table recovered) or the table stopped safely (in
   ``malfunction`` or ``out_of_service``, never mid-round).
