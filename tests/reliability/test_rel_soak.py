@@ -1,6 +1,6 @@
 """Soak: the real daemon plays round after round with the simulator at high speed while faults
 are injected at random (link noise, lost and duplicated frames, jams, unplugged devices, a
-misread, a card out face up), and the supervisor clears what the table asks. The daemon's
+misread, a card out face up, a command the shuffler refuses), and the supervisor clears what the table asks. The daemon's
 resident memory and open file descriptors must stay flat; the journal must verify; the counts
 are reported (terminal and artifacts/soak.json). A few hundred rounds by default, many
 thousands with --long."""
@@ -26,6 +26,9 @@ DEALING_FAULTS = [("garbage", {}), ("corrupt_crc", {}), ("drop", {}), ("duplicat
                   ("delay", {"seconds": 0.1}), ("jam", {}), ("disconnect", {"duration_s": 0.3}),
                   ("misread", {}), ("malfunction", {})]
 SHOE_ONLY = [("face_up", {})]
+# The shuffler refuses the command after that card (a hand, a check, a shuffle) for a reason
+# its own state would not give.
+SHUFFLER_ONLY = [("refuse", {"code": "jammed"})]
 
 
 def soak(tmp_path, game, mode, rounds, seed, fault_rate=0.2):
@@ -43,7 +46,7 @@ def soak(tmp_path, game, mode, rounds, seed, fault_rate=0.2):
         t0 = time.monotonic()
         for n in range(rounds):
             if rng.random() < fault_rate:
-                pool = DEALING_FAULTS + (SHOE_ONLY if mode == "shoe" else [])
+                pool = DEALING_FAULTS + (SHOE_ONLY if mode == "shoe" else SHUFFLER_ONLY)
                 name, args = rng.choice(pool)
                 out = len(dealer.emitted("card_drawn")) + sum(
                     len(e["cards"]) for e in dealer.emitted("hand_dispensed"))
