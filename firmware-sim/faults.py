@@ -169,9 +169,16 @@ def make_fault(name: str, device_class: str | None = None, context: str = "",
     if "frames" in out and out["frames"] not in FRAME_KINDS:
         raise TablectlError(f"{pre}fault {name!r}: frames = {out['frames']!r} is unknown; use "
                             f"{', '.join(FRAME_KINDS)}")
-    if name == "refuse" and out["code"] not in REFUSE_CODES:
-        raise TablectlError(f"{pre}fault 'refuse': code = {out['code']!r} is not a refusal a "
-                            f"firmware sends; use {', '.join(REFUSE_CODES)}")
+    if name == "refuse":
+        if out["code"] not in REFUSE_CODES:
+            raise TablectlError(f"{pre}fault 'refuse': code = {out['code']!r} is not a refusal "
+                                f"a firmware sends; use {', '.join(REFUSE_CODES)}")
+        if device_class is not None and out["action"] is not None:
+            from .models import MODELS      # here: the models import this module
+            commands = MODELS[device_class].COMMANDS
+            if out["action"] not in commands:
+                raise TablectlError(f"{pre}fault 'refuse': a {device_class} has no command "
+                                    f"{out['action']!r}; use {', '.join(commands)}")
     if "die" in out and not 0 <= out["die"] < 16:
         raise TablectlError(f"{pre}fault {name!r}: die is the die's index from 0 (0-3 for four "
                             "dice)")

@@ -71,8 +71,24 @@ def test_bad_arguments_are_named_with_the_way_out(args, says):
 
 
 def test_a_command_the_device_lacks_is_named_with_its_commands():
+    # Named when the fault is made, so a refusal armed for later fails at once, not when due.
+    with pytest.raises(TablectlError, match="a dice has no command 'shuffle'; use shake"):
+        make_fault("refuse", "dice", action="shuffle")
+    # A fault made without its device class is still checked when it is applied.
     with pytest.raises(SimulatorError, match="a dice has no command 'shuffle'; use shake"):
-        DiceModel(seed=1).inject(make_fault("refuse", "dice", action="shuffle"), 0)
+        DiceModel(seed=1).inject(make_fault("refuse", action="shuffle"), 0)
+
+
+def test_a_refusal_armed_for_later_with_a_wrong_command_is_refused_at_once():
+    from firmware_sim.table import SimulatedTable
+    with SimulatedTable(seed=1, speed=1000) as sim:
+        dice = sim.add("dice")
+        with pytest.raises(TablectlError, match="no command 'dispense_hand'"):
+            dice.inject("refuse", action="dispense_hand", at_shake=2)
+        assert dice.runtime.schedule.pending() == []          # nothing was armed
+        dice.inject("refuse", action="shake", at_shake=1)     # a right one is armed
+        [(trigger, fault)] = dice.runtime.schedule.pending()
+        assert (str(trigger), fault.args["action"]) == ("at_shake=1", "shake")
 
 
 def test_only_devices_that_take_commands_can_refuse():
