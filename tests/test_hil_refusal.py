@@ -106,3 +106,37 @@ def test_a_refused_shake_is_given_again_and_the_round_goes_on_through_the_real_d
         assert not [r for r in records if r.kind in ("decision", "round_close")]
     finally:
         rig.stop()
+
+
+def test_a_shuffler_busy_with_work_of_its_own_is_asked_again_through_the_real_daemon(tmp_path):
+    """The shuffler refuses the hand as ``busy`` with nothing under way that will report
+    itself done (the simulator's ``refuse`` fault). The table asks its status, which says
+    ``ready``, and asks for the hand again: the round is dealt, not held for the supervisor."""
+    rig = Rig(tmp_path, "q-poker", "shuffler", seed=4)
+    try:
+        rig.start_devices()
+        rig.start_controller()
+        rig.wait_links()
+        rig.devices["shuffler"].inject("refuse", code="busy", action="dispense_hand")
+        rig.must("open_table", "supervisor")
+        assert rig.wait_state("bets_open", timeout=20) == "bets_open"
+        rig.must("place_bet", box=2, wager="versus_croupier", amount=10)
+        rig.must("close_bets")
+        assert rig.wait_state("player_decisions", timeout=20) == "player_decisions"
+
+        with Journal.open(rig.journal_path, readonly=True) as j:
+            assert j.verify().ok
+            records = list(j.records())
+        steps = [(r.kind, r.payload.get("action") or r.payload["event"]["kind"])
+                 for r in records if r.kind == "device_command"
+                 or (r.kind == "device" and r.payload["event"]["kind"] in (
+                     "command_refused", "status", "hand_dispensed"))]
+        first = steps.index(("device", "command_refused"))
+        assert steps[first - 1] == ("device_command", "dispense_hand")
+        assert steps[first + 1:first + 4] == [("device_command", "status"),
+                                              ("device", "status"),
+                                              ("device_command", "dispense_hand")]
+        assert ("device", "hand_dispensed") in steps[first + 4:]
+        assert not [r for r in records if r.kind in ("decision", "round_close")]
+    finally:
+        rig.stop()

@@ -29,6 +29,7 @@ class Shuffler:
         self.run, self.cards, self.rng = run, list(cards), random.Random(seed)
         self.order: list[Card] = []
         self.inbox: list = []                 # commands sent (after journaling), unanswered
+        self.status = "ready"                 # what a status request is answered with
 
     def send(self, command):
         # A command reaches a device only once the journal holds it.
@@ -56,6 +57,7 @@ class Shuffler:
                                                            card=self.take(1)[0], deck_id=1)],
                 "shake": lambda: [ev.ShakeStarted(device=dev, ts=0.0),
                                   ev.DiceResult(device=dev, ts=0.0, dice=(1, 1, 1, 2))],
+                "status": lambda: [ev.Status(device=dev, ts=0.0, state=self.status)],
             }[c.action]()
             if c.action == "shuffle":
                 self.order = self.rng.sample(self.cards, len(self.cards))

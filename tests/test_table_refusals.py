@@ -50,9 +50,11 @@ def test_a_hand_not_dispensed_is_asked_again_when_the_shuffler_can_take_it(tmp_p
     shown = conditions(run, mark)
     assert [(c["device"], c["refused"], c["reason"]) for c in shown] == [
         ("shuffler", "dispense_hand", reason)]
-    assert run.table.state == "bets_closed" and actions(run, mark) == []
+    # Busy: the table asks whether the work it was busy with is over (a status request).
+    asked = ["status"] if reason == "busy" else []
+    assert run.table.state == "bets_closed" and actions(run, mark) == asked
     run.device(FREED[reason])           # the hand is asked again and dealt
-    assert actions(run, mark) == ["dispense_hand"]
+    assert actions(run, mark) == asked + ["dispense_hand"]
     dev.answer()
     assert run.table.state == "player_decisions"
     # The refusal is in the journal as the device's input, before what it led to.
@@ -95,10 +97,13 @@ def test_a_shuffle_refused_while_busy_is_asked_again_on_the_check_result(tmp_pat
     dev.inbox.clear()
     mark = run.journal.head()[0]
     refused(run, "shuffler", "shuffle", "busy")
-    assert run.table.state == "shuffling" and actions(run, mark) == []
+    assert run.table.state == "shuffling" and actions(run, mark) == ["status"]
+    dev.inbox.clear()                                # its answer: still checking
+    run.device(ev.Status(device="shuffler", ts=0.0, state="checking"))
+    assert actions(run, mark) == ["status"]
     run.device(ev.DeckCheckResult(device="shuffler", ts=0.0, count=52, cards=tuple(DECK),
                                   deck_ids=(2,)))
-    assert actions(run, mark) == ["shuffle"]
+    assert actions(run, mark) == ["status", "shuffle"]
     dev.answer()
     assert run.table.state == "bets_open"
     run.journal.close()
@@ -111,7 +116,7 @@ def test_a_deck_check_refused_while_busy_no_longer_holds_the_shuffle(tmp_path):
     dev.inbox.clear()
     mark = run.journal.head()[0]
     refused(run, "shuffler", "deck_check", "busy")       # e.g. still shuffling
-    assert actions(run, mark) == []
+    assert actions(run, mark) == ["status"]
     # Its shuffle ends: the table takes that deck, as without a check.
     run.device(ev.ShuffleDone(device="shuffler", ts=0.0, count=52))
     assert run.table.state == "bets_open"
@@ -159,4 +164,50 @@ def test_a_refused_status_request_changes_nothing(tmp_path):
     refused(run, "shuffler", "status", "busy")
     assert [r.kind for r in run.journal.records(since=mark)] == ["device"]
     assert run.table.state == "bets_closed"
+    run.journal.close()
+
+
+def test_a_busy_shuffler_whose_status_says_free_is_asked_again_at_once(tmp_path):
+    """Busy with work the table did not ask for (a self-test), which ends without a report:
+    the status it is asked for says it is free, and the hand is asked again."""
+    run, dev = open_q_poker(tmp_path)
+    dev.inbox.clear()
+    mark = run.journal.head()[0]
+    refused(run, "shuffler", "dispense_hand", "busy")
+    assert actions(run, mark) == ["status"]
+    dev.inbox.clear()
+    run.device(ev.Status(device="shuffler", ts=0.0, state="ready"))
+    assert actions(run, mark) == ["status", "dispense_hand"]    # asked again at once
+    dev.answer()                                               # and dealt
+    assert run.table.state == "player_decisions"
+    run.journal.close()
+
+
+def test_a_shuffler_that_keeps_saying_busy_is_not_asked_in_a_loop(tmp_path):
+    from controller.table.machine import BUSY_STATUS_ASKS
+
+    run, dev = open_q_poker(tmp_path)
+    dev.inbox.clear()
+    mark = run.journal.head()[0]
+    for _ in range(BUSY_STATUS_ASKS + 2):
+        before = actions(run, mark).count("status")
+        refused(run, "shuffler", "dispense_hand", "busy")
+        if actions(run, mark).count("status") > before:
+            # "ready", says its status: the hand is asked again, and refused again
+            run.device(ev.Status(device="shuffler", ts=0.0, state="ready"))
+    asked = actions(run, mark)
+    assert asked.count("status") == BUSY_STATUS_ASKS
+    assert asked.count("dispense_hand") == BUSY_STATUS_ASKS
+    # The round waits, with the condition shown, for the work done or the supervisor.
+    assert run.table.state == "bets_closed" and run.table.round.void is None
+    run.device(ev.ShuffleDone(device="shuffler", ts=0.0, count=52))
+    assert actions(run, mark)[-1] == "dispense_hand"
+    run.journal.close()
+
+
+def test_a_status_report_asks_nothing_of_a_shuffler_already_dealing(tmp_path):
+    run, dev = open_q_poker(tmp_path)   # a hand asked and on its way
+    mark = run.journal.head()[0]
+    run.device(ev.Status(device="shuffler", ts=0.0, state="ready"))
+    assert actions(run, mark) == []     # not a second hand
     run.journal.close()

@@ -101,6 +101,13 @@ SUPERVISOR_CONDITIONS = ("jam", "malfunction")
 # Why a command asked of a device was not carried out, when asking again later is all it takes:
 # the device was busy with something else, or its link was not up (nothing was sent).
 NOT_DONE = ("busy", "not-connected")
+# The shuffler's states in which it takes a command (protocol: StatusReport.state). A status
+# report in one of them after a ``busy`` refusal means the work it was busy with is over.
+SHUFFLER_FREE = ("idle", "ready")
+# Status requests a round makes of a shuffler that said ``busy``: a firmware that keeps
+# saying busy while its status says free is not asked in a loop; the round then waits for its
+# report of the work done (or for the supervisor).
+BUSY_STATUS_ASKS = 3
 
 
 @dataclass(slots=True)
@@ -215,6 +222,7 @@ class Table:
         # shuffler is put right): no hand is asked of it before its shuffle is done.
         self._awaiting_shuffle = False
         self._reshake_owed = False      # a reshake was ruled; the banker shakes again
+        self._busy_asks = 0             # status requests after a "busy" refusal, this round
         self._unsettled = False
         self._last_dealt: Recipient | None = None
         # Deck integrity (controller.integrity): alarms are shown without naming a card; the
@@ -636,7 +644,10 @@ class Table:
             self._publish("device_condition", device=e.device, conditions=["empty"])
 
     def _on_status(self, e: ev.Status) -> None:
-        pass   # journaled by the service; nothing for the round
+        # Journaled by the service. A shuffler that reports itself free may be asked what the
+        # round waits for of it (a hand or shuffle it refused as busy): asked again now.
+        if self._device_class(e.device) == "shuffler" and e.state in SHUFFLER_FREE:
+            self._resume_requests()
 
     def _on_deck_check_result(self, e: ev.DeckCheckResult) -> None:
         self._publish("deck_check", device=e.device, count=e.count)
@@ -686,6 +697,13 @@ class Table:
         elif e.action == "deck_check" and self._deck_check == "asked":
             # No result will come of it: the shuffle it held back goes without it.
             self._deck_check, self._shuffle_after_check = "", False
+        if e.reason == "busy" and self.round is not None \
+                and self._busy_asks < BUSY_STATUS_ASKS:
+            # Busy with what? Work the table asked for reports itself done; work it did not
+            # ask for (a self-test, a check the firmware runs on its own) may end without a
+            # word. Its status says whether it is free again (_on_status).
+            self._busy_asks += 1
+            self.commands.append(Command("shuffler", "status"))
 
     def _on_cut_card_reached(self, e: ev.CutCardReached) -> None:
         self._needs_shuffle = True     # this shoe ends with the round in play
@@ -979,6 +997,7 @@ class Table:
         self._holdem = None
         self._stacks = {}
         self._reshake_owed = False
+        self._busy_asks = 0
         self._publish("round_started", game=self.game.game_id, mode=self.mode.value,
                       needs_shuffle=self.needs_shuffle())
         if self.needs_shuffle() and self.mode is Mode.SHUFFLER:
