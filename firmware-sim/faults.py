@@ -108,6 +108,16 @@ FAULT_NAMES = tuple(FAULTS)
 REFUSE_CODES = tuple(c for c in REFUSAL_CODES.values()
                      if c not in ("unknown-command", "bad-argument"))
 
+def refuse_action_problem(action: str | None, device_class: str,
+                          commands: dict[str, str]) -> str | None:
+    """What is wrong with a ``refuse`` fault's ``action`` for a device with ``commands`` (None
+    when it names one of them, or none at all)."""
+    if action is None or action in commands:
+        return None
+    return (f"fault 'refuse': a {device_class} has no command {action!r}; use "
+            f"{', '.join(commands)}")
+
+
 # Which frames the output faults (drop, corrupt_crc, duplicate, delay) hit: the device's
 # reliable events (the default: they are retransmitted), its acks of commands (the host then
 # retransmits the command), its heartbeats, or any frame.
@@ -173,12 +183,12 @@ def make_fault(name: str, device_class: str | None = None, context: str = "",
         if out["code"] not in REFUSE_CODES:
             raise TablectlError(f"{pre}fault 'refuse': code = {out['code']!r} is not a refusal "
                                 f"a firmware sends; use {', '.join(REFUSE_CODES)}")
-        if device_class is not None and out["action"] is not None:
+        if device_class is not None:
             from .models import MODELS      # here: the models import this module
-            commands = MODELS[device_class].COMMANDS
-            if out["action"] not in commands:
-                raise TablectlError(f"{pre}fault 'refuse': a {device_class} has no command "
-                                    f"{out['action']!r}; use {', '.join(commands)}")
+            problem = refuse_action_problem(out["action"], device_class,
+                                            MODELS[device_class].COMMANDS)
+            if problem:
+                raise TablectlError(f"{pre}{problem}")
     if "die" in out and not 0 <= out["die"] < 16:
         raise TablectlError(f"{pre}fault {name!r}: die is the die's index from 0 (0-3 for four "
                             "dice)")

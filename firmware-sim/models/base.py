@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from controller.errors import TablectlError
 
-from ..faults import Fault, FaultSchedule
+from ..faults import Fault, FaultSchedule, refuse_action_problem
 
 # Error codes a firmware refuses a command with (the protocol maps them to its own numbers).
 # The names are the protocol's (drivers/protocol/messages.py REFUSAL_CODES).
@@ -200,8 +200,10 @@ class FirmwareModel:
         """An injected refusal takes the command it waits for (any but ``status`` unless it
         names one) once: the firmware refuses it and does nothing."""
         r = self._refusal
-        if r is None or (r["action"] is None and name == "status") \
-                or r["action"] not in (None, name):
+        if r is None:
+            return
+        takes = name == r["action"] if r["action"] is not None else name != "status"
+        if not takes:
             return
         self._refusal = None
         raise Refused(r["code"], f"{name} refused (injected fault)")
@@ -273,9 +275,9 @@ class FirmwareModel:
         elif name == "jam":
             self._jam(a["where"])
         elif name == "refuse":
-            if a["action"] is not None and a["action"] not in self.COMMANDS:
-                raise SimulatorError(f"fault 'refuse': a {self.device_class} has no command "
-                                     f"{a['action']!r}; use {', '.join(self.COMMANDS)}")
+            problem = refuse_action_problem(a["action"], self.device_class, self.COMMANDS)
+            if problem:
+                raise SimulatorError(problem)
             self._refusal = dict(a)
         else:
             self._apply_own_fault(fault)

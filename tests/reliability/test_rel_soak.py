@@ -1,9 +1,9 @@
 """Soak: the real daemon plays round after round with the simulator at high speed while faults
 are injected at random (link noise, lost and duplicated frames, jams, unplugged devices, a
-misread, a card out face up, a command the shuffler refuses), and the supervisor clears what the table asks. The daemon's
-resident memory and open file descriptors must stay flat; the journal must verify; the counts
-are reported (terminal and artifacts/soak.json). A few hundred rounds by default, many
-thousands with --long."""
+misread, a card out face up, a command the shuffler refuses), and the supervisor clears what
+the table asks. The daemon's resident memory and open file descriptors must stay flat; the
+journal must verify; the counts are reported (terminal and artifacts/soak.json). A few
+hundred rounds by default, many thousands with --long."""
 import json
 import random
 import signal
