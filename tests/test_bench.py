@@ -82,6 +82,21 @@ def test_odds_baseline_agrees_with_the_engine(report):
         assert f["extra"]["player_hands_sampled"] <= f["extra"]["player_hands_total"]
 
 
+def test_every_daemon_frame_is_found_in_the_daemons_journal(report):
+    """The split at the journal stamp covers every timed frame: each found its input record
+    (by device and link sequence number) between its write and its event's arrival."""
+    figures = report["benchmarks"]["daemon"]["figures"]
+    for kind, whole in (("card", "daemon.card.p99"), ("jam", "daemon.jam.p99"),
+                        ("dice", "daemon.dice.p99")):
+        x = figures[f"daemon.{kind}.p99_to_journal"]["extra"]
+        assert x["unmatched"] == 0 and x["samples"] == figures[whole]["extra"]["samples"], kind
+        assert x == figures[f"daemon.{kind}.p99_from_journal"]["extra"]
+        # the two parts are positive and neither is longer than the slowest whole frame
+        for part in ("to_journal", "from_journal"):
+            assert 0 < x[f"{part}_p50_s"] <= x[f"{part}_p99_s"] <= figures[whole]["extra"][
+                "max_s"], (kind, part)
+
+
 def test_group_commit_journal_recovers(report):
     assert report["benchmarks"]["throughput"]["figures"]["throughput.group_commit"][
         "extra"]["recovers"] is True

@@ -26,6 +26,11 @@ listener process. The cards and the do-nothing path are measured in turn, in ``B
 blocks, so both meet the same minutes of a shared machine. The do-nothing path's p99 against
 the wire time says whether any controller can meet the target on this machine; the daemon
 against it is the controller's own cost.
+
+Each frame's latency is also split at the journal's stamp of its input record
+(controller.bench.split), read from the daemon's journal once it has stopped: the part up to
+the stamp (pty, link, rules) against the wire time, the part after it (the commit's flush,
+publishing, the socket) against one journal commit.
 """
 from __future__ import annotations
 
@@ -34,7 +39,7 @@ import random
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 from . import OPTIONS
 from .codec import frames
@@ -42,6 +47,7 @@ from .figures import PI_FACTOR, Figure, percentile, wire_time_s
 from .floor import Listener, null_daemon
 from .latency import journal_commit, pty_echo
 from .rigplay import RigCroupier
+from .split import journal_stamps, split
 
 NAME = "daemon"
 TITLE = "Event latency through the daemon (tablectl run) to its event stream"
@@ -50,7 +56,8 @@ KEYS = ("daemon.card.p50", "daemon.card.p99", "daemon.card.p99_wire",
         "daemon.card.p50_null", "daemon.card.p99_null", "daemon.null.p99_wire",
         "daemon.paced.p50", "daemon.paced.p99", "daemon.dice.p50", "daemon.dice.p99",
         "daemon.dice.p99_wire", "daemon.dice.p99_null", "daemon.jam.p50", "daemon.jam.p99",
-        "daemon.jam.p99_wire")
+        "daemon.jam.p99_wire", *(f"daemon.{k}.p99_{part}" for k in ("card", "jam", "dice")
+                                  for part in ("to_journal", "from_journal")))
 # A card every 30 ms: quicker than any croupier deals, and long enough for the machine to go
 # idle between cards, as it does at a table (the main figure deals back to back).
 PACE_S = 0.03
@@ -64,14 +71,32 @@ DICE_IDLE_S = 0.005
 EVENTS = 2000
 
 
-def _since_written(device: Any, message: str, asked: float, arrived: float) -> float:
+class Sample(NamedTuple):
+    """One frame through the daemon: when the simulator wrote it on the pty, the sequence
+    number its link gave it, and when its event reached the listener (``time.monotonic``)."""
+
+    written: float
+    seq: int
+    arrived: float
+
+    @property
+    def latency(self) -> float:
+        return self.arrived - self.written
+
+
+def _since_written(device: Any, message: str, asked: float, arrived: float) -> Sample:
     """From the moment the event's frame was written on the pty (as the echo baseline) to its
     arrival on the stream: the firmware's own work before the write (and a wait behind the
     previous frame's acknowledgement) is the device's, not the controller's."""
     written = device.sent(message, since=asked)
     if not written:
         raise RuntimeError(f"an event arrived with no {message} frame written")
-    return arrived - written[0][0]
+    return Sample(written[0][0], written[0][2], arrived)
+
+
+def latencies(samples: list[Sample]) -> list[float]:
+    """Each sample's latency, frame written to event arrived."""
+    return [s.latency for s in samples]
 
 
 def _ready_for_bets(rig: Any) -> None:
@@ -103,12 +128,12 @@ def _q_poker_rounds(rig: Any, rounds: int, seed: int, kinds: str) -> Iterator[Li
             yield listener
 
 
-def play_rounds(rig: Any, rounds: int, seed: int = 1, pace_s: float = 0.0) -> list[float]:
-    """Q Poker rounds from the shoe through the daemon; one latency per card drawn. With
+def play_rounds(rig: Any, rounds: int, seed: int = 1, pace_s: float = 0.0) -> list[Sample]:
+    """Q Poker rounds from the shoe through the daemon; one :class:`Sample` per card drawn. With
     ``pace_s`` each card waits that long after the previous one, as at a table, where the
     machine goes idle between cards; without, cards follow one another at once."""
     shoe = rig.devices["shoe"]
-    out: list[float] = []
+    out: list[Sample] = []
     for listener in _q_poker_rounds(rig, rounds, seed, "card"):
         while rig.state() in ("bets_open", "bets_closed", "dealing"):
             if pace_s:
@@ -126,13 +151,13 @@ def play_rounds(rig: Any, rounds: int, seed: int = 1, pace_s: float = 0.0) -> li
     return out
 
 
-def play_jams(rig: Any, rounds: int, seed: int = 3) -> list[float]:
-    """Q Poker rounds in which the shoe jams after the second card: one latency per jam, to
+def play_jams(rig: Any, rounds: int, seed: int = 3) -> list[Sample]:
+    """Q Poker rounds in which the shoe jams after the second card: one sample per jam, to
     the first decision on it (``device_condition``; the ruling, the round void under 89/2004
     art. 11(5) and the state change are in the same commit). The supervisor clears the jam
     and the malfunction, and the next round begins."""
     shoe = rig.devices["shoe"]
-    out: list[float] = []
+    out: list[Sample] = []
     for listener in _q_poker_rounds(rig, rounds, seed, "card,device_condition"):
         for _ in range(2):
             shoe.draw()
@@ -148,13 +173,13 @@ def play_jams(rig: Any, rounds: int, seed: int = 3) -> list[float]:
     return out
 
 
-def play_dice(rig: Any, rounds: int, seed: int = 4) -> list[float]:
-    """Super Pan 9 rounds from the shoe through the daemon: one latency per shake, from the
+def play_dice(rig: Any, rounds: int, seed: int = 4) -> list[Sample]:
+    """Super Pan 9 rounds from the shoe through the daemon: one sample per shake, from the
     dice agitator's result frame to the ``dice`` event; the round is then dealt and settled
     by the bench's croupier (controller.bench.rigplay)."""
     croupier = RigCroupier(rig, seed)
     dice = rig.devices["dice"]
-    out: list[float] = []
+    out: list[Sample] = []
     with Listener(rig.control_path, "dice") as listener:
         for _ in range(rounds):
             _ready_for_bets(rig)
@@ -183,7 +208,7 @@ def run(quick: bool = False) -> list[Figure]:
     rounds = 3 if quick else 250
     blocks = 1 if quick else BLOCKS
     fr = frames()
-    lat: list[float] = []
+    cards: list[Sample] = []
     null: list[float] = []
     with tempfile.TemporaryDirectory(prefix="tablectl-bench-",
                                      dir=os.environ.get("TABLECTL_BENCH_DIR")) as tmp:
@@ -195,14 +220,19 @@ def run(quick: bool = False) -> list[Figure]:
             # The daemon's cards and the do-nothing path's frames in turn, block by block, so
             # both meet the same minutes of a shared machine.
             for b in range(blocks):
-                lat += play_rounds(rig, rounds // blocks, seed=1 + b)
+                cards += play_rounds(rig, rounds // blocks, seed=1 + b)
                 null += null_daemon(fr["card"], (50 if quick else 3000) // blocks)
-            paced = play_rounds(rig, 2 if quick else 40, seed=20, pace_s=PACE_S)
-            jams = play_jams(rig, 3 if quick else EVENTS)
+            paced = latencies(play_rounds(rig, 2 if quick else 40, seed=20, pace_s=PACE_S))
+            jam_samples = play_jams(rig, 3 if quick else EVENTS)
+        # Read once the daemon has stopped: its journal is closed and checkpointed.
+        shoe_stamps = journal_stamps(rig.journal_path, "shoe")
+        splits = {"card": split(cards, shoe_stamps), "jam": split(jam_samples, shoe_stamps)}
         with Rig(Path(tmp) / "dice", "super-pan-9", "shoe", seed=5, speed=1000.0,
                  cpu_wakeup_us=OPTIONS.cpu_wakeup_us) as rig:
             _start(rig)
-            dice = play_dice(rig, 3 if quick else EVENTS)
+            dice_samples = play_dice(rig, 3 if quick else EVENTS)
+        splits["dice"] = split(dice_samples, journal_stamps(rig.journal_path, "dice"))
+    lat, jams, dice = latencies(cards), latencies(jam_samples), latencies(dice_samples)
     frame = fr["card"]
     echo = pty_echo(frame, 200 if quick else 5000)
     null_paced = null_daemon(frame, 20 if quick else 400, pause_s=PACE_S)
@@ -282,6 +312,33 @@ def run(quick: bool = False) -> list[Figure]:
         *_event_figures("dice", "dice result", dice, fr["dice"], commit, quick,
                         null_dice, DICE_IDLE_S),
         *_event_figures("jam", "shoe jam", jams, fr["jam"], commit, quick),
+        *_split_figures("card", "card", splits["card"], frame, commit),
+        *_split_figures("jam", "shoe jam", splits["jam"], fr["jam"], commit),
+        *_split_figures("dice", "dice result", splits["dice"], fr["dice"], commit),
+    ]
+
+
+def _split_figures(kind: str, what: str, sp: dict[str, Any], frame: bytes,
+                   commit: list[float]) -> list[Figure]:
+    """The p99 of each part of ``kind``'s latency, split at its input record's journal stamp
+    (controller.bench.split): up to the stamp against the frame's wire time; from the stamp to
+    the stream against one journal commit, the floor of that part."""
+    wire = wire_time_s(len(frame))
+    c99 = percentile(commit, 99)
+    extra = {**sp, "wire_s": wire, "commit_p99_s": c99}
+    to_j, from_j = sp["to_journal_p99_s"], sp["from_journal_p99_s"]
+    return [
+        Figure(f"daemon.{kind}.p99_to_journal",
+               f"{what} frame via the daemon, up to its journal stamp (pty, link, rules): p99 "
+               "against the wire time", to_j, "s", wire,
+               f"{len(frame)} bytes at 115,200 baud", "lower", pi=PI_FACTOR * to_j,
+               pi_note="all of it is the daemon's own work, which grows on a Pi", extra=extra),
+        Figure(f"daemon.{kind}.p99_from_journal",
+               f"{what} frame via the daemon, from its journal stamp to the stream (commit, "
+               "publishing, socket): p99 against one journal commit", from_j, "s", c99,
+               "one journal commit, p99", "lower",
+               pi=from_j + (PI_FACTOR - 1) * max(from_j - c99, 0.0),
+               pi_note="the flush is the disk's; the rest grows on a Pi", extra=extra),
     ]
 
 
