@@ -108,6 +108,7 @@ FAULT_NAMES = tuple(FAULTS)
 REFUSE_CODES = tuple(c for c in REFUSAL_CODES.values()
                      if c not in ("unknown-command", "bad-argument"))
 
+
 def refuse_action_problem(action: str | None, device_class: str,
                           commands: dict[str, str]) -> str | None:
     """What is wrong with a ``refuse`` fault's ``action`` for a device with ``commands`` (None

@@ -312,19 +312,19 @@ def run(quick: bool = False) -> list[Figure]:
         *_event_figures("dice", "dice result", dice, fr["dice"], commit, quick,
                         null_dice, DICE_IDLE_S),
         *_event_figures("jam", "shoe jam", jams, fr["jam"], commit, quick),
-        *_split_figures("card", "card", splits["card"], frame, commit),
-        *_split_figures("jam", "shoe jam", splits["jam"], fr["jam"], commit),
-        *_split_figures("dice", "dice result", splits["dice"], fr["dice"], commit),
+        *_split_figures("card", "card", splits["card"], frame, stats["commit_p99_s"]),
+        *_split_figures("jam", "shoe jam", splits["jam"], fr["jam"], stats["commit_p99_s"]),
+        *_split_figures("dice", "dice result", splits["dice"], fr["dice"],
+                        stats["commit_p99_s"]),
     ]
 
 
 def _split_figures(kind: str, what: str, sp: dict[str, Any], frame: bytes,
-                   commit: list[float]) -> list[Figure]:
+                   c99: float) -> list[Figure]:
     """The p99 of each part of ``kind``'s latency, split at its input record's journal stamp
     (controller.bench.split): up to the stamp against the frame's wire time; from the stamp to
-    the stream against one journal commit, the floor of that part."""
+    the stream against one journal commit (``c99``, its p99), the floor of that part."""
     wire = wire_time_s(len(frame))
-    c99 = percentile(commit, 99)
     extra = {**sp, "wire_s": wire, "commit_p99_s": c99}
     to_j, from_j = sp["to_journal_p99_s"], sp["from_journal_p99_s"]
     return [
