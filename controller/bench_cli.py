@@ -1,10 +1,12 @@
-"""``tablectl bench [--json] [--quick] [--only NAME…] [--cpu-wakeup-us US]``: the controller's
-figures and baselines.
+"""``tablectl bench [--json] [--quick] [--only NAME…] [--cpu-wakeup-us US]
+[--listener-priority N]``: the controller's figures and baselines.
 
 Each figure is printed beside the baseline measured in the same run, as a ratio, and with
 what it means on a Raspberry Pi (ten times slower than most development machines). ``--json``
 prints one document: ``machine`` (where it ran), ``quick``, ``pi_factor``, ``cpu_wakeup``
-(``us``, ``held``, ``error``: the CPU wake-up latency request the run held) and ``benchmarks``,
+(``us``, ``held``, ``error``: the CPU wake-up latency request the run held), ``listener``
+(``priority``, ``policies``: the real-time priority the event stream's listeners asked for
+and what they got, each ``fifo``, ``other`` or ``other: `` and why) and ``benchmarks``,
 each benchmark with its ``title`` and ``figures``: key -> ``title``, ``value``, ``unit``,
 ``baseline`` {``title``, ``value``, ``unit``}, ``ratio`` (value / baseline), ``better``
 (``lower`` or ``higher``), ``pi`` {``value``, ``note``} and ``extra``. A benchmark that could not
@@ -16,6 +18,7 @@ import argparse
 import importlib
 import json
 import logging
+import os
 import sys
 import time
 from typing import Any
@@ -39,14 +42,21 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="[service] cpu_wakeup_us of the daemons started, also held by the "
                         "bench for the whole run (default 0, as a table runs; -1: measure "
                         "with no request, as the kernel leaves the CPUs)")
+    p.add_argument("--listener-priority", type=int, default=10, metavar="N",
+                   help="real-time (SCHED_FIFO) priority of the process that stamps the "
+                        "daemon's events as they reach its stream, so that the simulated "
+                        "devices on the same CPUs do not delay the stamp (default 10; 0: the "
+                        "normal policy)")
     p.set_defaults(func=cmd_bench)
 
 
 def run_benchmarks(names: list[str] | None = None, quick: bool = False,
-                   progress: Any = None, cpu_wakeup_us: int = 0) -> dict[str, Any]:
+                   progress: Any = None, cpu_wakeup_us: int = 0,
+                   listener_priority: int = 10) -> dict[str, Any]:
     """Run the named benchmarks (all by default); the document ``--json`` prints.
     ``cpu_wakeup_us``: the CPU wake-up latency the run holds, as ``[service]`` of the same
-    name (controller.cpu_latency); ``-1`` holds none."""
+    name (controller.cpu_latency); ``-1`` holds none. ``listener_priority``: the real-time
+    priority of the event stream's listener (controller.bench.floor.Listener); 0: none."""
     from controller.bench import BENCHMARKS, OPTIONS, Options
     from controller.bench.figures import PI_FACTOR, machine
     from controller.cpu_latency import MAX_US, OFF, CpuLatency
@@ -59,9 +69,14 @@ def run_benchmarks(names: list[str] | None = None, quick: bool = False,
     if cpu_wakeup_us != OFF and not 0 <= cpu_wakeup_us <= MAX_US:
         raise TablectlError(f"--cpu-wakeup-us {cpu_wakeup_us}: give 0 to {MAX_US} "
                             "microseconds, or -1 to measure with no request")
+    top = os.sched_get_priority_max(os.SCHED_FIFO)
+    if not 0 <= listener_priority <= top:
+        raise TablectlError(f"--listener-priority {listener_priority}: give 1 to {top} for the "
+                            "real-time policy, or 0 for the normal one")
     _quiet_logs()
     doc: dict[str, Any] = {"machine": machine(), "quick": quick, "pi_factor": PI_FACTOR,
                            "cpu_wakeup": {"us": cpu_wakeup_us, "held": False, "error": None},
+                           "listener": {"priority": listener_priority, "policies": []},
                            "benchmarks": {}}
     held: CpuLatency | None = None
     if cpu_wakeup_us != OFF:
@@ -71,10 +86,16 @@ def run_benchmarks(names: list[str] | None = None, quick: bool = False,
         except TablectlError as exc:      # measured all the same; the document says so
             doc["cpu_wakeup"]["error"] = str(exc)
     OPTIONS.cpu_wakeup_us = cpu_wakeup_us
+    OPTIONS.listener_priority = listener_priority
+    OPTIONS.listener_policies = set()
     try:
         _run_each(doc, names, quick, progress)
     finally:
-        OPTIONS.cpu_wakeup_us = Options.cpu_wakeup_us     # the next run starts from the default
+        doc["listener"]["policies"] = sorted(OPTIONS.listener_policies)
+        # The next run starts from the defaults.
+        OPTIONS.cpu_wakeup_us = Options.cpu_wakeup_us
+        OPTIONS.listener_priority = Options.listener_priority
+        OPTIONS.listener_policies = set()
         if held is not None:
             held.release()
     return doc
@@ -107,7 +128,8 @@ def _quiet_logs() -> None:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     progress = None if args.json else (lambda s: print(s, file=sys.stderr, flush=True))
-    doc = run_benchmarks(args.only, args.quick, progress, args.cpu_wakeup_us)
+    doc = run_benchmarks(args.only, args.quick, progress, args.cpu_wakeup_us,
+                         args.listener_priority)
     if args.json:
         json.dump(doc, sys.stdout, indent=2)
         print()
@@ -125,6 +147,18 @@ def _wakeup_line(w: dict[str, Any]) -> str:
     return "CPU wake-up latency: no request (--cpu-wakeup-us -1), as the kernel leaves it"
 
 
+def _listener_line(li: dict[str, Any]) -> list[str]:
+    if not li["policies"]:
+        return []           # no benchmark of this run read the event stream
+    if li["policies"] == ["fifo"]:
+        return [f"Event stream listener: real-time policy (SCHED_FIFO) at priority "
+                f"{li['priority']}"]
+    if not li["priority"]:
+        return ["Event stream listener: the normal policy (--listener-priority 0)"]
+    return [f"Event stream listener NOT always real-time (asked priority {li['priority']}): "
+            f"{'; '.join(li['policies'])}"]
+
+
 def render(doc: dict[str, Any]) -> str:
     """The document as a table for people."""
     from controller.bench.figures import fmt
@@ -133,7 +167,7 @@ def render(doc: dict[str, Any]) -> str:
     lines = [f"tablectl bench{' --quick' if doc['quick'] else ''}: Python {m['python']}, "
              f"{m['cpus']} CPUs ({m['cpu'] or 'unknown CPU'}), load {m['load_average']}",
              f"Pi: taken as {doc['pi_factor']:g} times slower than this machine",
-             _wakeup_line(doc["cpu_wakeup"]), ""]
+             _wakeup_line(doc["cpu_wakeup"]), *_listener_line(doc["listener"]), ""]
     for name, b in doc["benchmarks"].items():
         lines.append(f"{b['title']}  [{name}, {b['seconds']:.1f} s]")
         if "error" in b:

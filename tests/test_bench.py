@@ -130,6 +130,27 @@ def test_the_cpu_wakeup_request_can_be_left_out_and_a_bad_one_is_refused():
     assert "--cpu-wakeup-us -7" in proc.stderr and "-1 to measure with no request" in proc.stderr
 
 
+def test_the_run_says_what_policy_its_stream_listeners_got(report):
+    """By default each listener of the daemon's event stream asks for SCHED_FIFO priority 10;
+    the document says what they got, and that matches what a process here may take."""
+    probe = subprocess.run([sys.executable, "-c", "import os; os.sched_setscheduler(0, "
+                            "os.SCHED_FIFO, os.sched_param(10))"], capture_output=True)
+    li = report["listener"]
+    assert li["priority"] == 10
+    if probe.returncode == 0:
+        assert li["policies"] == ["fifo"]
+    else:
+        assert li["policies"] and all(p.startswith("other: ") for p in li["policies"])
+
+
+def test_a_bad_listener_priority_is_refused_before_anything_runs():
+    proc = subprocess.run([sys.executable, "-m", "controller.cli", "bench", "--only", "codec",
+                           "--listener-priority", "100"], capture_output=True, text=True)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "--listener-priority 100" in proc.stderr and "or 0 for the normal one" in proc.stderr
+    assert "codec" not in proc.stdout
+
+
 def test_unknown_benchmark_is_a_clear_error():
     proc = subprocess.run([sys.executable, "-m", "controller.cli", "bench", "--only", "nosuch"],
                           capture_output=True, text=True)

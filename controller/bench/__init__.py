@@ -9,7 +9,7 @@ latest figures and how each is measured.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # name -> module, in the order they run (the cheap ones first).
 BENCHMARKS = {
@@ -32,6 +32,12 @@ class Options:
     # request itself for the whole run, so each baseline meets the CPUs as the daemon left
     # them (-1: nobody asks; controller.cpu_latency).
     cpu_wakeup_us: int = 0
+    # The real-time (SCHED_FIFO) priority the event stream's listener asks for, so its stamp
+    # does not wait behind the simulated devices on the same CPUs (controller.bench.floor.
+    # Listener); 0 asks nothing. Then what the run's listeners got: "fifo", "other", or
+    # "other: " and why it was refused.
+    listener_priority: int = 10
+    listener_policies: set[str] = field(default_factory=set)
 
 
 OPTIONS = Options()

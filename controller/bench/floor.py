@@ -19,12 +19,24 @@ import tty
 from pathlib import Path
 from typing import Any
 
+from . import OPTIONS
+
 # The stream's reader: a process of its own that does nothing but read the daemon's event
 # stream and stamp each event of the kinds it is given (argv[2], comma-separated; "card" by
 # default) as it arrives, so the bench's own threads (the simulator, the croupier) do not
-# delay the stamp. One line out per such event: its kind and its monotonic time.
+# delay the stamp. One line out per such event: its kind and its monotonic time. With a
+# priority (argv[3], 1-99) it asks for the real-time policy first (see Listener); its first
+# line says what it got: "subscribed fifo", "subscribed other", or "subscribed other: why".
 LISTENER = r"""
-import socket, sys, time
+import os, socket, sys, time
+priority = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+policy = "other"
+if priority:
+    try:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))
+        policy = "fifo"
+    except OSError as exc:
+        policy = "other: " + (exc.strerror or str(exc))
 s = socket.socket(socket.AF_UNIX)
 s.connect(sys.argv[1])
 s.sendall(b'{"subscribe": true}\n')
@@ -33,7 +45,7 @@ kinds = tuple(b'{"kind": "%s"' % k.encode() for k in
 out = sys.stdout
 lines = s.makefile("rb")
 lines.readline()                 # the daemon's {"ok": true, "subscribed": true}
-out.write("subscribed\n")
+out.write("subscribed " + policy + "\n")
 out.flush()
 for line in lines:
     t = time.monotonic()
@@ -70,14 +82,29 @@ while True:
 
 class Listener:
     """The LISTENER process subscribed to a daemon's event stream at ``control_path``,
-    stamping the events of ``kinds``."""
+    stamping the events of ``kinds``.
 
-    def __init__(self, control_path: Any, kinds: str = "card") -> None:
-        self.proc = subprocess.Popen([sys.executable, "-c", LISTENER, str(control_path), kinds],
-                                     stdout=subprocess.PIPE, text=True)
-        if self.proc.stdout.readline() != "subscribed\n":
+    It stands where a console or a pit display reads the stream, which at a table is not
+    sharing its CPUs with the devices. Here the simulated devices run on the same two CPUs
+    and wake at the very moment an event is published (its acknowledgement, the next
+    command), and a listener that waits behind them stamps the simulator's turn, not the
+    event's arrival. So it asks for the real-time policy at ``priority``
+    (``OPTIONS.listener_priority`` by default; 0 asks nothing). :attr:`policy` says what it
+    got: "fifo", "other", or "other: " and the reason it was refused;
+    ``OPTIONS.listener_policies`` collects it for the run's document."""
+
+    def __init__(self, control_path: Any, kinds: str = "card",
+                 priority: int | None = None) -> None:
+        if priority is None:
+            priority = OPTIONS.listener_priority
+        self.proc = subprocess.Popen([sys.executable, "-c", LISTENER, str(control_path), kinds,
+                                      str(priority)], stdout=subprocess.PIPE, text=True)
+        first = self.proc.stdout.readline().split(maxsplit=1)
+        if not first or first[0] != "subscribed":
             self.close()
             raise RuntimeError("the stream listener could not subscribe")
+        self.policy = first[1].strip() if len(first) > 1 else "other"
+        OPTIONS.listener_policies.add(self.policy)
 
     def next(self, kind: str, timeout: float = 10.0) -> float:
         """The stamp of the next event the listener saw, which must be of ``kind``."""
