@@ -22,22 +22,23 @@ def _fifo_allowed() -> bool:
 
 
 @pytest.fixture
-def stream(tmp_path):
-    """A stand-in for the daemon's control socket: it takes one subscription, answers as the
-    daemon does, then sends each line put in ``send``."""
+def stream(tmp_path, monkeypatch):
+    """A stand-in for the daemon's control socket: it takes one subscription (kept in
+    ``asked``), answers as the daemon does, then sends each line put in ``send``. The run's
+    record of the listeners' policies starts empty."""
+    monkeypatch.setattr(OPTIONS, "listener_policies", set())
     path = tmp_path / "control.sock"
     server = socket.socket(socket.AF_UNIX)
     server.bind(str(path))
     server.listen(1)
     send: list[bytes] = []
-    subscribed = threading.Event()
+    asked: list[bytes] = []
 
     def serve() -> None:
         client, _ = server.accept()
         with client:
-            assert json.loads(client.recv(256)) == {"subscribe": True}
+            asked.append(client.recv(256))
             client.sendall(b'{"ok": true, "subscribed": true}\n')
-            subscribed.set()
             while not send or send[-1] != b"":
                 if send:
                     client.sendall(send.pop(0))
@@ -45,24 +46,23 @@ def stream(tmp_path):
 
     t = threading.Thread(target=serve, daemon=True)
     t.start()
-    yield path, send
+    yield path, send, asked
     send.append(b"")
     t.join(5)
     server.close()
 
 
 def test_a_listener_without_priority_keeps_the_normal_policy(stream):
-    path, _ = stream
-    OPTIONS.listener_policies = set()
+    path, _, asked = stream
     with Listener(path, "dice", priority=0) as listener:
+        assert [json.loads(a) for a in asked] == [{"subscribe": True}]
         assert listener.policy == "other"
         assert os.sched_getscheduler(listener.proc.pid) == os.SCHED_OTHER
     assert OPTIONS.listener_policies == {"other"}
 
 
 def test_a_listener_with_priority_runs_real_time_or_says_why_not(stream):
-    path, _ = stream
-    OPTIONS.listener_policies = set()
+    path, _, _ = stream
     with Listener(path, "dice", priority=7) as listener:
         if _fifo_allowed():
             assert listener.policy == "fifo"
@@ -75,7 +75,7 @@ def test_a_listener_with_priority_runs_real_time_or_says_why_not(stream):
 
 
 def test_the_listener_stamps_only_its_kinds_in_order(stream):
-    path, send = stream
+    path, send, _ = stream
     with Listener(path, "dice,card", priority=0) as listener:
         before = time.monotonic()
         send += [b'{"kind": "state", "state": "dealing"}\n', b'{"kind": "dice", "dice": [1]}\n',
