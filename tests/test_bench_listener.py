@@ -14,7 +14,7 @@ from controller.bench import OPTIONS
 from controller.bench.floor import Listener
 
 
-def _fifo_allowed() -> bool:
+def fifo_allowed() -> bool:
     """Whether a process of this user may take SCHED_FIFO, asked of a process of its own."""
     probe = subprocess.run([sys.executable, "-c", "import os; os.sched_setscheduler(0, "
                             "os.SCHED_FIFO, os.sched_param(10))"], capture_output=True)
@@ -64,7 +64,7 @@ def test_a_listener_without_priority_keeps_the_normal_policy(stream):
 def test_a_listener_with_priority_runs_real_time_or_says_why_not(stream):
     path, _, _ = stream
     with Listener(path, "dice", priority=7) as listener:
-        if _fifo_allowed():
+        if fifo_allowed():
             assert listener.policy == "fifo"
             assert os.sched_getscheduler(listener.proc.pid) == os.SCHED_FIFO
             assert os.sched_getparam(listener.proc.pid).sched_priority == 7
