@@ -230,6 +230,7 @@ def test_install_script_lays_out_files(tmp_path):
 @pytest.mark.skipif(shutil.which("shellcheck") is None,
                     reason="shellcheck is not installed (Debian: shellcheck)")
 @pytest.mark.parametrize("script", ["systemd/install.sh", "scripts/test", "scripts/demo",
+                                    "scripts/venv",
                                     "scripts/reliability", ".ci/run"])
 def test_shell_scripts_pass_shellcheck(script):
     result = subprocess.run(["shellcheck", str(ROOT / script)], capture_output=True,
