@@ -3,7 +3,8 @@
 
 Each figure is printed beside the baseline measured in the same run, as a ratio, and with
 what it means on a Raspberry Pi (ten times slower than most development machines). ``--json``
-prints one document: ``machine`` (where it ran), ``quick``, ``pi_factor``, ``cpu_wakeup``
+prints one document: ``machine`` (where it ran, with ``interpreter``: ``executable``,
+``version``, ``origin``, ``optimisations`` and ``note``, controller/bench/interpreter.py), ``quick``, ``pi_factor``, ``cpu_wakeup``
 (``us``, ``held``, ``error``: the CPU wake-up latency request the run held), ``listener``
 (``priority``, ``policies``: the real-time priority the event stream's listeners asked for
 and what they got, each ``fifo``, ``other`` or ``other: `` and why) and ``benchmarks``,
@@ -147,6 +148,13 @@ def _wakeup_line(w: dict[str, Any]) -> str:
     return "CPU wake-up latency: no request (--cpu-wakeup-us -1), as the kernel leaves it"
 
 
+def _interpreter_line(it: dict[str, Any]) -> str:
+    built = "the distribution's build" if it["origin"] == "distribution" else \
+        f"built from source ({' '.join(it['optimisations']) or 'no optimising options'})"
+    line = f"Interpreter: {it['executable']} {it['version']}, {built}"
+    return line if it["note"] is None else f"{line}\n  NOTE: {it['note']}"
+
+
 def _listener_line(li: dict[str, Any]) -> list[str]:
     if not li["policies"]:
         return []           # no benchmark of this run read the event stream
@@ -166,6 +174,7 @@ def render(doc: dict[str, Any]) -> str:
     m = doc["machine"]
     lines = [f"tablectl bench{' --quick' if doc['quick'] else ''}: Python {m['python']}, "
              f"{m['cpus']} CPUs ({m['cpu'] or 'unknown CPU'}), load {m['load_average']}",
+             _interpreter_line(m["interpreter"]),
              f"Pi: taken as {doc['pi_factor']:g} times slower than this machine",
              _wakeup_line(doc["cpu_wakeup"]), *_listener_line(doc["listener"]), ""]
     for name, b in doc["benchmarks"].items():

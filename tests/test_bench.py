@@ -30,6 +30,9 @@ def test_every_benchmark_ran_without_error(report):
         assert b["title"] == importlib.import_module(BENCHMARKS[name]).TITLE
     assert report["quick"] is True and report["pi_factor"] == 10.0
     assert report["machine"]["cpus"] >= 1 and report["machine"]["python"]
+    it = report["machine"]["interpreter"]      # the daemon's too: it runs sys.executable
+    assert it["version"] == report["machine"]["python"] and it["origin"] in ("distribution",
+                                                                           "source")
 
 
 def test_every_documented_key_has_a_figure_with_its_baseline(report):

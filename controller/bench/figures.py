@@ -112,8 +112,11 @@ def machine() -> dict[str, Any]:
                     break
     except OSError:
         pass
+    from controller.bench.interpreter import interpreter
+
     return {"python": sys.version.split()[0], "platform": platform.platform(),
-            "cpu": cpu, "cpus": os.cpu_count(), "load_average": [round(x, 2) for x in load]}
+            "cpu": cpu, "cpus": os.cpu_count(), "load_average": [round(x, 2) for x in load],
+            "interpreter": interpreter()}
 
 
 def rss_mib(pid: int | None = None) -> float:
