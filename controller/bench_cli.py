@@ -4,10 +4,11 @@
 Each figure is printed beside the baseline measured in the same run, as a ratio, and with
 what it means on a Raspberry Pi (ten times slower than most development machines). ``--json``
 prints one document: ``machine`` (where it ran, with ``interpreter``: ``executable``,
-``version``, ``origin``, ``optimisations`` and ``note``, controller/bench/interpreter.py), ``quick``, ``pi_factor``, ``cpu_wakeup``
-(``us``, ``held``, ``error``: the CPU wake-up latency request the run held), ``listener``
-(``priority``, ``policies``: the real-time priority the event stream's listeners asked for
-and what they got, each ``fifo``, ``other`` or ``other: `` and why) and ``benchmarks``,
+``version``, ``origin``, ``optimisations`` and ``note``, controller/bench/interpreter.py),
+``quick``, ``pi_factor``, ``cpu_wakeup`` (``us``, ``held``, ``error``: the CPU wake-up latency
+request the run held), ``listener`` (``priority``, ``policies``: the real-time priority the
+event stream's listeners asked for and what they got, each ``fifo``, ``other`` or ``other: ``
+and why) and ``benchmarks``,
 each benchmark with its ``title`` and ``figures``: key -> ``title``, ``value``, ``unit``,
 ``baseline`` {``title``, ``value``, ``unit``}, ``ratio`` (value / baseline), ``better``
 (``lower`` or ``higher``), ``pi`` {``value``, ``note``} and ``extra``. A benchmark that could not
