@@ -8,11 +8,10 @@ prints one document: ``machine`` (where it ran, with ``interpreter``: ``executab
 ``quick``, ``pi_factor``, ``cpu_wakeup`` (``us``, ``held``, ``error``: the CPU wake-up latency
 request the run held), ``listener`` (``priority``, ``policies``: the real-time priority the
 event stream's listeners asked for and what they got, each ``fifo``, ``other`` or ``other: ``
-and why) and ``benchmarks``,
-each benchmark with its ``title`` and ``figures``: key -> ``title``, ``value``, ``unit``,
-``baseline`` {``title``, ``value``, ``unit``}, ``ratio`` (value / baseline), ``better``
-(``lower`` or ``higher``), ``pi`` {``value``, ``note``} and ``extra``. A benchmark that could not
-run has ``error`` instead of ``figures``. docs/performance.md describes every figure.
+and why) and ``benchmarks``, each benchmark with its ``title`` and ``figures``: key ->
+``title``, ``value``, ``unit``, ``baseline`` {``title``, ``value``, ``unit``}, ``ratio``
+(value / baseline), ``better`` (``lower`` or ``higher``), ``pi`` {``value``, ``note``} and
+``extra``. A benchmark that could not run has ``error`` instead of ``figures``. docs/performance.md describes every figure.
 """
 from __future__ import annotations
 
@@ -25,6 +24,7 @@ import sys
 import time
 from typing import Any
 
+from controller.bench import Options
 from controller.errors import TablectlError
 
 
@@ -40,11 +40,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="small samples (seconds, not minutes): to check the bench runs")
     p.add_argument("--only", nargs="+", metavar="NAME", default=None,
                    help=f"run only these: {', '.join(BENCHMARKS)}")
-    p.add_argument("--cpu-wakeup-us", type=int, default=0, metavar="US",
+    p.add_argument("--cpu-wakeup-us", type=int, default=Options.cpu_wakeup_us, metavar="US",
                    help="[service] cpu_wakeup_us of the daemons started, also held by the "
                         "bench for the whole run (default 0, as a table runs; -1: measure "
                         "with no request, as the kernel leaves the CPUs)")
-    p.add_argument("--listener-priority", type=int, default=10, metavar="N",
+    p.add_argument("--listener-priority", type=int, default=Options.listener_priority,
+                   metavar="N",
                    help="real-time (SCHED_FIFO) priority of the process that stamps the "
                         "daemon's events as they reach its stream, so that the simulated "
                         "devices on the same CPUs do not delay the stamp (default 10; 0: the "
@@ -53,13 +54,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_benchmarks(names: list[str] | None = None, quick: bool = False,
-                   progress: Any = None, cpu_wakeup_us: int = 0,
-                   listener_priority: int = 10) -> dict[str, Any]:
+                   progress: Any = None, cpu_wakeup_us: int = Options.cpu_wakeup_us,
+                   listener_priority: int = Options.listener_priority) -> dict[str, Any]:
     """Run the named benchmarks (all by default); the document ``--json`` prints.
     ``cpu_wakeup_us``: the CPU wake-up latency the run holds, as ``[service]`` of the same
     name (controller.cpu_latency); ``-1`` holds none. ``listener_priority``: the real-time
     priority of the event stream's listener (controller.bench.floor.Listener); 0: none."""
-    from controller.bench import BENCHMARKS, OPTIONS, Options
+    from controller.bench import BENCHMARKS, OPTIONS, configure
     from controller.bench.figures import PI_FACTOR, machine
     from controller.cpu_latency import MAX_US, OFF, CpuLatency
 
@@ -87,17 +88,12 @@ def run_benchmarks(names: list[str] | None = None, quick: bool = False,
             doc["cpu_wakeup"]["held"] = True
         except TablectlError as exc:      # measured all the same; the document says so
             doc["cpu_wakeup"]["error"] = str(exc)
-    OPTIONS.cpu_wakeup_us = cpu_wakeup_us
-    OPTIONS.listener_priority = listener_priority
-    OPTIONS.listener_policies = set()
+    configure(cpu_wakeup_us=cpu_wakeup_us, listener_priority=listener_priority)
     try:
         _run_each(doc, names, quick, progress)
     finally:
         doc["listener"]["policies"] = sorted(OPTIONS.listener_policies)
-        # The next run starts from the defaults.
-        OPTIONS.cpu_wakeup_us = Options.cpu_wakeup_us
-        OPTIONS.listener_priority = Options.listener_priority
-        OPTIONS.listener_policies = set()
+        configure()                 # the next run starts from the defaults
         if held is not None:
             held.release()
     return doc

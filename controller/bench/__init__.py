@@ -9,7 +9,7 @@ latest figures and how each is measured.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 # name -> module, in the order they run (the cheap ones first).
 BENCHMARKS = {
@@ -41,3 +41,12 @@ class Options:
 
 
 OPTIONS = Options()
+
+
+def configure(**values: object) -> None:
+    """Set :data:`OPTIONS` for a run from ``values``, every other setting to its default (with
+    no arguments: all back to the defaults). The object stays the same, so the modules that
+    imported it see the change."""
+    fresh = Options(**values)  # type: ignore[arg-type]
+    for f in fields(Options):
+        setattr(OPTIONS, f.name, getattr(fresh, f.name))

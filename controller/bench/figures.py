@@ -8,6 +8,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from .interpreter import interpreter
+
 # A Raspberry Pi is taken as ten times slower than the machine the bench runs on (CPU-bound
 # work); its SD card or USB disk flushes no faster than this machine's disk either, so the
 # durable figures are scaled by the same factor (see docs/performance.md).
@@ -112,8 +114,6 @@ def machine() -> dict[str, Any]:
                     break
     except OSError:
         pass
-    from controller.bench.interpreter import interpreter
-
     return {"python": sys.version.split()[0], "platform": platform.platform(),
             "cpu": cpu, "cpus": os.cpu_count(), "load_average": [round(x, 2) for x in load],
             "interpreter": interpreter()}
