@@ -23,6 +23,15 @@ def wire_time_s(nbytes: int, baud: int = BAUD) -> float:
     return nbytes * BITS_PER_BYTE / baud
 
 
+def wire_pi_note(pi_value: float, wire_s: float) -> str:
+    """The Pi note of a figure against the wire-time target: what the Pi estimate is in wire
+    times, since the target is a ratio and the estimate is not."""
+    if not wire_s or math.isnan(pi_value):
+        return "target: below 1"
+    return (f"target: below 1; on a Pi about {pi_value / wire_s:.1f} times the wire time (the "
+            "controller's work grows tenfold there, the flush does not)")
+
+
 def percentile(values: Sequence[float], p: float) -> float:
     """The ``p``-th percentile (0-100) by linear interpolation; NaN for no values."""
     if not values:

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from .codec import frames
-from .figures import PI_FACTOR, Figure, percentile, wire_time_s
+from .figures import PI_FACTOR, Figure, percentile, wire_pi_note, wire_time_s
 from .live import LiveCroupier, LiveTable
 
 NAME = "latency"
@@ -164,7 +164,7 @@ def run(quick: bool = False) -> list[Figure]:
             Figure(f"latency.{kind}.p99_wire", f"{kind} frame: p99 against the frame's wire time",
                    stats["p99_s"], "s", wire,
                    f"{len(fr[kind])} bytes at 115,200 baud", "lower", pi=pi99,
-                   pi_note="target: below 1 (never the bottleneck); the disk's flush decides",
+                   pi_note=wire_pi_note(pi99, wire),
                    extra=stats),
         ]
     return out
