@@ -1,5 +1,5 @@
-"""``tablectl bench [--json] [--quick] [--only NAME…] [--cpu-wakeup-us US]
-[--listener-priority N]``: the controller's figures and baselines.
+"""``tablectl bench [--json | --markdown] [--quick] [--only NAME…] [--cpu-wakeup-us US]
+[--listener-priority N] [--from FILE]``: the controller's figures and baselines.
 
 Each figure is printed beside the baseline measured in the same run, as a ratio, and with
 what it means on a Raspberry Pi (ten times slower than most development machines). ``--json``
@@ -11,7 +11,10 @@ event stream's listeners asked for and what they got, each ``fifo``, ``other`` o
 and why) and ``benchmarks``, each benchmark with its ``title`` and ``figures``: key ->
 ``title``, ``value``, ``unit``, ``baseline`` {``title``, ``value``, ``unit``}, ``ratio``
 (value / baseline), ``better`` (``lower`` or ``higher``), ``pi`` {``value``, ``note``} and
-``extra``. A benchmark that could not run has ``error`` instead of ``figures``. docs/performance.md describes every figure.
+``extra``. A benchmark that could not run has ``error`` instead of ``figures``.
+docs/performance.md describes every figure. ``--markdown`` prints the run as the Markdown
+tables that document keeps (controller/bench/markdown.py), and ``--from FILE`` measures
+nothing: it prints a run saved with ``--json`` again.
 """
 from __future__ import annotations
 
@@ -36,6 +39,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Measure the controller's figures beside their baselines "
                                    "(docs/performance.md).")
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    p.add_argument("--markdown", action="store_true",
+                   help="Markdown tables on stdout, as docs/performance.md keeps them")
+    p.add_argument("--from", dest="from_file", metavar="FILE", default=None,
+                   help="measure nothing: print the run saved in FILE (tablectl bench --json) "
+                        "again, as text, --markdown or --json")
     p.add_argument("--quick", action="store_true",
                    help="small samples (seconds, not minutes): to check the bench runs")
     p.add_argument("--only", nargs="+", metavar="NAME", default=None,
@@ -125,12 +133,29 @@ def _quiet_logs() -> None:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    progress = None if args.json else (lambda s: print(s, file=sys.stderr, flush=True))
-    doc = run_benchmarks(args.only, args.quick, progress, args.cpu_wakeup_us,
-                         args.listener_priority)
+    if args.json and args.markdown:
+        raise TablectlError("--json and --markdown both asked for: choose one output")
+    if args.from_file is not None:
+        from controller.bench.markdown import load
+
+        measuring = [flag for flag, given in (("--only", args.only is not None),
+                                              ("--quick", args.quick)) if given]
+        if measuring:
+            raise TablectlError(f"--from prints a saved run and measures nothing: leave out "
+                                f"{' and '.join(measuring)}")
+        doc = load(args.from_file)
+    else:
+        quiet = args.json or args.markdown
+        progress = None if quiet else (lambda s: print(s, file=sys.stderr, flush=True))
+        doc = run_benchmarks(args.only, args.quick, progress, args.cpu_wakeup_us,
+                             args.listener_priority)
     if args.json:
         json.dump(doc, sys.stdout, indent=2)
         print()
+    elif args.markdown:
+        from controller.bench.markdown import render_markdown
+
+        sys.stdout.write(render_markdown(doc))
     else:
         print(render(doc))
     return 1 if any("error" in b for b in doc["benchmarks"].values()) else 0
