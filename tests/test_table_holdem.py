@@ -100,6 +100,24 @@ def test_misdeal_voids_the_hand_art_9_2():
     assert rulings(t)[-1]["article"].startswith("11/2008 art. 9")
 
 
+def test_a_void_hand_returns_what_each_seat_put_in_the_pot_art_9_2():
+    # Art. 9(2): the hand is void and "os valores das apostas são devolvidos aos jogadores".
+    # The chips are in the pot, not on the layout: the void event says what goes back to whom.
+    t = table("texas-holdem", holdem={"small_blind": 5, "big_blind": 10, "rake": 5})
+    t.command("seat_players", seats=[1, 3, 6], stacks={"1": 1000, "3": 500, "6": 200},
+              button=1)
+    draw(t, "Qd", "7h", "As", "Qc", "2c", "Ks")
+    act(t, 1, "raise", 30)                          # seat 3 posted 5, seat 6 posted 10
+    act(t, 3, "call")
+    t.command("misdeal")
+    void = [e.to_json() for e in t.outbox if e.kind == "round_void"][-1]
+    assert void["returned"] == [
+        {"box": 1, "wager": "pot", "player": None, "amount": 30},
+        {"box": 3, "wager": "pot", "player": None, "amount": 30},
+        {"box": 6, "wager": "pot", "player": None, "amount": 10}]
+    assert sum(r["amount"] for r in void["returned"]) == 70
+
+
 def _c(text):
     from controller.rules.cards import Card
     return Card.parse(text)

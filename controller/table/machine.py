@@ -567,9 +567,18 @@ class Table:
         self._needs_shuffle = True
         self._deck_ready = False
         self._publish("round_void", cause=cause, article=ruling.article, reason=ruling.reason,
-                      returned=self.round.bets_json())
+                      returned=self._returned())
         if self.integrity is not None:
             self._integrity(self.integrity.round_ended())
+
+    def _returned(self) -> list[dict[str, Any]]:
+        """What a void round gives back: the bets on the layout, or in Hold'em, where the chips
+        are in the hand's pot (the blinds included), what each seat put in (11/2008 art. 9(2):
+        "os valores das apostas são devolvidos aos jogadores"), as ``wager`` ``pot``."""
+        if self._holdem is None:
+            return self.round.bets_json()
+        return [{"box": seat, "wager": "pot", "player": None, "amount": chips}
+                for seat, chips in sorted(self._holdem.committed.items()) if chips > 0]
 
     # ======================================================================================
     # device events
