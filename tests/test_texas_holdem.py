@@ -142,8 +142,11 @@ def test_h11_machine_failure_while_dealing(irregularity):
         Remedy.ROUND_VOID, "11/2008 art. 9(2)", True)
     fix = GAME.ruling(irregularity, Phase.DEALING, {"machine_failure": "rectify"})
     assert (fix.remedy, fix.article) == (Remedy.RECTIFY, "11/2008 art. 9(1)")
-    after = GAME.ruling(irregularity, Phase.SETTLEMENT)
-    assert after.remedy is Remedy.CONTINUE and after.needs_supervisor
+    # H11: a failure after every card is out leaves the hand standing: at the showdown as in
+    # settlement.
+    for phase in (Phase.REVEAL, Phase.SETTLEMENT):
+        after = GAME.ruling(irregularity, phase)
+        assert after.remedy is Remedy.CONTINUE and after.needs_supervisor, phase
 
 
 @pytest.mark.parametrize("irregularity", [Irregularity.DIE_NOT_FLAT,

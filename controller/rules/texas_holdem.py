@@ -213,7 +213,9 @@ class TexasHoldem(Game):
                           "that cannot be corrected: the hand is void and the bets are returned")
         if irr in (Irregularity.SHUFFLER_MALFUNCTION, Irregularity.SHOE_MALFUNCTION):
             device = "shuffler" if irr is Irregularity.SHUFFLER_MALFUNCTION else "shoe"
-            if phase is Phase.SETTLEMENT:
+            # At the showdown (reveal) and in settlement the board is complete: nothing is
+            # left to deal, so nothing is left that the failure could disorder (H11).
+            if phase in (Phase.REVEAL, Phase.SETTLEMENT):
                 return Ruling(Remedy.CONTINUE, art("9"), f"the {device} failed after every card "
                               "was out; the hand stands. Replace the device before the next "
                               "hand", needs_supervisor=True)
