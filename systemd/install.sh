@@ -31,10 +31,11 @@ install -D -m 0644 systemd/tablectl.service  "$DESTDIR/etc/systemd/system/tablec
 install -D -m 0644 systemd/99-tablectl.rules "$DESTDIR/etc/udev/rules.d/99-tablectl.rules"
 install -D -m 0644 systemd/tablectl.sysusers "$DESTDIR/usr/lib/sysusers.d/tablectl.conf"
 install -D -m 0644 systemd/tablectl.tmpfiles "$DESTDIR/usr/lib/tmpfiles.d/tablectl.conf"
-install -D -m 0644 docs/install.md           "$DESTDIR/usr/share/doc/tablectl/install.md"
-install -D -m 0644 docs/configuration.md     "$DESTDIR/usr/share/doc/tablectl/configuration.md"
-install -D -m 0644 docs/journal.md           "$DESTDIR/usr/share/doc/tablectl/journal.md"
-install -D -m 0644 docs/table.toml.example   "$DESTDIR/usr/share/doc/tablectl/table.toml.example"
+# All of docs/: configuration.md points to interpretations.md and api.md, and a regulator may
+# want the per-game article tables (regulations/) on the table's own machine.
+for doc in docs/*.md docs/regulations/*.md docs/table.toml.example; do
+    install -D -m 0644 "$doc" "$DESTDIR/usr/share/doc/tablectl/${doc#docs/}"
+done
 NEW_CONFIG=no
 if [ ! -e "$DESTDIR/etc/tablectl/table.toml" ]; then
     # Never overwrite a table's configuration: only a first install gets the example.
@@ -48,8 +49,11 @@ systemd-sysusers /usr/lib/sysusers.d/tablectl.conf
 systemd-tmpfiles --create /usr/lib/tmpfiles.d/tablectl.conf
 chgrp tablectl /etc/tablectl/table.toml
 
-# The program, in its own virtual environment (lgpio drives the pins on a Pi).
-python3 -m venv "$PREFIX/venv"
+# The program, in its own virtual environment (lgpio drives the pins on a Pi), made from the
+# distribution's interpreter by its full path: sudo's secure_path puts /usr/local/bin first, where
+# a Python built from source, without the distribution's optimisations, would otherwise win.
+PYTHON=${PYTHON:-/usr/bin/python3}
+"$PYTHON" -m venv "$PREFIX/venv"
 "$PREFIX/venv/bin/pip" install --quiet --upgrade pip
 "$PREFIX/venv/bin/pip" install --quiet --upgrade "${SRC}[pi]"
 ln -sf "$PREFIX/venv/bin/tablectl" /usr/local/bin/tablectl

@@ -214,6 +214,11 @@ def test_install_script_lays_out_files(tmp_path):
                  "usr/lib/sysusers.d/tablectl.conf", "usr/lib/tmpfiles.d/tablectl.conf",
                  "usr/share/doc/tablectl/install.md", "etc/tablectl/table.toml"):
         assert (root / path).is_file(), path
+    # Every document, since they point at each other (configuration.md at interpretations.md).
+    docs = ROOT / "docs"
+    for doc in [*docs.glob("*.md"), *docs.glob("regulations/*.md")]:
+        installed = root / "usr/share/doc/tablectl" / doc.relative_to(docs)
+        assert installed.read_bytes() == doc.read_bytes(), doc
     config = root / "etc" / "tablectl" / "table.toml"
     assert (config.stat().st_mode & 0o777) == 0o640
     assert load_config(config).table_id == "macau-07"
