@@ -196,6 +196,45 @@ def test_devices():
     assert p.key == "devices" and 'class = "shuffler"' in p.reason
 
 
+@pytest.mark.parametrize("device_class", ["shuffler", "shoe", "dice", "box-sensors"])
+@pytest.mark.parametrize("codec", ["tablectl", "dice-binary"])
+def test_codec_and_class_checked_as_the_driver_does(device_class, codec):
+    """`config check` (run as the unit's ExecStartPre) accepts a device exactly when its
+    driver can be made, so a codec speaking for another class fails before start."""
+    import asyncio
+    from drivers.factory import make_driver
+    spec = DeviceSpec(id="dev", device_class=device_class, port="/dev/null", codec=codec)
+    try:
+        make_driver(spec, asyncio.Queue())
+        driver_error = None
+    except TablectlError as exc:
+        driver_error = str(exc)
+    text = BASE + textwrap.dedent(f"""
+        [devices.dev]
+        class = "{device_class}"
+        port = "/dev/null"
+        codec = "{codec}"
+        """)
+    if driver_error is None:
+        assert parse_text(text).devices["dev"].codec == codec
+        return
+    p = only(text)
+    assert p.key == "devices.dev.codec" and p.line == line_of(text, f'codec = "{codec}"')
+    assert f"speaks only for dice, not a {device_class}" in p.reason
+    assert 'codec = "tablectl"' in p.fix
+
+
+def test_cli_check_refuses_a_codec_the_run_refuses(tmp_path):
+    path = tmp_path / "table.toml"
+    path.write_text(BASE + 'codec = "dice-binary"\n')
+    out = subprocess.run([sys.executable, "-m", "controller.cli", "config", "check", str(path)],
+                         capture_output=True, text=True)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert f"{path}:10: devices.shoe.codec: codec 'dice-binary' speaks only for dice, not a " \
+           "shoe" in out.stderr
+    assert 'codec = "tablectl"' in out.stderr
+
+
 def test_gpio():
     text = BASE + textwrap.dedent("""
         [gpio]
