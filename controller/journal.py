@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import errno
 import fcntl
 import hashlib
 import os
@@ -248,6 +249,21 @@ _COLUMNS = "seq, wall_ns, mono_ns, table_id, round_id, kind, source, article, pa
            "prev_hash, hash"
 
 
+def cannot_reach(path: Path, exc: OSError) -> str:
+    """Why ``path`` (a file a reader asked for) could not be reached, and the way out: the
+    first directory on the way this user may not enter, or the file it may not read."""
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        where = f"this user may not read {path}"
+        for parent in reversed(path.absolute().parents):
+            if not os.access(parent, os.X_OK):
+                where = f"this user may not enter {parent}"
+                break
+        return (f"{where}; run the command as root or as the service user "
+                "(sudo -u tablectl tablectl ...)")
+    reason = (exc.strerror or str(exc)).lower()
+    return f"{reason}; check the path"
+
+
 class Journal:
     """A table's journal file. Open with :meth:`Journal.open`; one writer process at a time
     (the daemon), any number of readers (``tablectl journal …``) alongside it.
@@ -283,9 +299,19 @@ class Journal:
         table it belongs to (readers). Raises JournalError with the way out on any problem.
         """
         path = Path(path)
-        if (readonly or table_id is None) and not path.exists():
-            raise JournalError(f"journal {path} does not exist; give the path of an existing "
-                               "journal (--journal PATH) or the table's config (--config FILE)")
+        if readonly or table_id is None:
+            try:
+                exists = path.exists()
+                if exists and readonly:
+                    with open(path, "rb"):      # SQLite would only say "unable to open"
+                        pass
+            except OSError as exc:
+                raise JournalError(f"journal {path} cannot be read: "
+                                   f"{cannot_reach(path, exc)}") from None
+            if not exists:
+                raise JournalError(f"journal {path} does not exist; give the path of an "
+                                   "existing journal (--journal PATH) or the table's config "
+                                   "(--config FILE)")
         if table_id is not None and not _TABLE_RE.match(table_id):
             raise JournalError(f"table id {table_id!r} must be 1-64 letters, digits, '.', '_' "
                                "or '-', starting with a letter or digit")

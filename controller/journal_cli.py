@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.errors import TablectlError
-from controller.journal import Journal, Kind, Record
+from controller.journal import Journal, Kind, Record, cannot_reach
 
 DEFAULT_CONFIG = Path("/etc/tablectl/table.toml")
 
@@ -68,7 +68,15 @@ def journal_path(args: argparse.Namespace) -> Path:
     if getattr(args, "journal", None):
         return Path(args.journal)
     config = Path(args.config) if getattr(args, "config", None) else DEFAULT_CONFIG
-    if not config.exists():
+    try:
+        exists = config.exists()
+        if exists:
+            with open(config, "rb"):
+                pass
+    except OSError as exc:
+        raise TablectlError(f"configuration {config} cannot be read: "
+                            f"{cannot_reach(config, exc)}") from None
+    if not exists:
         if getattr(args, "config", None):
             raise TablectlError(f"configuration {config} does not exist; give the table's "
                                 "config file (--config FILE) or the journal (--journal PATH)")
