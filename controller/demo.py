@@ -14,6 +14,7 @@ reveals it.
 """
 from __future__ import annotations
 
+import os
 import random
 import sys
 import tempfile
@@ -404,15 +405,26 @@ def run_demo(games: tuple[str, ...] = GAMES, modes: tuple[str, ...] = MODES, rou
     """Play ``rounds`` rounds of each game in each mode; return one tally per table."""
     rng = random.Random(seed)
     tallies: list[Tally] = []
-    base = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="tablectl-demo-"))
+    base = _workdir(workdir)
     for game in games:
         for mode in modes:
             tally = Tally(game, mode)
             tallies.append(tally)
             print(f"\n═══ {TITLES[game]} — {mode} ═══", file=out, flush=True)
-            rig = Rig(base / f"{game}-{mode}", game, mode, seed=rng.randrange(1 << 30),
-                      speed=speed, table_id=f"demo-{game}-{mode}"[:60],
-                      holdem=HOLDEM if game == "texas-holdem" else None)
+            try:
+                rig = Rig(base / f"{game}-{mode}", game, mode, seed=rng.randrange(1 << 30),
+                          speed=speed, table_id=f"demo-{game}-{mode}"[:60],
+                          holdem=HOLDEM if game == "texas-holdem" else None)
+            except OSError as exc:
+                where = base / f"{game}-{mode}"
+                if isinstance(exc, FileExistsError):
+                    raise TablectlError(f"the table's folder {where} cannot be created: a file "
+                                        "of that name is in the way; remove it, or give --dir "
+                                        "another directory") from None
+                raise TablectlError(f"the table's folder {where} cannot be created: "
+                                    f"{(exc.strerror or str(exc)).lower()}; give --dir a "
+                                    "directory that can be written, or leave --dir out (a "
+                                    "new temporary folder)") from None
             if game == "texas-holdem":
                 print(f"    blinds {HOLDEM['small_blind']}/{HOLDEM['big_blind']}, "
                       f"{HOLDEM['structure']}, commission {HOLDEM['rake_percent']} % of each "
@@ -440,6 +452,32 @@ def run_demo(games: tuple[str, ...] = GAMES, modes: tuple[str, ...] = MODES, rou
             _tally(rig, tally)
     _summary(tallies, out)
     return tallies
+
+
+def _workdir(workdir: str | Path | None) -> Path:
+    """The folder the demo's tables go in: ``--dir`` (created if missing) or a new temporary
+    one. Refuses, before anything starts, a path that is not a directory this user may write."""
+    way_out = "give --dir a directory that can be written, or leave --dir out (a new " \
+              "temporary folder)"
+    if not workdir:
+        try:
+            return Path(tempfile.mkdtemp(prefix="tablectl-demo-"))
+        except OSError as exc:
+            raise TablectlError(f"a temporary folder cannot be created in "
+                                f"{tempfile.gettempdir()}: {(exc.strerror or str(exc)).lower()}"
+                                "; give --dir a directory that can be written") from None
+    base = Path(workdir)
+    doing = "created"
+    try:
+        if base.exists() and not base.is_dir():
+            raise TablectlError(f"--dir {base} is a file, not a directory; {way_out}")
+        base.mkdir(parents=True, exist_ok=True)
+        doing = "written"
+        os.rmdir(tempfile.mkdtemp(prefix=".tablectl-demo-probe-", dir=base))
+    except OSError as exc:
+        raise TablectlError(f"--dir {base} cannot be {doing}: "
+                            f"{(exc.strerror or str(exc)).lower()}; {way_out}") from None
+    return base
 
 
 def _tally(rig: Rig, tally: Tally) -> None:

@@ -141,3 +141,36 @@ def test_a_path_under_a_regular_file_says_it_does_not_exist(tmp_path, option):
     (tmp_path / "plain").write_text("")
     target = tmp_path / "plain" / "file"
     refused(tablectl("journal", "verify", option, target), str(target), "does not exist")
+
+
+# --- demo --dir: a path that is no directory this user may write ------------------------------
+
+DEMO = ("demo", "--game", "q-poker", "--mode", "shoe", "--rounds", "1")
+
+
+def test_demo_dir_that_is_a_regular_file_is_refused(tmp_path):
+    plain = tmp_path / "plain"
+    plain.write_text("keep me")
+    refused(tablectl(*DEMO, "--dir", plain), f"--dir {plain} is a file, not a directory",
+            "give --dir a directory that can be written, or leave --dir out")
+    assert plain.read_text() == "keep me"
+    refused(tablectl(*DEMO, "--dir", plain / "sub"), f"--dir {plain / 'sub'} cannot be created",
+            "not a directory", "leave --dir out")
+
+
+def test_demo_dir_this_user_may_not_write_is_refused(unprivileged):
+    as_nobody, base = unprivileged
+    readonly = base / "readonly"
+    readonly.mkdir()
+    readonly.chmod(0o555)
+    refused(tablectl(*DEMO, "--dir", readonly, as_nobody=as_nobody),
+            f"--dir {readonly} cannot be written", "permission denied",
+            "give --dir a directory that can be written, or leave --dir out")
+    assert list(readonly.iterdir()) == []       # nothing started, nothing left behind
+
+
+def test_demo_table_folder_blocked_by_a_file_is_refused(tmp_path):
+    (tmp_path / "q-poker-shoe").write_text("")
+    proc = tablectl(*DEMO, "--dir", tmp_path)
+    refused(proc, f"{tmp_path / 'q-poker-shoe'} cannot be created",
+            "a file of that name is in the way")
