@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import hashlib
 import hmac
 import ipaddress
@@ -48,6 +49,9 @@ STRUCTURES = ("limit", "no-limit")          # 11/2008 art. 11(2)-(3)
 RAKE_MIN_PERCENT, RAKE_MAX_PERCENT = 3, 5   # 11/2008 art. 16
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _PIN_RE = re.compile(r"^(GPIO|BCM|BOARD|WPI)\d{1,2}$|^J8:\d{1,2}$")
+# A Raspberry Pi 4B, for gpiozero's data of the 40-pin header (J8): every Pi with that header
+# (B+ to 5, Zero) wires it the same, GPIO0 to GPIO27, so the model does not matter.
+_HEADER_REVISION = 0xc03111
 _TOKEN_RE = re.compile(r"^sha256:[0-9a-f]{64}$")
 
 
@@ -558,6 +562,13 @@ class _Checker:
             self.add(path, f"is {_describe(value)}, not {_TYPE_NAMES[spec.kind]}",
                      f"write it as {_example(spec)}")
             return _BAD
+        if spec.kind in ("pin", "pins"):
+            for pin in value if spec.kind == "pins" else [value]:
+                why = _off_header(pin)
+                if why:
+                    verb = "holds" if spec.kind == "pins" else "is"
+                    self.add(path, f"{verb} {pin!r}, {why[0]}", why[1])
+                    return _BAD
         written = value
         if spec.kind == "float":
             value = float(value)
@@ -587,6 +598,46 @@ def _is_pin(v: Any) -> bool:
     if isinstance(v, int):
         return 0 <= v <= 27
     return isinstance(v, str) and bool(_PIN_RE.match(v))
+
+
+@functools.cache
+def _header() -> dict[str, tuple[int, str]]:
+    """Every name gpiozero gives a pin of the 40-pin header -> (its physical number, what it
+    carries: "GPIO17", "GND", "3V3", "5V"). gpiozero's own board data, so that a name means here
+    what it means to the panel; it needs no Pi. Imported here: only a [gpio] section uses it."""
+    from gpiozero.pins.pi import PiBoardInfo
+    pins = PiBoardInfo.from_revision(_HEADER_REVISION).headers["J8"].pins.values()
+    return {str(name): (pin.number, pin.name) for pin in pins for name in pin.names}
+
+
+def _gpio_number(pin: int | str) -> int | None:
+    """The BCM number of a pin however it is written (17, "GPIO17", "BCM17", "BOARD11",
+    "J8:11", "WPI0" are one pin), or None when it names no GPIO of the header."""
+    _, name = _header().get(str(pin), (0, ""))
+    return int(name[4:]) if name.startswith("GPIO") else None
+
+
+_ANY_GPIO = 'a BCM number 0-27 such as 17, or "GPIO17"'
+
+
+def _off_header(pin: int | str) -> tuple[str, str] | None:
+    """Why a pin of the right shape is no GPIO of the 40-pin header, and the fix; or None."""
+    if _gpio_number(pin) is not None:
+        return None
+    if str(pin) in _header():
+        number, carries = _header()[str(pin)]
+        kind = "ground" if carries == "GND" else "power"
+        return (f"physical pin {number} of the 40-pin header: {carries} ({kind}), not a GPIO",
+                f'use a physical pin wired to a GPIO, e.g. "BOARD11" (GPIO17), or {_ANY_GPIO}')
+    prefix, digits = re.match(r"^(GPIO|BCM|BOARD|WPI|J8:|)(\d+)$", str(pin)).groups()
+    if f"{prefix}{int(digits)}" in _header():      # gpiozero reads "GPIO07" as no pin
+        return "written with a leading zero", f'write it as "{prefix}{int(digits)}"'
+    if prefix in ("BOARD", "J8:"):
+        return "not a physical pin of the 40-pin header (1 to 40)", \
+            f'use a pin wired to a GPIO, e.g. "{prefix}11" (GPIO17), or {_ANY_GPIO}'
+    if prefix == "WPI":
+        return "not a wiringPi number of the 40-pin header", f"use {_ANY_GPIO}"
+    return "not a GPIO of the Raspberry Pi's 40-pin header (GPIO0 to GPIO27)", f"use {_ANY_GPIO}"
 
 
 def _describe(v: Any) -> str:
@@ -892,30 +943,26 @@ def _gpio(ck: _Checker, doc: Mapping[str, Any], boxes: Any) -> GpioConfig | None
         ck.add(("gpio", "box_sensors"), f"lists {len(sensors)} sensors for {boxes} boxes",
                "give one pin per box, box 1 first, or leave box_sensors out")
     # One pin, one job: a pin used twice is a wiring mistake.
-    used: dict[str, str] = {}
+    used: dict[int, tuple[str, int | str]] = {}
     assigned = [(f"gpio.buttons.{k}", v) for k, v in buttons.items()] + \
         [(f"gpio.light.{k}", v) for k, v in light.items()] + \
         [(f"gpio.{k}", top[k]) for k in ("key_switch", "buzzer") if top[k] is not None] + \
         [(f"gpio.box_sensors[{i + 1}]", v) for i, v in enumerate(sensors)]
     assigned.sort(key=lambda item: ck.line(tuple(item[0].split("[")[0].split("."))) or 0)
     for name, pin in assigned:
-        canon = _canon_pin(pin)
-        if canon in used:
+        bcm = _gpio_number(pin)     # every spelling of a pin is one number: 17 == "BOARD11"
+        if bcm in used:
             path = tuple(name.split("[")[0].split("."))
-            ck.add(path, f"pin {pin!r} is already used by {used[canon]}",
-                   "give every input and output its own pin")
+            other, written = used[bcm]
+            same = f"pin {pin!r} is already used by {other}"
+            if written != pin:
+                same += f" ({written!r}): both are GPIO{bcm}"
+            ck.add(path, same, "give every input and output its own pin")
         else:
-            used[canon] = name
+            used[bcm] = (name, pin)
     return GpioConfig(buttons=buttons, key_switch=top["key_switch"], box_sensors=sensors,
                       light=light, buzzer=top["buzzer"], pull_up=top["pull_up"],
                       sensors_active_low=top["sensors_active_low"], bounce_ms=top["bounce_ms"])
-
-
-def _canon_pin(pin: int | str) -> str:
-    if isinstance(pin, int):
-        return f"GPIO{pin}"
-    m = re.match(r"^(?:GPIO|BCM)(\d+)$", pin)
-    return f"GPIO{int(m.group(1))}" if m else pin
 
 
 def _api(ck: _Checker, doc: dict[str, Any]) -> ApiConfig:
