@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import errno
 import functools
 import hashlib
 import hmac
 import ipaddress
 import math
+import os
+import pwd
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -1056,9 +1059,38 @@ def load_config(path: str | Path = DEFAULT_PATH) -> TableConfig:
     except FileNotFoundError:
         raise TablectlError(f"configuration {path} does not exist; copy "
                             "docs/table.toml.example there and edit it") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TablectlError(f"configuration {path} cannot be read: {exc}") from None
+    except IsADirectoryError:
+        raise TablectlError(f"configuration {path} is a directory, not a file; give the "
+                            f"table's TOML file, e.g. {path / 'table.toml'}") from None
+    except UnicodeDecodeError as exc:
+        raise TablectlError(f"configuration {path} is not UTF-8 text (byte "
+                            f"0x{exc.object[exc.start]:02x} at offset {exc.start}); save it as "
+                            "UTF-8") from None
+    except OSError as exc:
+        raise TablectlError(f"configuration {path} cannot be read: "
+                            f"{_cannot_read(path, exc)}") from None
     return parse_text(text, path)
+
+
+def _cannot_read(path: Path, exc: OSError) -> str:
+    """Why ``path`` could not be read, and the way out. As installed, /etc/tablectl (0750) and
+    table.toml (0640) are for root and the service user only: the file holds token hashes."""
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        where = f"this user ({_user()}) may not read {path}"
+        for parent in reversed(path.absolute().parents):
+            if not os.access(parent, os.X_OK):
+                where = f"this user ({_user()}) may not enter {parent}"
+                break
+        return (f"{where}; run it as root or as the service user: "
+                f"sudo -u tablectl tablectl config check {path}")
+    return f"{(exc.strerror or str(exc)).lower()}; check the path and the disk it is on"
+
+
+def _user() -> str:
+    try:
+        return pwd.getpwuid(os.geteuid()).pw_name
+    except KeyError:                # a uid with no name (a container's, say)
+        return f"uid {os.geteuid()}"
 
 
 def check_file(path: str | Path) -> tuple[TableConfig | None, list[Problem]]:

@@ -383,6 +383,67 @@ def test_missing_file(tmp_path):
         load_config(tmp_path / "none.toml")
 
 
+def check_as_another_user(path):
+    """`tablectl config check PATH` by a user the modes keep out: nobody when the tests run
+    as root (root reads anything), else this user."""
+    import os
+    import shutil
+    command = [sys.executable, "-m", "controller.cli", "config", "check", str(path)]
+    if os.geteuid() == 0:
+        if not shutil.which("setpriv"):
+            pytest.skip("running as root without setpriv: cannot act as another user")
+        command = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", *command]
+    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT,
+                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)})
+
+
+@pytest.mark.parametrize("locked", ["file", "directory"])
+def test_cli_check_of_a_file_this_user_may_not_read_says_the_way_out(locked):
+    # As installed: /etc/tablectl is 0750 root:tablectl and table.toml 0640 (token hashes).
+    import tempfile
+    with tempfile.TemporaryDirectory() as top:   # in /tmp: pytest's tmp_path is 0700 above
+        Path(top).chmod(0o755)
+        etc = Path(top) / "tablectl"
+        etc.mkdir()
+        path = etc / "table.toml"
+        path.write_text(BASE)
+        path.chmod(0o000 if locked == "file" else 0o644)     # 000: not even for its owner
+        etc.chmod(0o000 if locked == "directory" else 0o755)
+        try:
+            out = check_as_another_user(path)
+        finally:
+            etc.chmod(0o755)
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    assert "Errno" not in out.stderr
+    assert f"configuration {path} cannot be read" in out.stderr
+    assert f"may not {'read ' + str(path) if locked == 'file' else 'enter ' + str(etc)}" \
+        in out.stderr
+    assert f"sudo -u tablectl tablectl config check {path}" in out.stderr
+
+
+def test_other_read_errors_say_what_is_wrong(tmp_path, monkeypatch):
+    import errno
+    from pathlib import Path
+    with pytest.raises(TablectlError) as info:
+        load_config(tmp_path)
+    assert str(info.value) == f"configuration {tmp_path} is a directory, not a file; give the " \
+                              f"table's TOML file, e.g. {tmp_path / 'table.toml'}"
+    latin = tmp_path / "latin.toml"
+    latin.write_bytes(BASE.encode() + b'# caf\xe9\n')
+    with pytest.raises(TablectlError, match=r"not UTF-8 text \(byte 0xe9 at offset \d+\); "
+                                            "save it as UTF-8"):
+        load_config(latin)
+
+    def failing(self, *args, **kwargs):
+        raise OSError(errno.EIO, "Input/output error", str(self))
+    monkeypatch.setattr(Path, "read_text", failing)
+    with pytest.raises(TablectlError) as info:
+        load_config(latin)
+    assert "Errno" not in str(info.value)
+    assert str(info.value).startswith(f"configuration {latin} cannot be read: input/output "
+                                      "error; ")
+
+
 # --- tokens ---------------------------------------------------------------------------------
 
 def test_tokens_hashed_and_matched():
