@@ -127,6 +127,8 @@ class Service:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.stop, sig.name)
+        if self.control_path is not None:
+            self._check_control()       # refused before the journal or a device is touched
         self.journal = Journal.open(cfg.journal_path, cfg.table_id)
         try:
             return await self._run()
@@ -524,14 +526,50 @@ class Service:
         self.panel.show(tower_light(self.runner.table))
 
     # --- control socket -----------------------------------------------------------------------
+    _CONTROL_WAY_OUT = ("create it, or give another --control path (under systemd, "
+                        "RuntimeDirectory=tablectl creates /run/tablectl)")
+
+    def _check_control(self) -> None:
+        """Refuse, at start, a control socket path that cannot be bound: its directory missing
+        or not writable, something other than a socket in its place, a path too long."""
+        path = self.control_path
+        assert path is not None
+        where = f"control socket {path}"
+        parent = path.parent
+        try:
+            if not parent.is_dir():
+                what = "is not a directory" if parent.exists() else "does not exist"
+                raise TablectlError(f"{where}: the directory {parent} {what}; "
+                                    f"{self._CONTROL_WAY_OUT}")
+            if not os.access(parent, os.W_OK | os.X_OK):
+                raise TablectlError(f"{where}: the directory {parent} cannot be written by "
+                                    "this user; run as the service user, or give another "
+                                    "--control path (under systemd, RuntimeDirectory=tablectl "
+                                    "creates /run/tablectl for it)")
+            if (path.exists() or path.is_symlink()) and not path.is_socket():
+                raise TablectlError(f"{where}: {path} exists and is not a socket (it is left "
+                                    "as it is); give another --control path")
+        except OSError as exc:
+            raise TablectlError(f"{where} cannot be used: {(exc.strerror or str(exc)).lower()}"
+                                "; give another --control path") from None
+        if len(os.fsencode(str(path))) > 108:   # sun_path, as Python's bind checks it
+            raise TablectlError(f"{where}: the path is longer than the 108 bytes a Unix "
+                                "socket's path may have; give a shorter --control path (e.g. "
+                                "/run/tablectl/control.sock)")
+
     async def _open_control(self) -> None:
         path = self.control_path
         assert path is not None
-        if path.exists():
-            path.unlink()
         old = os.umask(0o177)
         try:
+            if path.is_socket():        # a stale socket of an earlier run
+                path.unlink()
             self._control_server = await asyncio.start_unix_server(self._client, str(path))
+        except OSError as exc:          # what changed since the check at start
+            raise TablectlError(f"control socket {path} cannot be opened: "
+                                f"{(exc.strerror or str(exc)).lower()}; make sure its "
+                                "directory exists and can be written, or give another "
+                                "--control path") from None
         finally:
             os.umask(old)
 

@@ -1,5 +1,6 @@
 """A path a person gets wrong (unreadable, unwritable, not a directory) gets one clear line and
 exit status 2 from the real command, never a Python traceback."""
+import asyncio
 import os
 import shutil
 import subprocess
@@ -24,6 +25,7 @@ AS_NOBODY = f"""
 import os, sys
 import sqlite3, tomllib
 import controller.cli, controller.config, controller.journal, controller.integrity.report
+import controller.service, asyncio
 controller.cli.build_parser()           # every subcommand's module
 os.setgroups([])
 os.setresgid({NOBODY}, {NOBODY}, {NOBODY})
@@ -174,3 +176,97 @@ def test_demo_table_folder_blocked_by_a_file_is_refused(tmp_path):
     proc = tablectl(*DEMO, "--dir", tmp_path)
     refused(proc, f"{tmp_path / 'q-poker-shoe'} cannot be created",
             "a file of that name is in the way")
+
+
+# --- run --control: a socket path the daemon cannot bind ----------------------------------------
+
+RUN_CONFIG = """[table]
+id = "ctl-1"
+game = "q-poker"
+mode = "shoe"
+boxes = 7
+
+[journal]
+path = "{journal}"
+"""
+
+
+def run_config(where, journal_dir=None):
+    config = where / "table.toml"
+    config.write_text(RUN_CONFIG.format(journal=(journal_dir or where) / "journal.db"))
+    config.chmod(0o644)
+    return config
+
+
+def test_run_refuses_a_control_socket_in_a_directory_that_does_not_exist(tmp_path):
+    config = run_config(tmp_path)
+    control = tmp_path / "no-such-dir" / "ctl.sock"
+    proc = tablectl("run", "--config", config, "--control", control, timeout=30)
+    refused(proc, f"control socket {control}", f"the directory {control.parent} does not exist",
+            "create it, or give another --control path", "RuntimeDirectory=")
+    # refused at start: no journal opened (nothing written), no directory made
+    assert not (tmp_path / "journal.db").exists() and not control.parent.exists()
+
+
+def test_run_refuses_a_control_socket_under_a_regular_file(tmp_path):
+    config = run_config(tmp_path)
+    (tmp_path / "plain").write_text("")
+    control = tmp_path / "plain" / "ctl.sock"
+    refused(tablectl("run", "--config", config, "--control", control, timeout=30),
+            f"the directory {control.parent} is not a directory", "another --control path")
+    assert not (tmp_path / "journal.db").exists()
+
+
+def test_run_leaves_a_file_in_the_control_sockets_place_alone(tmp_path):
+    config = run_config(tmp_path)
+    # --control pointed at the configuration by mistake: it must not be deleted
+    refused(tablectl("run", "--config", config, "--control", config, timeout=30),
+            f"{config} exists and is not a socket", "give another --control path")
+    assert config.read_text() == RUN_CONFIG.format(journal=tmp_path / "journal.db")
+    assert not (tmp_path / "journal.db").exists()
+
+
+def test_run_refuses_a_control_socket_path_too_long_to_bind(tmp_path):
+    config = run_config(tmp_path)
+    control = tmp_path / ("s" * 120)
+    refused(tablectl("run", "--config", config, "--control", control, timeout=30),
+            "longer than the 108 bytes", "shorter --control path")
+    assert not (tmp_path / "journal.db").exists()
+
+
+def test_run_refuses_a_control_socket_directory_this_user_may_not_write(unprivileged):
+    as_nobody, base = unprivileged
+    lib, run = base / "lib", base / "run"
+    lib.mkdir()
+    lib.chmod(0o777)            # the journal could be made: only the socket's directory is wrong
+    run.mkdir()
+    run.chmod(0o555)
+    config = run_config(base, journal_dir=lib)
+    control = run / "ctl.sock"
+    refused(tablectl("run", "--config", config, "--control", control, as_nobody=as_nobody,
+                     timeout=30),
+            f"the directory {run} cannot be written by this user", "another --control path")
+    assert list(lib.iterdir()) == [] and list(run.iterdir()) == []
+
+
+def test_a_control_socket_that_fails_to_bind_after_the_check_stops_the_daemon_cleanly(
+        tmp_path, monkeypatch):
+    """The check at start is the first line; should the bind fail anyway (the directory gone
+    meanwhile), the daemon stops as on any start-up error: a clear error, the stop journaled,
+    the journal closed."""
+    from controller.config import parse_text
+    from controller.errors import TablectlError
+    from controller.sdnotify import Notifier
+    from controller.service import Service
+
+    cfg = parse_text(RUN_CONFIG.format(journal=tmp_path / "journal.db"))
+    control = tmp_path / "gone" / "ctl.sock"
+    svc = Service(cfg, control=control, notifier=Notifier(None), open_panel=False)
+    monkeypatch.setattr(svc, "_check_control", lambda: None)
+    with pytest.raises(TablectlError, match=r"control socket .* cannot be opened: no such file"):
+        asyncio.run(svc.run())
+    assert svc.journal is not None and svc.journal._conn is None       # closed
+    with Journal.open(tmp_path / "journal.db", readonly=True) as j:
+        assert j.verify().ok
+        assert [r.payload.get("event") for r in j.records(kinds=["service"])] == \
+            ["start", "stop"]
