@@ -1,7 +1,7 @@
 """``tablectl config check FILE`` and ``tablectl config hash-token``.
 
-``check`` prints one line per problem (``FILE:LINE: key: reason; fix``) and exits 2, or a
-summary and exit 0. ``hash-token`` turns a console token into the ``sha256:<hex>`` form that
+``check`` prints on stderr ``tablectl: error: FILE: N problems`` and one indented line per
+problem (``FILE:LINE: key: reason; fix``) and exits 2, or a summary and exit 0. ``hash-token`` turns a console token into the ``sha256:<hex>`` form that
 ``[api.tokens]`` stores; ``--new`` makes a fresh random token first.
 """
 from __future__ import annotations

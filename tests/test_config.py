@@ -496,6 +496,67 @@ def test_every_key_is_documented():
             assert f"| `{key}` |" in doc, f"{section}.{key} is not in docs/configuration.md"
 
 
+def doc_blocks(language=""):
+    """The fenced blocks of docs/configuration.md in ``language`` ("": plain ``` blocks)."""
+    blocks, open_as, lines = [], None, []
+    for line in (ROOT / "docs" / "configuration.md").read_text().splitlines(keepends=True):
+        if open_as is None and line.startswith("```"):
+            open_as, lines = line[3:].strip(), []
+        elif open_as is not None and line.rstrip() == "```":
+            if open_as == language:
+                blocks.append("".join(lines))
+            open_as = None
+        elif open_as is not None:
+            lines.append(line)
+    return blocks
+
+
+def test_the_documented_error_output_is_the_real_one(tmp_path):
+    etc = tmp_path / "etc" / "tablectl"
+    etc.mkdir(parents=True)
+    path = etc / "table.toml"
+    path.write_text(textwrap.dedent("""\
+        [table]
+        id = "macau-07"
+        game = "fortune-3-card-poker"
+        mode = "shoe"
+        boxes = 6
+
+        [devices.shoe]
+        class = "shoe"
+        prot = "/dev/tablectl/shoe"
+
+        [gpio.buttons]
+        close_bets = 17
+        confirm = "BOARD11"
+        """))
+    out = subprocess.run([sys.executable, "-m", "controller.cli", "config", "check", str(path)],
+                         capture_output=True, text=True)
+    assert out.returncode == 2 and out.stdout == ""
+    shown = [b for b in doc_blocks() if b.startswith("tablectl: error:")]
+    assert len(shown) == 1, "docs/configuration.md shows no `tablectl: error:` output"
+    assert shown[0] == out.stderr.replace(str(path), "/etc/tablectl/table.toml")
+
+
+def test_the_documented_toml_blocks_pass_the_check():
+    """The ```toml blocks of docs/configuration.md together, at a Hold'em table (the [holdem]
+    block is the doc's own), make a valid configuration."""
+    text = textwrap.dedent("""\
+        [table]
+        id = "t1"
+        game = "texas-holdem"
+        mode = "shoe"
+        boxes = 10
+
+        [devices.shoe]
+        class = "shoe"
+        port = "/dev/tablectl/shoe"
+        """)
+    blocks = doc_blocks("toml")
+    assert any(b.startswith("[interpretations]") for b in blocks)
+    parse_text(text + "\n" + "\n".join(blocks))
+
+
 def test_journal_summary_has_no_token_hashes():
     import hashlib
     import json
