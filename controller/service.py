@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from controller import __version__
 from controller.config import TableConfig
 from controller.cpu_latency import DEVICE as CPU_LATENCY_DEVICE
 from controller.cpu_latency import OFF as CPU_WAKEUP_OFF
@@ -157,13 +158,12 @@ class Service:
                                   published=self._published)
         self.journal.append(Kind.SERVICE.value, {"event": "start", "pid": os.getpid()},
                             source="service")
-        self.journal.append(Kind.CONFIG.value, {"game": cfg.game, "mode": cfg.mode.value,
-                                                "boxes": cfg.boxes,
-                                                "interpretations": dict(table.interpretations),
-                                                "holdem": cfg.holdem.to_json() if cfg.holdem
-                                                else None,
-                                                "devices": devices,
-                                                "integrity": cfg.integrity_json()},
+        # What a regulator asks of a round: which configuration (its file's SHA-256, every
+        # setting in force, each interpretation as resolved with its default) and which
+        # version of the controller ruled on it.
+        self.journal.append(Kind.CONFIG.value,
+                            {**cfg.to_json(), "interpretations": dict(table.interpretations),
+                             "version": __version__},
                             source="service")
         report = self.runner.recover()
         self.log.info("recovered", **report)

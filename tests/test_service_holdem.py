@@ -3,13 +3,17 @@ bet sizes and the commission on the pot, through the real `tablectl run` process
 simulated card-reading shoe over a pseudo-terminal."""
 import asyncio
 import dataclasses
+import hashlib
+import json
 
 import pytest
 
+from controller import __version__
 from controller.config import parse_text
 from controller.errors import TablectlError
 from controller.journal import Journal
 from controller.rig import Rig
+from controller.rules import get_game
 from controller.rules.cards import Card
 from controller.sdnotify import Notifier
 from controller.service import Service
@@ -103,6 +107,13 @@ def test_daemon_table_uses_the_configured_blinds_structure_and_rake(tmp_path):
         config = j.last(kind="config").payload
         assert config["holdem"] == {"small_blind": 5, "big_blind": 10, "structure": "limit",
                                     "rake_percent": "4.5"}
+        # Which configuration and which controller ruled: the file's SHA-256 as sha256sum
+        # gives it, every interpretation as resolved (defaults included), the version.
+        assert config["digest"] == hashlib.sha256(rig.config_path.read_bytes()).hexdigest()
+        assert config["path"] == str(rig.config_path) and config["version"] == __version__
+        register = get_game("texas-holdem").resolve_interpretations(None)
+        assert set(config["interpretations"]) == set(register)
+        assert "tokens" not in json.dumps(config) and config["api"]["roles"] is not None
 
 
 def test_a_holdem_config_without_stakes_is_refused_not_defaulted(tmp_path):
