@@ -335,6 +335,13 @@ class Journal:
             if "no such table" in str(exc):
                 raise JournalError(f"{path} is an SQLite file but not a tablectl journal; "
                                    "check the path ([journal] path in table.toml)") from None
+            if readonly and "readonly database" in str(exc):
+                # Even a reader of a WAL journal needs the -shm file beside it, so it must be
+                # able to write the journal's directory: a permission matter, not damage.
+                raise JournalError(f"journal {path} cannot be read by this user: SQLite reads "
+                                   "it through a -shm file beside it, and this user may not "
+                                   f"write {path.parent}; run it as root or as the service "
+                                   "user: sudo -u tablectl tablectl ...") from None
             raise JournalError(f"journal {path} cannot be opened ({exc}): it is not a tablectl "
                                "journal, or it is damaged or unreadable; check the path and its "
                                "permissions, or restore it from a backup (docs/journal.md)"

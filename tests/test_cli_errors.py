@@ -270,3 +270,18 @@ def test_a_control_socket_that_fails_to_bind_after_the_check_stops_the_daemon_cl
         assert j.verify().ok
         assert [r.payload.get("event") for r in j.records(kinds=["service"])] == \
             ["start", "stop"]
+
+
+def test_a_journal_in_a_directory_this_user_may_not_write_is_a_clear_error(unprivileged):
+    # SQLite reads a WAL journal through the -shm file beside it, which a reader must be able
+    # to create: the journal file readable but its directory not writable is not a damaged
+    # journal, and the message must not say it may be.
+    as_nobody, base = unprivileged
+    journal = base / "state" / "journal.db"
+    journal.parent.mkdir()
+    write_journal(journal)
+    journal.chmod(0o644)
+    journal.parent.chmod(0o555)
+    line = refused(tablectl("journal", "verify", "--journal", journal, as_nobody=as_nobody),
+                   str(journal), "sudo -u tablectl")
+    assert "damaged" not in line
