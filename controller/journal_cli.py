@@ -154,8 +154,9 @@ def render_round(table_id: str, round_id: str, closed: bool, records: list[Recor
                      f"{(rec.source or '-'):<12}  {rec.kind:<11}  {describe(rec)}")
     close = next((r for r in reversed(records) if r.kind == Kind.ROUND_CLOSE), None)
     if close is None:
-        lines.append("Not closed: the round was in progress where the journal ends "
-                     "(recovery ends it on the next start).")
+        lines.append("Not closed: the round was open where the journal ends (the next start's "
+                     "recovery rules on it as its regulation says: void if cut off while "
+                     "dealing, otherwise it goes on).")
     else:
         outcome = close.payload.get("outcome", "closed") if isinstance(close.payload, dict) \
             else "closed"
