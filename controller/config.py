@@ -13,14 +13,11 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import errno
 import functools
 import hashlib
 import hmac
 import ipaddress
 import math
-import os
-import pwd
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -29,6 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from controller.cpu_latency import MAX_US as CPU_WAKEUP_MAX, OFF as CPU_WAKEUP_OFF
+from controller.access import cannot_reach
 from controller.errors import TablectlError
 from controller.rules import GAME_IDS, get_game
 from controller.rules.base import Mode
@@ -1067,30 +1065,10 @@ def load_config(path: str | Path = DEFAULT_PATH) -> TableConfig:
                             f"0x{exc.object[exc.start]:02x} at offset {exc.start}); save it as "
                             "UTF-8") from None
     except OSError as exc:
+        retry = f"sudo -u tablectl tablectl config check {path}"
         raise TablectlError(f"configuration {path} cannot be read: "
-                            f"{_cannot_read(path, exc)}") from None
+                            f"{cannot_reach(path, exc, retry)}") from None
     return parse_text(text, path)
-
-
-def _cannot_read(path: Path, exc: OSError) -> str:
-    """Why ``path`` could not be read, and the way out. As installed, /etc/tablectl (0750) and
-    table.toml (0640) are for root and the service user only: the file holds token hashes."""
-    if exc.errno in (errno.EACCES, errno.EPERM):
-        where = f"this user ({_user()}) may not read {path}"
-        for parent in reversed(path.absolute().parents):
-            if not os.access(parent, os.X_OK):
-                where = f"this user ({_user()}) may not enter {parent}"
-                break
-        return (f"{where}; run it as root or as the service user: "
-                f"sudo -u tablectl tablectl config check {path}")
-    return f"{(exc.strerror or str(exc)).lower()}; check the path and the disk it is on"
-
-
-def _user() -> str:
-    try:
-        return pwd.getpwuid(os.geteuid()).pw_name
-    except KeyError:                # a uid with no name (a container's, say)
-        return f"uid {os.geteuid()}"
 
 
 def check_file(path: str | Path) -> tuple[TableConfig | None, list[Problem]]:

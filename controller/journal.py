@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
-import errno
 import fcntl
 import hashlib
 import os
@@ -41,6 +40,7 @@ from pathlib import Path
 from json.encoder import encode_basestring_ascii as _encode_ascii
 from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 
+from controller.access import cannot_reach
 from controller.errors import TablectlError
 
 FORMAT_VERSION = 1
@@ -247,21 +247,6 @@ MARK_KINDS = ("round_open", "round_close", "link")
 WAL_RESERVE_PAGES = 1100
 _COLUMNS = "seq, wall_ns, mono_ns, table_id, round_id, kind, source, article, payload, body, " \
            "prev_hash, hash"
-
-
-def cannot_reach(path: Path, exc: OSError) -> str:
-    """Why ``path`` (a file a reader asked for) could not be reached, and the way out: the
-    first directory on the way this user may not enter, or the file it may not read."""
-    if exc.errno in (errno.EACCES, errno.EPERM):
-        where = f"this user may not read {path}"
-        for parent in reversed(path.absolute().parents):
-            if not os.access(parent, os.X_OK):
-                where = f"this user may not enter {parent}"
-                break
-        return (f"{where}; run the command as root or as the service user "
-                "(sudo -u tablectl tablectl ...)")
-    reason = (exc.strerror or str(exc)).lower()
-    return f"{reason}; check the path"
 
 
 class Journal:

@@ -13,8 +13,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from controller.access import cannot_reach
 from controller.errors import TablectlError
-from controller.journal import Journal, Kind, Record, cannot_reach
+from controller.journal import Journal, Kind, Record
 
 DEFAULT_CONFIG = Path("/etc/tablectl/table.toml")
 

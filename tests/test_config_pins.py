@@ -10,18 +10,8 @@ from gpiozero.pins.mock import MockFactory
 
 from controller.config import ConfigError, parse_text
 from controller.panel import Panel
+from test_config import BASE     # the smallest valid table: one shoe, Q Poker
 
-BASE = textwrap.dedent("""\
-    [table]
-    id = "t1"
-    game = "q-poker"
-    mode = "shoe"
-    boxes = 7
-
-    [devices.shoe]
-    class = "shoe"
-    port = "/dev/tablectl/shoe"
-    """)
 
 # GPIO17 is physical pin 11 (wiringPi 0); GPIO27 is physical pin 13; pin 6 is ground.
 SPELLINGS = [17, "GPIO17", "BCM17", "BOARD11", "J8:11", "WPI0", 27, "BOARD13", "J8:13",

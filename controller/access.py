@@ -1,0 +1,36 @@
+"""Why a file a person asked for could not be reached, and the way out.
+
+As installed, /etc/tablectl (0750) and /var/lib/tablectl (0750) are for root and the service
+user only: table.toml holds token hashes and the journal is the record of truth. So a
+permission error almost always means the command was run as someone else, and the way out is
+to run it as root or as the service user.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import pwd
+from pathlib import Path
+
+
+def cannot_reach(path: Path, exc: OSError, retry: str = "sudo -u tablectl tablectl ...") -> str:
+    """Why ``path`` could not be reached: the first directory on the way this user may not
+    enter, or the file it may not read, with ``retry`` (the command again, as the service user)
+    as the way out; for any other OS error, what it is and to check the path."""
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        who = f"this user ({user()})"
+        where = f"{who} may not read {path}"
+        for parent in reversed(path.absolute().parents):
+            if not os.access(parent, os.X_OK):
+                where = f"{who} may not enter {parent}"
+                break
+        return f"{where}; run it as root or as the service user: {retry}"
+    return f"{(exc.strerror or str(exc)).lower()}; check the path and the disk it is on"
+
+
+def user() -> str:
+    """The name of the user this process runs as."""
+    try:
+        return pwd.getpwuid(os.geteuid()).pw_name
+    except KeyError:                # a uid with no name (a container's, say)
+        return f"uid {os.geteuid()}"
