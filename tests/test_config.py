@@ -541,17 +541,8 @@ def test_the_documented_error_output_is_the_real_one(tmp_path):
 def test_the_documented_toml_blocks_pass_the_check():
     """The ```toml blocks of docs/configuration.md together, at a Hold'em table (the [holdem]
     block is the doc's own), make a valid configuration."""
-    text = textwrap.dedent("""\
-        [table]
-        id = "t1"
-        game = "texas-holdem"
-        mode = "shoe"
-        boxes = 10
-
-        [devices.shoe]
-        class = "shoe"
-        port = "/dev/tablectl/shoe"
-        """)
+    text = BASE.replace('game = "q-poker"', 'game = "texas-holdem"').replace(
+        "boxes = 7", "boxes = 10")
     blocks = doc_blocks("toml")
     assert any(b.startswith("[interpretations]") for b in blocks)
     parse_text(text + "\n" + "\n".join(blocks))
