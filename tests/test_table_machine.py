@@ -325,6 +325,24 @@ def test_unexpected_error_lands_in_malfunction_with_round_void(monkeypatch):
     t.command("decide", box=3, decision="play")
     assert t.state == "malfunction"
     assert "controller_fault" in kinds(t) and t.round.void is not None
+    # Every card was out: no dealing article applies, and none is cited.
+    assert t.round.void["article"] == "controller"
+    assert "after every card was out" in t.round.void["reason"]
+
+
+def test_unexpected_error_while_dealing_is_the_games_machine_failure(monkeypatch):
+    t = q_round()
+    draw(t, "As", "Kd")
+    assert t.state == "dealing"
+
+    def broken(*args):
+        raise RuntimeError("vault bug")
+    monkeypatch.setattr(t.vault, "deal", broken)
+    draw(t, "2c")
+    assert t.state == "malfunction" and "controller_fault" in kinds(t)
+    # Cards were still to come: 89/2004 art. 11(5), as for a machine failure while dealing.
+    assert t.round.void["article"] == "89/2004 art. 11(5)"
+    assert t.round.void["remedy"] == "round_void"
 
 
 def test_no_automatic_shortcuts():

@@ -387,18 +387,29 @@ class Table:
                       message=scrub(str(err))[:200])
         if self.round is not None and self.state in ROUND_STATES and self.state != "bets_open" \
                 and self.round.void is None:
-            # The controller lost its view of the round: a machine failure while dealing.
+            self._void(self._fault_ruling(), "controller fault")
+        self.fail()
+
+    def _fault_ruling(self) -> Ruling:
+        """The controller lost its view of the round: the round is void, every bet returned.
+        While cards are still to come this is a machine failure while dealing, and the game's
+        article for it is cited; once every card is out no article speaks of it, so the
+        ruling cites none (``controller``) rather than a dealing article that does not apply."""
+        still_dealing = self.state in ("bets_closed", "dice_shaking", "dealing") or (
+            self.tracker is not None and not self.tracker.done)
+        ruling = None
+        if still_dealing:
             irr = DEVICE_FAILURE["shoe" if self.mode is Mode.SHOE else "shuffler"]
             try:
                 ruling = self._ask(irr, Phase.DEALING)
             except TablectlError:
                 ruling = None
-            if ruling is None or ruling.remedy is not Remedy.ROUND_VOID:
-                ruling = Ruling(Remedy.ROUND_VOID, ruling.article if ruling else "controller",
-                                "the controller failed during the round: the round is void "
-                                "and every bet is returned", True)
-            self._void(ruling, "controller fault")
-        self.fail()
+        if ruling is not None and ruling.remedy is Remedy.ROUND_VOID:
+            return ruling
+        when = "while dealing" if still_dealing else "after every card was out"
+        return Ruling(Remedy.ROUND_VOID, ruling.article if ruling else "controller",
+                      f"the controller failed {when}: it cannot vouch for the round, so the "
+                      "round is void and every bet is returned", True)
 
     def _integrity(self, update: Any) -> None:
         self.private_records.extend(update.records)
