@@ -317,6 +317,13 @@ def _positive(v: Any) -> str:
     return "" if v > 0 else "must be greater than 0"
 
 
+def _heartbeat(v: Any) -> str:
+    # A device takes Hello.heartbeat_ms within 50-10,000 ms (docs/protocol.md 3.1) and clamps
+    # anything else, so outside that range the host would expect heartbeats the device never
+    # sends at that pace, and lose the link over and over.
+    return "" if 0.05 <= v <= 10 else "must be 0.05 to 10 seconds (the protocol's 50-10,000 ms)"
+
+
 def _baud(v: Any) -> str:
     return "" if 50 <= v <= 12_000_000 else "must be a serial speed such as 9600 or 115200"
 
@@ -480,7 +487,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "usb_product": Key("int", 0, check=_usb_id, help="USB product id"),
         "usb_serial": Key("str", "", help="USB serial number, when several are plugged in"),
         "usb_backend": Key("str", "", help="pyusb backend as module:function (empty: libusb)"),
-        "heartbeat_s": Key("float", 0.25, check=_positive, help="expected heartbeat interval"),
+        "heartbeat_s": Key("float", 0.25, check=_heartbeat,
+                           help="expected heartbeat interval (0.05-10 s)"),
         "link_timeout_s": Key("float", 1.0, check=_positive,
                               help="silence after which the link is lost"),
     },

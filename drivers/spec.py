@@ -56,6 +56,10 @@ class DeviceSpec:
         if self.transport == "usb" and not (self.usb_vendor and self.usb_product):
             raise TablectlError(f"device {self.id!r}: a USB device needs usb_vendor and "
                                 "usb_product (e.g. 0x1d50 and 0x6018)")
-        if self.baudrate <= 0 or self.heartbeat_s <= 0 or self.link_timeout_s <= self.heartbeat_s:
-            raise TablectlError(f"device {self.id!r}: baudrate and heartbeat_s must be positive "
+        if not 0.05 <= self.heartbeat_s <= 10:
+            # Hello.heartbeat_ms is 50-10,000 ms on the wire (docs/protocol.md 3.1).
+            raise TablectlError(f"device {self.id!r}: heartbeat_s must be 0.05 to 10 seconds, "
+                                f"the protocol's 50-10,000 ms; got {self.heartbeat_s}")
+        if self.baudrate <= 0 or self.link_timeout_s <= self.heartbeat_s:
+            raise TablectlError(f"device {self.id!r}: baudrate must be positive "
                                 "and link_timeout_s longer than heartbeat_s")

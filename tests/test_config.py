@@ -619,3 +619,26 @@ def test_non_finite_and_absurd_numbers():
     found = {p.key: p for p in problems(text)}
     assert found["devices.shoe.heartbeat_s"].line == line_of(text, "inf")
     assert "115200" in found["devices.shoe.baudrate"].fix
+
+
+@pytest.mark.parametrize("value, ok", [(0.01, False), (0.049, False), (0.05, True), (0.25, True),
+                                       (10, True), (10.5, False)])
+def test_heartbeat_within_the_protocols_range(value, ok):
+    # Hello.heartbeat_ms is 50-10,000 ms; a device clamps anything else, so a host expecting
+    # 10 ms heartbeats with a 30 ms timeout would lose the link over and over.
+    text = BASE + f"heartbeat_s = {value}\nlink_timeout_s = {max(1.0, value * 4)}\n"
+    if ok:
+        assert parse_text(text, "table.toml").devices["shoe"].heartbeat_s == value
+    else:
+        p = {p.key: p for p in problems(text)}["devices.shoe.heartbeat_s"]
+        assert p.reason == f"is {value}" and "0.05 to 10 seconds" in p.fix
+        assert p.line == line_of(text, f"heartbeat_s = {value}")
+
+
+def test_a_device_spec_refuses_a_heartbeat_the_protocol_cannot_carry():
+    from drivers.spec import DeviceSpec
+    with pytest.raises(TablectlError, match="heartbeat_s must be 0.05 to 10 seconds"):
+        DeviceSpec(id="shoe", device_class="shoe", port="/dev/null", heartbeat_s=0.01,
+                   link_timeout_s=0.03)
+    assert DeviceSpec(id="shoe", device_class="shoe", port="/dev/null", heartbeat_s=0.05,
+                      link_timeout_s=0.5).heartbeat_s == 0.05
