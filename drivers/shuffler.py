@@ -56,7 +56,9 @@ def deck_check_fields(msg: m.DeckCheckResult) -> dict:
     The table's deck id is the one most cards carry; a card with another deck id is foreign
     (``extra``) whatever its face. ``missing`` are faces of a full deck not read among the
     table's own cards; ``duplicate`` lists each face read more than once (once per extra copy).
-    Unread cards (code 0xFF) are counted but have no identity.
+    Unread cards (code 0xFF) are counted but have no identity. The driver does not know how
+    many decks the table uses, so these lists are against one deck; the integrity ledger
+    counts ``cards`` against the table's decks itself and does not add this ``duplicate``.
     """
     if not msg.recognised:
         return {"count": msg.count}

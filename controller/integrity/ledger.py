@@ -131,7 +131,8 @@ class DeckLedger:
         (``None`` for a card the device saw but could not read), ``deck_ids`` their back ids
         (parallel to ``cards``) where the device reports them; ``missing``, ``extra`` (cards
         of no deck of this table) and ``duplicate`` are the device's own findings, which are
-        added to the ledger's. ``deck_ids`` may instead be the set of back ids seen (as the
+        added to the ledger's, except ``duplicate`` when ``cards`` are given: the ledger then
+        counts each face against the ``decks`` copies the table holds itself. ``deck_ids`` may instead be the set of back ids seen (as the
         project's shuffler driver reports it). The check describes the deck about to be dealt: it begins a new
         deck if cards of the current one are already out."""
         deck = self.current()
@@ -184,7 +185,10 @@ class DeckLedger:
                 short = sorted(set(missing))
             else:
                 short = sorted(set(lack) | set(missing))
-            dups = sorted(set(faces - self.expected) | set(duplicate))
+            # With the faces read, the ledger alone counts them against ``decks`` copies each:
+            # a device's own duplicate list is not added (the project's shuffler driver
+            # compares with one deck, so two correct decks would be 52 duplicates).
+            dups = sorted(faces - self.expected)
         else:
             faces = Counter()
             strange = self._strange_ids(deck_ids)

@@ -1,0 +1,47 @@
+"""A deck check from a card-reading shuffler, through the driver's translation
+(``deck_check_fields``) and the monitor, held against the table's number of decks."""
+from collections import Counter
+
+import pytest
+
+from controller.integrity import IntegrityMonitor
+from controller.rules.cards import Card, full_deck
+from drivers import events as ev
+from drivers.protocol import messages as m
+from drivers.shuffler import deck_check_fields
+
+C = Card.parse
+DECK = full_deck()
+
+
+def check(faces, decks, deck_ids=None, back=1):
+    """The alarms of one deck check whose cards read ``faces`` (``None``: unreadable)."""
+    wire = tuple((m.UNKNOWN_CARD if c is None else c.code, back) for c in faces)
+    msg = m.DeckCheckResult(count=len(wire), recognised=True, cards=wire)
+    event = ev.DeckCheckResult(device="shuffler", ts=0.0, **deck_check_fields(msg))
+    return IntegrityMonitor(decks=decks, deck_ids=deck_ids).observe(event).alarms
+
+
+def kinds(alarms):
+    return Counter(str(a.kind) for a in alarms)
+
+
+@pytest.mark.parametrize("deck_ids", [None, {1}])
+def test_a_correct_two_deck_check_raises_nothing(deck_ids):
+    # Every face read twice is what two decks hold, not 52 duplicates.
+    assert check(DECK * 2, decks=2, deck_ids=deck_ids) == []
+
+
+@pytest.mark.parametrize("deck_ids", [None, {1}])
+def test_a_face_three_times_in_two_decks_is_one_duplicate(deck_ids):
+    alarms = check(DECK * 2 + [C("Qh")], decks=2, deck_ids=deck_ids)
+    assert kinds(alarms) == {"duplicate_card": 1}
+    assert alarms[0].cards == (C("Qh"),) and "3 times" in alarms[0].message
+
+
+def test_a_face_twice_in_one_deck_is_still_one_duplicate():
+    faces = [c for c in DECK if c != C("7h")] + [C("Qh")]
+    alarms = check(faces, decks=1)
+    assert kinds(alarms) == {"duplicate_card": 1, "missing_card": 1}
+    dup = next(a for a in alarms if str(a.kind) == "duplicate_card")
+    assert dup.cards == (C("Qh"),)
