@@ -45,3 +45,19 @@ def test_a_face_twice_in_one_deck_is_still_one_duplicate():
     assert kinds(alarms) == {"duplicate_card": 1, "missing_card": 1}
     dup = next(a for a in alarms if str(a.kind) == "duplicate_card")
     assert dup.cards == (C("Qh"),)
+
+
+@pytest.mark.parametrize("decks", [1, 2])
+def test_an_unreadable_card_in_a_full_check_is_not_called_missing(decks):
+    # The driver leaves unread cards out of ``cards`` (and puts their face in ``missing`` when
+    # no copy was read): the count says the deck is full, so no face may be called missing.
+    faces = DECK * decks
+    assert check(faces[1:] + [None], decks=decks) == []
+
+
+@pytest.mark.parametrize("decks", [1, 2])
+def test_a_short_check_with_an_unreadable_card_names_the_candidates(decks):
+    faces = [c for c in DECK * decks if c not in (C("2s"), C("7h"))] + [C("7h")] * (decks - 1)
+    alarms = check(faces + [None], decks=decks)     # 2s gone, one 7h unread
+    assert kinds(alarms) == {"missing_card": 1}
+    assert set(alarms[0].cards) == {C("2s"), C("7h")}

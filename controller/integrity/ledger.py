@@ -131,8 +131,9 @@ class DeckLedger:
         (``None`` for a card the device saw but could not read), ``deck_ids`` their back ids
         (parallel to ``cards``) where the device reports them; ``missing``, ``extra`` (cards
         of no deck of this table) and ``duplicate`` are the device's own findings, which are
-        added to the ledger's, except ``duplicate`` when ``cards`` are given: the ledger then
-        counts each face against the ``decks`` copies the table holds itself. ``deck_ids`` may instead be the set of back ids seen (as the
+        added to the ledger's, except ``missing`` and ``duplicate`` when ``cards`` are given:
+        the ledger then counts each face against the ``decks`` copies the table holds itself,
+        and takes ``count`` minus the cards given as cards seen but not read. ``deck_ids`` may instead be the set of back ids seen (as the
         project's shuffler driver reports it). The check describes the deck about to be dealt: it begins a new
         deck if cards of the current one are already out."""
         deck = self.current()
@@ -154,6 +155,9 @@ class DeckLedger:
                     foreign.append((card, did))
                 else:
                     faces[card] += 1
+            # A driver may leave unread cards out of ``cards`` (the project's shuffler driver
+            # does): the cards counted but not listed were seen and not read.
+            unread += max(0, count - len(cards))
             # The device's own list of foreign cards (cards with another back; their ids may
             # come as the set of ids seen rather than card by card): not the table's cards.
             known = {c for c, _ in foreign}
@@ -182,9 +186,11 @@ class DeckLedger:
                         f"the deck check read {sum(faces.values())} cards and could not read "
                         f"{unread}; the deck is short of {sum(lack.values()) - unread} card(s), "
                         f"among: {card_list(cand)}", cand, device)
-                short = sorted(set(missing))
+                short = []
             else:
-                short = sorted(set(lack) | set(missing))
+                short = sorted(lack)
+            # Not the device's ``missing`` either: a face whose only copy was unread is in the
+            # driver's list, though the count says the deck is whole.
             # With the faces read, the ledger alone counts them against ``decks`` copies each:
             # a device's own duplicate list is not added (the project's shuffler driver
             # compares with one deck, so two correct decks would be 52 duplicates).
