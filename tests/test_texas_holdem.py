@@ -271,7 +271,8 @@ def base_doc(**changes):
     (dict(board=["Ah", "Qs", "3d", "9c", "As"]), "duplicate card As"),
     (dict(rake=7), "outside 3-5 %"),
     (dict(interpretations={"odd_chip": "house"}), "cannot be 'house'"),
-    (dict(blinds={"small": 5}), "big blind must be a whole number"),
+    (dict(blinds={"small": 5}), '"blinds" has no "big"; give "big": N'),
+    (dict(blinds={"small": 5, "big": "10"}), "big blind must be a whole number"),
     (dict(layout=8), "10 player seats"),
     (dict(structure="pot-limit"), "unknown betting structure"),
     (dict(button=2), "button is at seat 2"),
@@ -282,6 +283,47 @@ def test_bad_hand_histories_are_named_on_the_command_line(change, message, capsy
                              capsys, monkeypatch)
     assert code == 2 and out == "" and "Traceback" not in err
     assert re.search(message, err), err
+
+
+def _seat(i, **change):
+    seats = [dict(s) for s in documented_examples()[0]["seats"]]
+    seats[i].update(change)
+    return [{k: v for k, v in s.items() if v is not None} for s in seats]
+
+
+def _action(i, **change):
+    actions = [dict(a) for a in documented_examples()[0]["actions"]]
+    actions[i].update(change)
+    return [{k: v for k, v in a.items() if v is not None} for a in actions]
+
+
+@pytest.mark.parametrize("change,message", [
+    # a typo at any level is refused, never ignored ("rak" would settle without the rake)
+    (dict(rak=5), r"the round has unknown key\(s\) rak; the keys are: .*rake"),
+    (dict(seats=_seat(0, stak=1000)), r"seat entry 1 has unknown key\(s\) stak"),
+    (dict(actions=_action(0, amout=30)), r"action 1 has unknown key\(s\) amout"),
+    (dict(blinds={"small": 5, "big": 10, "ante": 1}), r'"blinds" has unknown key\(s\) ante'),
+    # "mode" is common to every game (docs/settle.md) and checked like the others'
+    (dict(mode="hand"), "unknown dealing mode 'hand'"),
+    # a missing key is named, with the way out, instead of echoing None
+    (dict(seats=_seat(1, stack=None)), r'seat entry 2 \(box 3\) has no "stack"; give "stack"'),
+    (dict(seats=_seat(0, box=None)), r'seat entry 1 has no "box"; give "box": N'),
+    (dict(actions=_action(0, box=None)), r'action 1 has no "box"; give "box": N'),
+    (dict(actions=_action(0, action=None)), r'action 1 \(box 1\) has no "action"; give'),
+    (dict(actions=_action(0, seat=1)), r'action 1 gives both "box" and "seat"'),
+])
+def test_unknown_and_missing_keys_are_refused(change, message, capsys, monkeypatch):
+    code, out, err = run_cli(["rules", "settle", "--json"], json.dumps(base_doc(**change)),
+                             capsys, monkeypatch)
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1, err
+    assert re.search(message, err), err
+
+
+def test_mode_shoe_and_shuffler_settle_the_same(capsys, monkeypatch):
+    plain = settle_cli(base_doc(), capsys, monkeypatch)
+    for mode in ("shoe", "shuffler"):
+        assert settle_cli(base_doc(mode=mode), capsys, monkeypatch) == plain
 
 
 def test_missing_hole_cards_at_the_showdown_and_one_player():

@@ -17,9 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from .base import (BOARD, BURN, Deal, Game, Interpretation, Irregularity, Phase, PlanRequest,
-                   Remedy, Ruling, Settlement, WagerResult, box)
+from .base import (BOARD, BURN, Deal, Game, Interpretation, Irregularity, Mode, Phase,
+                   PlanRequest, Remedy, Ruling, Settlement, WagerResult, box)
 from .cards import Card, ensure_distinct, parse_cards
+from .doc_keys import check_keys, require
 from .errors import RuleError
 from .holdem_betting import STREETS, BettingRules, HandState, Structure, clockwise_after
 from .holdem_eval import HandValue, holdem_hand
@@ -309,11 +310,27 @@ def finish_hand(state: HandState, holes: Mapping[int, Sequence[Card | str]],
     return HandResult(values, money, hole_cards, board_cards)
 
 
-def _int(doc: Mapping[str, Any], key: str, what: str) -> int:
-    value = doc.get(key)
+# the keys of the round document (docs/settle.md); anything else is refused, since a typo
+# ("rak") would otherwise settle a different hand than the one played
+ROUND_KEYS = {"game", "mode", "interpretations", "structure", "blinds", "button", "layout",
+              "seats", "actions", "board", "rake"}
+SEAT_KEYS = {"box", "seat", "player", "stack", "cards"}
+ACTION_KEYS = {"box", "seat", "action", "amount"}
+BLIND_KEYS = {"small", "big"}
+
+
+def _blind(blinds: Mapping[str, Any], key: str) -> int:
+    value = require(blinds, key, '"blinds"', f'"{key}": N, the {key} blind in chip units')
     if not isinstance(value, int) or isinstance(value, bool):
-        raise RuleError(f"{what} must be a whole number of chip units, got {value!r}")
+        raise RuleError(f"the {key} blind must be a whole number of chip units, got {value!r}")
     return value
+
+
+def _box(entry: Mapping[str, Any], what: str, way_out: str) -> Any:
+    """The seat number of a seat or an action: "box" (or its alias "seat"), not both."""
+    if "box" in entry and "seat" in entry:
+        raise RuleError(f'{what} gives both "box" and "seat"; give only "box"')
+    return require(entry, "seat" if "seat" in entry else "box", what, way_out)
 
 
 def _seat_entries(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -323,19 +340,24 @@ def _seat_entries(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
                         "objects, one per player (docs/settle.md)")
     out = []
     for i, entry in enumerate(seats, 1):
-        if not isinstance(entry, Mapping):
-            raise RuleError(f"seat entry {i} must be an object with box, stack and cards")
-        b = entry.get("box", entry.get("seat"))
+        check_keys(entry, SEAT_KEYS, f"seat entry {i}")
+        b = _box(entry, f"seat entry {i}",
+                 '"box": N, the seat number, 1 being immediately left of the croupier')
         if not isinstance(b, int) or isinstance(b, bool) or b < 1:
-            raise RuleError(f"seat entry {i} needs a \"box\": the seat number, 1 being "
-                            "immediately left of the croupier")
+            raise RuleError(f"seat entry {i} has box {b!r}; give \"box\": N, the seat number, "
+                            "1 being immediately left of the croupier")
+        require(entry, "stack", f"seat entry {i} (box {b})",
+                '"stack": the chips in front of the player before the blinds')
         out.append(dict(entry, box=b))
     return out
 
 
 def settle_hand(game: TexasHoldem, doc: Mapping[str, Any]) -> Settlement:
     """Replay the hand history ``doc`` (docs/settle.md) and settle it."""
+    check_keys(doc, ROUND_KEYS, "the round")
     chosen = game.resolve_interpretations(doc.get("interpretations") or {})
+    if doc.get("mode") is not None:
+        Mode.parse(doc["mode"])
     entries = _seat_entries(doc)
     seats = [e["box"] for e in entries]
     if len(set(seats)) != len(seats):
@@ -344,7 +366,8 @@ def settle_hand(game: TexasHoldem, doc: Mapping[str, Any]) -> Settlement:
     if not isinstance(blinds, Mapping):
         raise RuleError('a Hold\'em hand needs "blinds": {"small": N, "big": N} '
                         f"({art('5')})")
-    small, big = _int(blinds, "small", "the small blind"), _int(blinds, "big", "the big blind")
+    check_keys(blinds, BLIND_KEYS, '"blinds"')
+    small, big = _blind(blinds, "small"), _blind(blinds, "big")
     state = start_hand(seats, {e["box"]: e.get("stack") for e in entries}, doc.get("button"),
                        small, big, doc.get("structure", "no-limit"), chosen,
                        doc.get("layout", SEATS))
@@ -352,9 +375,10 @@ def settle_hand(game: TexasHoldem, doc: Mapping[str, Any]) -> Settlement:
     if not isinstance(actions, list):
         raise RuleError('"actions" must be a list of {"box", "action", "amount"} objects')
     for i, a in enumerate(actions, 1):
-        if not isinstance(a, Mapping) or "action" not in a:
-            raise RuleError(f"action {i} must be an object with \"box\" and \"action\"")
-        b = a.get("box", a.get("seat"))
+        check_keys(a, ACTION_KEYS, f"action {i}")
+        b = _box(a, f"action {i}", '"box": N, the seat that acts')
+        require(a, "action", f"action {i} (box {b})",
+                '"action": one of fold, check, call, bet, raise, allin')
         try:
             state.act(b, a["action"], a.get("amount"))
         except RuleError as exc:

@@ -25,6 +25,7 @@ from typing import Sequence
 from .base import (CROUPIER, Deal, Irregularity, Mode, PlanRequest, Remedy, Ruling,
                    box as box_recipient)
 from .cards import Card, parse_cards
+from .doc_keys import check_keys, flag  # noqa: F401  (used as three_card.check_keys, .flag)
 from .errors import RuleError
 
 
@@ -240,16 +241,6 @@ def read_hand(raw, what: str) -> list[Card]:
         raise RuleError(f"{what}: cards must be a list such as [\"As\", \"Kd\", \"7c\"], "
                         f"got {raw!r}")
     return parse_cards(raw, count=3, what=what)
-
-
-def check_keys(obj, allowed: set[str], what: str) -> None:
-    """Refuse a key the document format does not know (a typo would otherwise lose a wager)."""
-    if not isinstance(obj, dict):
-        raise RuleError(f"{what} must be a JSON object, got {obj!r}; see docs/settle.md")
-    unknown = sorted(set(obj) - allowed)
-    if unknown:
-        raise RuleError(f"{what} has unknown key(s) {', '.join(unknown)}; the keys are: "
-                        f"{', '.join(sorted(allowed))} (see docs/settle.md)")
 
 
 def box_number(raw, layout_boxes: int, regulation: str) -> int:
