@@ -3,9 +3,11 @@
 Expected results are worked out by hand from the text (comments show the arithmetic); the
 ranking and the odds are also checked against independent implementations written here.
 """
+import copy
 import io
 import itertools
 import json
+import re
 from fractions import Fraction
 
 import pytest
@@ -884,3 +886,65 @@ def test_traceability_cites_only_tests_that_exist():
     rows = [line for line in trace.splitlines() if line.startswith("| ") and "---" not in line
             and not line.startswith(("| art", "| point"))]
     assert rows and all("test_" in row for row in rows), [r for r in rows if "test_" not in r]
+
+
+# === the round document refuses typos and names missing keys (docs/settle.md) ================
+
+def _example(i):
+    return copy.deepcopy(settle_examples()[i][0])
+
+
+def _changed(i, change):
+    doc = _example(i)
+    change(doc)
+    return doc
+
+
+def _drop(obj, key):
+    del obj[key]
+
+
+@pytest.mark.parametrize("doc,msg", [
+    # a typo is refused at every level, never ignored: "ajust" would move the first seat,
+    # "co_banker" would drop the house's co-bank (house_net 3 instead of 203)
+    (_changed(1, lambda d: d.update(ajust=d.pop("adjust"))),
+     r"the round has unknown key\(s\) ajust; the keys are: .*adjust"),
+    (_changed(2, lambda d: d.update(co_banker=d.pop("co_bankers"))),
+     r"the round has unknown key\(s\) co_banker"),
+    (_changed(0, lambda d: d["banker"].update(capitol=5)), r'"banker" has unknown key\(s\) capitol'),
+    (_changed(0, lambda d: d["seats"][1].update(bet=[])), r"seat entry 2 has unknown key\(s\) bet"),
+    (_changed(0, lambda d: d["seats"][0]["bets"][1].update(amont=5)),
+     r"a bet on seat 1 has unknown key\(s\) amont"),
+    (_changed(2, lambda d: d["co_bankers"][0].update(capitl=5)),
+     r"co-banker 1 has unknown key\(s\) capitl"),
+    (_changed(2, lambda d: d["co_bankers"][1].update(seat=7)),
+     r"co-banker 2 \(the house\) has unknown key\(s\) seat"),
+    # "co_bankers" is a list or absent; {} and null are not "none"
+    (_changed(0, lambda d: d.update(co_bankers={})), r'"co_bankers" must be a list, got \{\}'),
+    (_changed(0, lambda d: d.update(co_bankers=None)), r'"co_bankers" must be a list, got None'),
+    (_changed(2, lambda d: d["co_bankers"][1].update(house="true")),
+     r'co-banker 2: "house" must be true or false'),
+    # a missing key is named with the way out, not echoed as None
+    (_changed(0, lambda d: _drop(d["banker"], "seat")), r'"banker" has no "seat"; give "seat": N'),
+    (_changed(0, lambda d: _drop(d["banker"], "cards")), r'"banker" has no "cards"; give'),
+    (_changed(0, lambda d: _drop(d["seats"][0], "seat")), r'seat entry 1 has no "seat"; give'),
+    (_changed(0, lambda d: _drop(d["seats"][0], "cards")), r'seat 1 has no "cards"; give'),
+    (_changed(0, lambda d: _drop(d["seats"][0]["bets"][0], "amount")),
+     r'a bet on seat 1 has no "amount"; give "amount": N'),
+])
+def test_cli_unknown_and_missing_keys_are_refused(doc, msg, monkeypatch, capsys):
+    code, out, err = run_cli(["rules", "settle", "--json"], json.dumps(doc), monkeypatch, capsys)
+    assert code == 2 and out == "" and "Traceback" not in err, err
+    assert len(err.strip().splitlines()) == 1, err
+    assert re.search(msg, err), err
+
+
+def test_cli_co_bankers_may_be_left_out_or_empty(monkeypatch, capsys):
+    doc = _example(0)
+    assert "co_bankers" not in doc
+    outs = []
+    for d in (doc, dict(doc, co_bankers=[])):
+        code, out, err = run_cli(["rules", "settle", "--json"], json.dumps(d), monkeypatch, capsys)
+        assert code == 0, err
+        outs.append(json.loads(out))
+    assert outs[0] == outs[1]

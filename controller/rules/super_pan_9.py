@@ -24,6 +24,7 @@ from . import pan9_bank
 from .base import (Deal, Game, Interpretation, Irregularity, Mode, Phase, PlanRequest, Remedy,
                    Ruling, Settlement, WagerResult, box, cards_json)
 from .cards import Card, ensure_distinct, parse_cards
+from .doc_keys import check_keys, flag, require
 from .errors import RuleError
 from .pan9_bank import BankLedger, BankShare, allocate_net, check_capital, counter_clockwise
 
@@ -490,6 +491,17 @@ def seat_outcome_counts(equal_points: str = "highest_card",
 # --- the round document -------------------------------------------------------------------
 
 
+# the keys of the round document (docs/settle.md); anything else is refused, since a typo
+# ("ajust", "co_banker") would otherwise settle a different round than the one played
+ROUND_KEYS = {"game", "mode", "interpretations", "layout_boxes", "banker", "co_bankers", "dice",
+              "adjust", "first_seat", "seats"}
+BANKER_KEYS = {"seat", "player", "capital", "cards"}
+SEAT_KEYS = {"seat", "cards", "bets"}
+BET_KEYS = {"player", "amount"}
+CO_BANKER_KEYS = {"player", "seat", "capital", "house"}
+HOUSE_KEYS = {"house", "capital"}
+
+
 def _int(value: object, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise RuleError(f"{what} {value!r} must be a whole number of chip units")
@@ -516,6 +528,7 @@ class _Round:
     def parse(cls, game: SuperPan9, doc: Mapping[str, Any]) -> "_Round":
         if not isinstance(doc, Mapping):
             raise RuleError("the round must be a JSON object; see docs/settle.md")
+        check_keys(doc, ROUND_KEYS, "the round")
         r = cls()
         r.game = game
         if doc.get("game", game.game_id) != game.game_id:
@@ -531,10 +544,14 @@ class _Round:
         if not isinstance(banker, Mapping):
             raise RuleError("the round needs \"banker\": {\"seat\": N, \"capital\": C, "
                             "\"cards\": [..]} (art. 5(3): the capital is on the table)")
-        r.banker_seat = check_seat(banker.get("seat"), r.layout, "banker's seat")
+        check_keys(banker, BANKER_KEYS, "\"banker\"")
+        r.banker_seat = check_seat(require(banker, "seat", "\"banker\"",
+                                           f"\"seat\": N, the banker's seat 1-{r.layout}"),
+                                   r.layout, "banker's seat")
         r.banker_player = banker.get("player")
         capital = check_capital(banker.get("capital"), "the banker")
-        r.banker_cards = parse_cards(banker.get("cards") or [], count=2,
+        r.banker_cards = parse_cards(require(banker, "cards", "\"banker\"",
+                                             "\"cards\": [the banker's two cards]"), count=2,
                                      what=f"the banker's hand (seat {r.banker_seat})")
 
         seats = doc.get("seats")
@@ -542,10 +559,10 @@ class _Round:
             raise RuleError("the round needs \"seats\": a list of the seats in play, each with "
                             "\"seat\", \"cards\" and \"bets\"; see docs/settle.md")
         bettors: dict[str, int] = {}
-        for item in seats:
-            if not isinstance(item, Mapping):
-                raise RuleError(f"each seat must be an object, got {item!r}")
-            seat = check_seat(item.get("seat"), r.layout)
+        for i, item in enumerate(seats, 1):
+            check_keys(item, SEAT_KEYS, f"seat entry {i}")
+            seat = check_seat(require(item, "seat", f"seat entry {i}",
+                                      f"\"seat\": N, its number 1-{r.layout}"), r.layout)
             if seat == r.banker_seat:
                 raise RuleError(f"seat {seat} is the banker's: no bet is placed on it (to share "
                                 f"the bank, co-bank under \"co_bankers\", {art('5(5)')}); its "
@@ -553,7 +570,8 @@ class _Round:
             if seat in r.seats:
                 raise RuleError(f"seat {seat} is listed twice; give each seat once with all its "
                                 "bets")
-            r.seats[seat] = parse_cards(item.get("cards") or [], count=2,
+            r.seats[seat] = parse_cards(require(item, "cards", f"seat {seat}",
+                                                "\"cards\": [its two cards]"), count=2,
                                         what=f"seat {seat}'s hand")
             bets = item.get("bets")
             if not isinstance(bets, list) or not bets:
@@ -561,10 +579,10 @@ class _Round:
                                 f"({art('2(5)')}); drop it or give its bets")
             r.bets[seat] = []
             for bet in bets:
-                if not isinstance(bet, Mapping):
-                    raise RuleError(f"a bet on seat {seat} must be an object "
-                                    "{\"player\": name, \"amount\": N}")
-                amount = _int(bet.get("amount"), f"bet on seat {seat}")
+                check_keys(bet, BET_KEYS, f"a bet on seat {seat}")
+                amount = _int(require(bet, "amount", f"a bet on seat {seat}",
+                                      "\"amount\": N, the stake in chip units"),
+                              f"bet on seat {seat}")
                 if amount <= 0:
                     raise RuleError(f"bet of {amount} on seat {seat}: a bet is more than 0 chip "
                                     "units")
@@ -582,15 +600,16 @@ class _Round:
                             "seat and cannot bet on one")
 
         shares = [BankShare("banker", capital, r.banker_seat, "banker")]
-        co = doc.get("co_bankers") or []
+        co = doc.get("co_bankers", [])
         if not isinstance(co, list):
-            raise RuleError("\"co_bankers\" must be a list of {\"player\", \"seat\", "
-                            "\"capital\"} or {\"house\": true, \"capital\"}")
+            raise RuleError(f"\"co_bankers\" must be a list, got {co!r}: give [{{\"player\", "
+                            "\"seat\", \"capital\"} or {\"house\": true, \"capital\"}, ...], "
+                            "or leave \"co_bankers\" out when nobody co-banks")
         co_shares = []
-        for entry in co:
-            if not isinstance(entry, Mapping):
-                raise RuleError(f"a co-banker must be an object, got {entry!r}")
-            if entry.get("house"):
+        for i, entry in enumerate(co, 1):
+            check_keys(entry, CO_BANKER_KEYS, f"co-banker {i}")
+            if flag(entry, "house", f"co-banker {i}"):
+                check_keys(entry, HOUSE_KEYS, f"co-banker {i} (the house)")
                 co_shares.append(BankShare("house", check_capital(entry.get("capital"),
                                                                   "the house's co-bank"),
                                            None, "house"))
