@@ -286,6 +286,7 @@ class QPoker(Game):
             if not isinstance(items, list) or not items:
                 raise RuleError(f"box {n}: \"players\" must be a non-empty list of players")
         else:
+            three_card.flag(raw, "seated", f"box {n}", default=True)
             items = [dict(raw, seated=True)]
         players = []
         for i, item in enumerate(items, 1):
@@ -307,7 +308,7 @@ class QPoker(Game):
                 raise RuleError(f"{who}: decision {decision!r} must be \"play\" or \"fold\" "
                                 f"({art(9, 2)})")
             players.append({"player": name, "pair_bonus": pb, "versus": vs,
-                            "decision": decision, "seated": bool(item.get("seated")),
+                            "decision": decision, "seated": three_card.flag(item, "seated", who),
                             "who": who})
         if chosen["shared_box_decision"] == "seated_player" and "players" in raw:
             seated = [p for p in players if p["seated"]]

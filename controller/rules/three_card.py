@@ -245,6 +245,8 @@ def read_hand(raw, what: str) -> list[Card]:
 
 def box_number(raw, layout_boxes: int, regulation: str) -> int:
     """A box number that exists on this table."""
+    if raw is None:
+        raise RuleError(f'a box has no "box"; give "box": N, its number 1-{layout_boxes}')
     if isinstance(raw, bool) or not isinstance(raw, int):
         raise RuleError(f"box {raw!r} must be a box number 1-{layout_boxes}")
     if not 1 <= raw <= layout_boxes:
