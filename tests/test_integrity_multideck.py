@@ -61,3 +61,16 @@ def test_a_short_check_with_an_unreadable_card_names_the_candidates(decks):
     alarms = check(faces + [None], decks=decks)     # 2s gone, one 7h unread
     assert kinds(alarms) == {"missing_card": 1}
     assert set(alarms[0].cards) == {C("2s"), C("7h")}
+
+
+def test_the_deck_record_keys_that_docs_integrity_md_lists():
+    # A sorted deck dealt to its end: sentinel alarms, no identity alarm.
+    mon = IntegrityMonitor()
+    ups = [mon.observe(ev.CardDrawn(device="shoe", ts=0.0, card=c)) for c in DECK]
+    ups.append(mon.observe(ev.Empty(device="shoe", ts=0.0)))
+    raised = [a for u in ups for a in u.alarms]
+    deck = next(r for u in ups for r in u.records if r["record"] == "deck")
+    assert raised and not any(a.certain for a in raised)
+    assert deck["alarms"] == []             # identity alarms only; the sentinel's are apart
+    assert set(deck["sentinel"]) == {"deck", "cards_seen", "frozen", "tests", "trend"}
+    assert (deck["sentinel"]["cards_seen"], deck["sentinel"]["frozen"]) == (52, None)
