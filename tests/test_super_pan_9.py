@@ -931,6 +931,7 @@ def _drop(obj, key):
     (_changed(0, lambda d: _drop(d["seats"][0], "cards")), r'seat 1 has no "cards"; give'),
     (_changed(0, lambda d: _drop(d["seats"][0]["bets"][0], "amount")),
      r'a bet on seat 1 has no "amount"; give "amount": N'),
+    (_changed(0, lambda d: d.update(adjust=None)), r'"adjust" is null; give the declared'),
 ])
 def test_cli_unknown_and_missing_keys_are_refused(doc, msg, monkeypatch, capsys):
     code, out, err = run_cli(["rules", "settle", "--json"], json.dumps(doc), monkeypatch, capsys)

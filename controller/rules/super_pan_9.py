@@ -648,6 +648,9 @@ class _Round:
             raise RuleError("the round needs \"dice\" (and \"adjust\" if declared) or "
                             "\"first_seat\": bets are settled from the first seat dealt "
                             f"({art('2(3)')})")
+        if "adjust" in doc and doc["adjust"] is None:
+            raise RuleError('"adjust" is null; give the declared points as a whole number such '
+                            'as 2 or -1, or leave "adjust" out for 0')
         if dice is not None:
             r.first = first_seat(banker=r.banker_seat, in_play=in_play, dice=dice,
                                  adjust=doc.get("adjust", 0), layout=r.layout,
