@@ -74,3 +74,32 @@ def test_the_deck_record_keys_that_docs_integrity_md_lists():
     assert deck["alarms"] == []             # identity alarms only; the sentinel's are apart
     assert set(deck["sentinel"]) == {"deck", "cards_seen", "frozen", "tests", "trend"}
     assert (deck["sentinel"]["cards_seen"], deck["sentinel"]["frozen"]) == (52, None)
+
+
+def check_two_backs(faces_by_back, decks, deck_ids):
+    """One deck check of cards with different backs: ``{back id: faces}``."""
+    wire = tuple((c.code, back) for back, faces in faces_by_back.items() for c in faces)
+    msg = m.DeckCheckResult(count=len(wire), recognised=True, cards=wire)
+    event = ev.DeckCheckResult(device="shuffler", ts=0.0, **deck_check_fields(msg))
+    return IntegrityMonitor(decks=decks, deck_ids=deck_ids).observe(event).alarms
+
+
+def test_two_decks_of_two_backs_both_the_tables_raise_nothing():
+    # A red and a blue deck, both configured: the driver calls the blue one "extra" against
+    # its most common back, but every back it saw is the table's.
+    assert check_two_backs({1: DECK, 2: DECK}, decks=2, deck_ids={1, 2}) == []
+
+
+def test_a_card_of_the_tables_second_back_three_times_is_still_a_duplicate():
+    alarms = check_two_backs({1: DECK, 2: DECK + [C("Qh")]}, decks=2, deck_ids={1, 2})
+    assert kinds(alarms) == {"duplicate_card": 1} and alarms[0].cards == (C("Qh"),)
+
+
+def test_a_back_that_is_not_the_tables_is_still_foreign():
+    # Back 3 is no deck of this table: its card is named foreign. (The driver reports the set
+    # of backs, not each card's, so the cards of the table's other back are named with it; a
+    # driver that gives each card's back is precise.)
+    alarms = check_two_backs({1: DECK, 2: DECK[:-1], 3: [DECK[-1]]}, decks=2,
+                             deck_ids={1, 2})
+    named = {c for a in alarms if str(a.kind) == "foreign_card" for c in a.cards}
+    assert DECK[-1] in named

@@ -134,7 +134,8 @@ class DeckLedger:
         added to the ledger's, except ``missing`` and ``duplicate`` when ``cards`` are given:
         the ledger then counts each face against the ``decks`` copies the table holds itself,
         and takes ``count`` minus the cards given as cards seen but not read. ``deck_ids`` may instead be the set of back ids seen (as the
-        project's shuffler driver reports it). The check describes the deck about to be dealt: it begins a new
+        project's shuffler driver reports it); when all of them are the table's, the device's
+        ``extra`` (cards of another back than its most common one) is not foreign. The check describes the deck about to be dealt: it begins a new
         deck if cards of the current one are already out."""
         deck = self.current()
         if deck.cards_out:
@@ -162,6 +163,11 @@ class DeckLedger:
             # come as the set of ids seen rather than card by card): not the table's cards.
             known = {c for c, _ in foreign}
             strange = self._strange_ids(deck_ids) if not parallel else []
+            if not parallel and self.deck_ids is not None and not strange:
+                # Every back the device saw is one of the table's: its list, made against its
+                # most common back, holds the table's own cards of its other back(s) (two
+                # decks, red and blue), not foreign ones.
+                extra = ()
             for card in extra:
                 if card not in known:
                     foreign.append((card, strange[0] if len(strange) == 1 else None))
