@@ -16,6 +16,7 @@ from . import three_card
 from .base import (Deal, Game, Interpretation, Irregularity, Mode, Phase, PlanRequest, Remedy,
                    Ruling, Settlement, WagerResult, cards_json)
 from .cards import ensure_distinct
+from .doc_keys import check_keys
 from .errors import RuleError
 from .three_card import Category, HandValue, Ranking, evaluate, qualifies
 
@@ -240,7 +241,7 @@ class Fortune3CardPoker(Game):
 
     # ---------------------------------------------------------------- art. 9-10: settlement
     def settle(self, round_doc: Mapping[str, Any]) -> Settlement:
-        three_card.check_keys(round_doc, {"game", "mode", "interpretations", "layout_boxes",
+        check_keys(round_doc, {"game", "mode", "interpretations", "layout_boxes",
                                           "boxes", "croupier", "limits"}, "the round")
         overrides = round_doc.get("interpretations") or {}
         if not isinstance(overrides, dict):
@@ -261,7 +262,7 @@ class Fortune3CardPoker(Game):
             if isinstance(raw, dict) and "players" in raw:
                 raise RuleError(f"box {raw.get('box')}: a player bets only on his own box "
                                 f"({art(6, 2)}); give one player per box, not \"players\"")
-            three_card.check_keys(raw, {"box", "player", "cards", PAIR_PLUS, ANTE, PLAY,
+            check_keys(raw, {"box", "player", "cards", PAIR_PLUS, ANTE, PLAY,
                                         "decision"}, "a box")
             n = three_card.box_number(raw.get("box"), layout, REGULATION)
             if n in seen:
@@ -277,7 +278,7 @@ class Fortune3CardPoker(Game):
             if not isinstance(croupier_raw, dict):
                 raise RuleError("a player plays against the croupier, so the round needs "
                                 "\"croupier\": {\"cards\": [three cards]}")
-            three_card.check_keys(croupier_raw, {"cards"}, "the croupier")
+            check_keys(croupier_raw, {"cards"}, "the croupier")
             croupier_cards = three_card.read_hand(croupier_raw.get("cards"), "the croupier")
         every = [c for b in parsed for c in b["cards"]] + list(croupier_cards or [])
         ensure_distinct(every, what="the round (the boxes' and the croupier's cards)")
@@ -348,10 +349,10 @@ class Fortune3CardPoker(Game):
 def _read_limits(raw) -> dict[str, dict[str, int]] | None:
     if raw is None:
         return None
-    three_card.check_keys(raw, {PAIR_PLUS, ANTE}, "\"limits\"")
+    check_keys(raw, {PAIR_PLUS, ANTE}, "\"limits\"")
     out = {}
     for wager, posted in raw.items():
-        three_card.check_keys(posted, {"min", "max"}, f"the limits of {wager}")
+        check_keys(posted, {"min", "max"}, f"the limits of {wager}")
         out[wager] = {k: three_card.stake(v, f"{wager} limit {k}") for k, v in posted.items()}
     return out
 

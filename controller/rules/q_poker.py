@@ -17,6 +17,7 @@ from . import three_card
 from .base import (Deal, Game, Interpretation, Irregularity, Mode, Phase, PlanRequest, Remedy,
                    Ruling, Settlement, WagerResult, cards_json)
 from .cards import ensure_distinct
+from .doc_keys import check_keys, flag
 from .errors import RuleError
 from .three_card import Category, HandValue, Ranking, evaluate, qualifies
 
@@ -210,7 +211,7 @@ class QPoker(Game):
 
     # ---------------------------------------------------------------- art. 9-10: settlement
     def settle(self, round_doc: Mapping[str, Any]) -> Settlement:
-        three_card.check_keys(round_doc, {"game", "mode", "interpretations", "layout_boxes",
+        check_keys(round_doc, {"game", "mode", "interpretations", "layout_boxes",
                                           "boxes", "croupier"}, "the round")
         chosen = self.resolve_interpretations(_overrides(round_doc))
         Mode.parse(round_doc.get("mode", "shoe"))
@@ -225,7 +226,7 @@ class QPoker(Game):
         seen_boxes: set[int] = set()
         parsed = []
         for raw in boxes:
-            three_card.check_keys(raw, {"box", "cards", "players", "player", PAIR_BONUS,
+            check_keys(raw, {"box", "cards", "players", "player", PAIR_BONUS,
                                         VERSUS_CROUPIER, "decision", "seated"}, "a box")
             n = three_card.box_number(raw.get("box"), layout, REGULATION)
             if n in seen_boxes:
@@ -244,7 +245,7 @@ class QPoker(Game):
             if not isinstance(croupier_raw, dict):
                 raise RuleError("a player plays versus the croupier, so the round needs "
                                 "\"croupier\": {\"cards\": [three cards]}")
-            three_card.check_keys(croupier_raw, {"cards"}, "the croupier")
+            check_keys(croupier_raw, {"cards"}, "the croupier")
             croupier_cards = three_card.read_hand(croupier_raw.get("cards"), "the croupier")
 
         if chosen["decks"] == "one":  # art. 1(1): one deck holds each card once
@@ -286,13 +287,13 @@ class QPoker(Game):
             if not isinstance(items, list) or not items:
                 raise RuleError(f"box {n}: \"players\" must be a non-empty list of players")
         else:
-            three_card.flag(raw, "seated", f"box {n}", default=True)
+            flag(raw, "seated", f"box {n}", default=True)
             items = [dict(raw, seated=True)]
         players = []
         for i, item in enumerate(items, 1):
             if "players" not in raw:
                 item = {k: v for k, v in item.items() if k not in ("box", "cards")}
-            three_card.check_keys(item, {"player", PAIR_BONUS, VERSUS_CROUPIER, "decision",
+            check_keys(item, {"player", PAIR_BONUS, VERSUS_CROUPIER, "decision",
                                          "seated"}, f"a player of box {n}")
             name = item.get("player")
             if name is not None and not isinstance(name, str):
@@ -308,7 +309,7 @@ class QPoker(Game):
                 raise RuleError(f"{who}: decision {decision!r} must be \"play\" or \"fold\" "
                                 f"({art(9, 2)})")
             players.append({"player": name, "pair_bonus": pb, "versus": vs,
-                            "decision": decision, "seated": three_card.flag(item, "seated", who),
+                            "decision": decision, "seated": flag(item, "seated", who),
                             "who": who})
         if chosen["shared_box_decision"] == "seated_player" and "players" in raw:
             seated = [p for p in players if p["seated"]]

@@ -25,7 +25,6 @@ from typing import Sequence
 from .base import (CROUPIER, Deal, Irregularity, Mode, PlanRequest, Remedy, Ruling,
                    box as box_recipient)
 from .cards import Card, parse_cards
-from .doc_keys import check_keys, flag  # noqa: F401  (used as three_card.check_keys, .flag)
 from .errors import RuleError
 
 
