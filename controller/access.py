@@ -12,6 +12,8 @@ import os
 import pwd
 from pathlib import Path
 
+from controller.errors import TablectlError
+
 
 def cannot_reach(path: Path, exc: OSError, retry: str = "sudo -u tablectl tablectl ...") -> str:
     """Why ``path`` could not be reached: the first directory on the way this user may not
@@ -25,7 +27,27 @@ def cannot_reach(path: Path, exc: OSError, retry: str = "sudo -u tablectl tablec
                 where = f"{who} may not enter {parent}"
                 break
         return f"{where}; run it as root or as the service user: {retry}"
-    return f"{(exc.strerror or str(exc)).lower()}; check the path and the disk it is on"
+    return f"{reason(exc)}; check the path and the disk it is on"
+
+
+def exists(path: Path, what: str, *, read: bool = True,
+           error: type[TablectlError] = TablectlError) -> bool:
+    """Whether ``path`` exists and, with ``read``, that this user may read it: a path it may
+    not reach raises ``error`` naming ``what`` and the way out (SQLite and open() would only
+    say "unable to open" or give an errno)."""
+    try:
+        found = path.exists()
+        if found and read:
+            with open(path, "rb"):
+                pass
+    except OSError as exc:
+        raise error(f"{what} {path} cannot be read: {cannot_reach(path, exc)}") from None
+    return found
+
+
+def reason(exc: OSError) -> str:
+    """What an OS error says, in a sentence's lower case and without its errno."""
+    return (exc.strerror or str(exc)).lower()
 
 
 def user() -> str:

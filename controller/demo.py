@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from controller.access import reason
 from controller.errors import TablectlError
 from controller.rig import LAYOUT, Rig
 
@@ -422,7 +423,7 @@ def run_demo(games: tuple[str, ...] = GAMES, modes: tuple[str, ...] = MODES, rou
                                         "of that name is in the way; remove it, or give --dir "
                                         "another directory") from None
                 raise TablectlError(f"the table's folder {where} cannot be created: "
-                                    f"{(exc.strerror or str(exc)).lower()}; give --dir a "
+                                    f"{reason(exc)}; give --dir a "
                                     "directory that can be written, or leave --dir out (a "
                                     "new temporary folder)") from None
             if game == "texas-holdem":
@@ -464,7 +465,7 @@ def _workdir(workdir: str | Path | None) -> Path:
             return Path(tempfile.mkdtemp(prefix="tablectl-demo-"))
         except OSError as exc:
             raise TablectlError(f"a temporary folder cannot be created in "
-                                f"{tempfile.gettempdir()}: {(exc.strerror or str(exc)).lower()}"
+                                f"{tempfile.gettempdir()}: {reason(exc)}"
                                 "; give --dir a directory that can be written") from None
     base = Path(workdir)
     doing = "created"
@@ -476,7 +477,7 @@ def _workdir(workdir: str | Path | None) -> Path:
         os.rmdir(tempfile.mkdtemp(prefix=".tablectl-demo-probe-", dir=base))
     except OSError as exc:
         raise TablectlError(f"--dir {base} cannot be {doing}: "
-                            f"{(exc.strerror or str(exc)).lower()}; {way_out}") from None
+                            f"{reason(exc)}; {way_out}") from None
     return base
 
 

@@ -40,7 +40,7 @@ from pathlib import Path
 from json.encoder import encode_basestring_ascii as _encode_ascii
 from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 
-from controller.access import cannot_reach
+from controller.access import exists
 from controller.errors import TablectlError
 
 FORMAT_VERSION = 1
@@ -285,15 +285,7 @@ class Journal:
         """
         path = Path(path)
         if readonly or table_id is None:
-            try:
-                exists = path.exists()
-                if exists and readonly:
-                    with open(path, "rb"):      # SQLite would only say "unable to open"
-                        pass
-            except OSError as exc:
-                raise JournalError(f"journal {path} cannot be read: "
-                                   f"{cannot_reach(path, exc)}") from None
-            if not exists:
+            if not exists(path, "journal", read=readonly, error=JournalError):
                 raise JournalError(f"journal {path} does not exist; give the path of an "
                                    "existing journal (--journal PATH) or the table's config "
                                    "(--config FILE)")

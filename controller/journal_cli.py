@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from controller.access import cannot_reach
+from controller.access import exists
 from controller.errors import TablectlError
 from controller.journal import Journal, Kind, Record
 
@@ -69,15 +69,7 @@ def journal_path(args: argparse.Namespace) -> Path:
     if getattr(args, "journal", None):
         return Path(args.journal)
     config = Path(args.config) if getattr(args, "config", None) else DEFAULT_CONFIG
-    try:
-        exists = config.exists()
-        if exists:
-            with open(config, "rb"):
-                pass
-    except OSError as exc:
-        raise TablectlError(f"configuration {config} cannot be read: "
-                            f"{cannot_reach(config, exc)}") from None
-    if not exists:
+    if not exists(config, "configuration"):
         if getattr(args, "config", None):
             raise TablectlError(f"configuration {config} does not exist; give the table's "
                                 "config file (--config FILE) or the journal (--journal PATH)")

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from controller import __version__
+from controller.access import reason
 from controller.config import TableConfig
 from controller.cpu_latency import DEVICE as CPU_LATENCY_DEVICE
 from controller.cpu_latency import OFF as CPU_WAKEUP_OFF
@@ -550,7 +551,7 @@ class Service:
                 raise TablectlError(f"{where}: {path} exists and is not a socket (it is left "
                                     "as it is); give another --control path")
         except OSError as exc:
-            raise TablectlError(f"{where} cannot be used: {(exc.strerror or str(exc)).lower()}"
+            raise TablectlError(f"{where} cannot be used: {reason(exc)}"
                                 "; give another --control path") from None
         if len(os.fsencode(str(path))) > 108:   # sun_path, as Python's bind checks it
             raise TablectlError(f"{where}: the path is longer than the 108 bytes a Unix "
@@ -567,7 +568,7 @@ class Service:
             self._control_server = await asyncio.start_unix_server(self._client, str(path))
         except OSError as exc:          # what changed since the check at start
             raise TablectlError(f"control socket {path} cannot be opened: "
-                                f"{(exc.strerror or str(exc)).lower()}; make sure its "
+                                f"{reason(exc)}; make sure its "
                                 "directory exists and can be written, or give another "
                                 "--control path") from None
         finally:
