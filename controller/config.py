@@ -31,7 +31,6 @@ from controller.errors import TablectlError
 from controller.rules import GAME_IDS, get_game
 from controller.rules.base import Mode
 from controller.rules.errors import RuleError
-from drivers.protocol.codec import CodecError, get_codec
 from drivers.spec import CODECS, DEVICE_CLASSES, TRANSPORTS, DeviceSpec
 
 DEFAULT_PATH = Path("/etc/tablectl/table.toml")
@@ -900,39 +899,22 @@ def _devices(ck: _Checker, doc: dict[str, Any]) -> dict[str, DeviceSpec] | None:
         values = ck.section(table, path, SCHEMA["devices.*"])
         if len(ck.problems) > before:
             continue
-        _codec_speaks_for(ck, path, values["codec"], values["class"])
         try:
             spec = DeviceSpec(id=dev_id, device_class=values.pop("class"), **values)
         except TablectlError as exc:
             # DeviceSpec's own checks: pin them on the key they are about.
-            msg = str(exc)
+            msg = str(exc).split(": ", 1)[-1]
+            if "speaks only for" in msg:
+                reason, fix = msg.split("; ", 1)
+                ck.add(path + ("codec",), reason, fix)
+                continue
             key = "port" if "port" in msg else "usb_vendor" if "usb_vendor" in msg else \
                 "link_timeout_s" if "link_timeout_s" in msg else "class"
-            ck.add(path + (key,), msg.split(": ", 1)[-1], "")
+            ck.add(path + (key,), msg, "")
             continue
         if len(ck.problems) == before:
             out[dev_id] = spec
     return out
-
-
-def _codec_speaks_for(ck: _Checker, path: tuple[str, ...], codec: str, device_class: str
-                      ) -> None:
-    """The driver refuses a codec that does not speak for its device's class (Driver's own
-    check, drivers/driver.py); name it here so that `config check` fails before start."""
-    try:
-        classes = get_codec(codec).classes
-    except CodecError as exc:
-        ck.add(path + ("codec",), str(exc))     # its text names the codecs there are
-        return
-    if not classes or device_class in classes:
-        return
-    fitting = [c for c in CODECS if not get_codec(c).classes
-               or device_class in get_codec(c).classes]
-    others = f" (or {', '.join(repr(c) for c in fitting[1:])})" if len(fitting) > 1 else ""
-    ck.add(path + ("codec",), f"codec {codec!r} speaks only for {', '.join(classes)}, not a "
-           f"{device_class}",
-           f"use codec = \"{fitting[0] if fitting else 'tablectl'}\"{others}, or set class = "
-           f"\"{classes[0]}\" if that is what the device is")
 
 
 def _gpio(ck: _Checker, doc: Mapping[str, Any], boxes: Any) -> GpioConfig | None:

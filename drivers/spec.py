@@ -50,6 +50,19 @@ class DeviceSpec:
         if self.codec not in CODECS:
             raise TablectlError(f"device {self.id!r}: codec {self.codec!r} is unknown; "
                                 f"use one of {', '.join(CODECS)}")
+        classes = _speaks_for(self.codec)
+        if classes and self.device_class not in classes:
+            # Here, not only in the driver, so that `config check` (the unit's ExecStartPre)
+            # refuses what `run` would.
+            fitting = [c for c in CODECS if not _speaks_for(c)
+                       or self.device_class in _speaks_for(c)]
+            others = f" (or {', '.join(repr(c) for c in fitting[1:])})" if len(fitting) > 1 \
+                else ""
+            raise TablectlError(
+                f"device {self.id!r}: codec {self.codec!r} speaks only for "
+                f"{', '.join(classes)}, not a {self.device_class}; use codec = "
+                f"\"{fitting[0] if fitting else 'tablectl'}\"{others}, or set class = "
+                f"\"{classes[0]}\" if that is what the device is")
         if self.transport == "serial" and not self.port:
             raise TablectlError(f"device {self.id!r}: a serial device needs port = "
                                 "\"/dev/ttyUSB0\" (or a /dev/serial/by-id path or socket:// URL)")
@@ -63,3 +76,10 @@ class DeviceSpec:
         if self.baudrate <= 0 or self.link_timeout_s <= self.heartbeat_s:
             raise TablectlError(f"device {self.id!r}: baudrate must be positive "
                                 "and link_timeout_s longer than heartbeat_s")
+
+
+def _speaks_for(codec: str) -> tuple[str, ...]:
+    """The device classes ``codec`` speaks for (none: every class)."""
+    from drivers.protocol.codec import get_codec    # the protocol package, only when asked
+
+    return tuple(get_codec(codec).classes)

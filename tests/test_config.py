@@ -203,9 +203,9 @@ def test_codec_and_class_checked_as_the_driver_does(device_class, codec):
     driver can be made, so a codec speaking for another class fails before start."""
     import asyncio
     from drivers.factory import make_driver
-    spec = DeviceSpec(id="dev", device_class=device_class, port="/dev/null", codec=codec)
     try:
-        make_driver(spec, asyncio.Queue())
+        make_driver(DeviceSpec(id="dev", device_class=device_class, port="/dev/null",
+                               codec=codec), asyncio.Queue())
         driver_error = None
     except TablectlError as exc:
         driver_error = str(exc)
