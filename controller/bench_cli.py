@@ -171,9 +171,9 @@ def _wakeup_line(w: dict[str, Any]) -> str:
 
 
 def _interpreter_line(it: dict[str, Any]) -> str:
-    built = "the distribution's build" if it["origin"] == "distribution" else \
-        f"built from source ({' '.join(it['optimisations']) or 'no optimising options'})"
-    line = f"Interpreter: {it['executable']} {it['version']}, {built}"
+    from controller.bench.interpreter import built
+
+    line = f"Interpreter: {it['executable']} {it['version']}, {built(it)}"
     return line if it["note"] is None else f"{line}\n  NOTE: {it['note']}"
 
 

@@ -45,6 +45,14 @@ def note(info: dict[str, Any]) -> str | None:
             "a venv of it (PYTHON=/usr/bin/python3 scripts/demo, docs/performance.md)")
 
 
+def built(info: dict[str, Any]) -> str:
+    """How the interpreter of ``info`` (:func:`interpreter`'s keys) was built, for people."""
+    if info.get("origin") == "distribution":
+        return "the distribution's build"
+    options = " ".join(info.get("optimisations") or []) or "no optimising options"
+    return f"built from source ({options})"
+
+
 def interpreter() -> dict[str, Any]:
     """The running interpreter: ``executable`` (the real one behind a venv), ``version``,
     ``origin``, ``optimisations`` and ``note`` (see :func:`note`)."""

@@ -14,6 +14,7 @@ from typing import Any
 from controller.errors import TablectlError
 
 from .figures import fmt
+from .interpreter import built
 
 HOW = ("`tablectl bench --json > run.json`, then `tablectl bench --from run.json --markdown` "
        "prints these tables")
@@ -83,14 +84,11 @@ def _ratio(ratio: float | None) -> str:
 def _machine(doc: dict[str, Any]) -> list[str]:
     m = doc["machine"]
     it = m.get("interpreter") or {}
-    options = " ".join(it.get("optimisations") or []) or "no optimising options"
-    built = ("the distribution's build" if it.get("origin") == "distribution"
-             else f"built from source ({options})")
     load = ", ".join(f"{x:g}" for x in m.get("load_average") or [])
     lines = [f"- Machine: {m.get('cpus')} CPUs ({m.get('cpu') or 'unknown CPU'}), "
              f"load average {load or 'unknown'} at the start.",
              f"- Interpreter: Python {m.get('python')}"
-             + (f", `{it['executable']}`, {built}." if it.get("executable") else ".")]
+             + (f", `{it['executable']}`, {built(it)}." if it.get("executable") else ".")]
     if it.get("note"):
         lines.append(f"- Note: {it['note']}")
     w = doc.get("cpu_wakeup") or {}
