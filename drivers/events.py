@@ -229,7 +229,11 @@ class DeckCheckResult(DeviceEvent):
     missing: tuple[Card, ...] = ()
     extra: tuple[Card, ...] = ()          # cards of no deck of this table (foreign)
     duplicate: tuple[Card, ...] = ()
-    deck_ids: tuple[int, ...] = ()
+    deck_ids: tuple[int, ...] = ()        # the back ids seen, each once, in order
+    # Each card's back id, parallel to ``cards`` (``None`` where the back was not read); empty
+    # where the device reports only the set. With it, a card of another back among two of the
+    # table's is named alone, not with the table's cards of its less common back.
+    card_deck_ids: tuple[int | None, ...] = ()
 
 
 # --- card-reading shoe ----------------------------------------------------------------

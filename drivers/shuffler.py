@@ -56,6 +56,7 @@ def deck_check_fields(msg: m.DeckCheckResult) -> dict:
     The table's deck id is the one most cards carry; a card with another deck id is foreign
     (``extra``) whatever its face. ``missing`` are faces of a full deck not read among the
     table's own cards; ``duplicate`` lists each face read more than once (once per extra copy).
+    ``card_deck_ids`` gives each read card's back id, in the order of ``cards``.
     Unread cards (code 0xFF) are counted but have no identity. The driver does not know how
     many decks the table uses, so these lists are against one deck; the integrity ledger
     counts ``cards`` against the table's decks itself and does not add this ``duplicate``.
@@ -71,4 +72,5 @@ def deck_check_fields(msg: m.DeckCheckResult) -> dict:
     duplicate = tuple(c for c, n in sorted(counts.items()) for _ in range(n - 1))
     missing = tuple(c for c in full_deck() if c not in counts)
     return {"count": msg.count, "cards": tuple(c for c, _ in read), "missing": missing,
-            "extra": foreign, "duplicate": duplicate, "deck_ids": tuple(sorted(decks))}
+            "extra": foreign, "duplicate": duplicate, "deck_ids": tuple(sorted(decks)),
+            "card_deck_ids": tuple(d for _, d in read)}

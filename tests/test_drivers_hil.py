@@ -152,7 +152,9 @@ def test_shuffler_door_jam_malfunction_and_empty():
     ("deck_missing", {"card": "As"},
      lambda c: c.count == 51 and c.missing == (Card.parse("As"),) and not c.duplicate),
     ("deck_extra", {"card": "Kd", "deck_id": 2},
-     lambda c: c.count == 53 and c.extra == (Card.parse("Kd"),) and 2 in c.deck_ids),
+     lambda c: c.count == 53 and c.extra == (Card.parse("Kd"),) and 2 in c.deck_ids
+     and [c.cards[i] for i, d in enumerate(c.card_deck_ids) if d == 2] == [Card.parse("Kd")]
+     and len(c.card_deck_ids) == len(c.cards)),
     ("deck_duplicate", {"card": "Qh"},
      lambda c: c.count == 52 and c.duplicate == (Card.parse("Qh"),) and len(c.missing) == 1),
 ])

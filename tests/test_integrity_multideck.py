@@ -95,11 +95,50 @@ def test_a_card_of_the_tables_second_back_three_times_is_still_a_duplicate():
     assert kinds(alarms) == {"duplicate_card": 1} and alarms[0].cards == (C("Qh"),)
 
 
-def test_a_back_that_is_not_the_tables_is_still_foreign():
-    # Back 3 is no deck of this table: its card is named foreign. (The driver reports the set
-    # of backs, not each card's, so the cards of the table's other back are named with it; a
-    # driver that gives each card's back is precise.)
+def test_a_back_that_is_not_the_tables_is_named_alone():
+    # Back 3 is no deck of this table. The driver gives each card's back, so its one card is
+    # named foreign, and not the cards of the table's less common back 2 with it; back 2's
+    # copy of that face is missing.
     alarms = check_two_backs({1: DECK, 2: DECK[:-1], 3: [DECK[-1]]}, decks=2,
                              deck_ids={1, 2})
+    assert kinds(alarms) == {"foreign_card": 1, "missing_card": 1}
+    by_kind = {str(a.kind): a for a in alarms}
+    assert by_kind["foreign_card"].cards == (DECK[-1],)
+    assert by_kind["foreign_card"].deck_ids == (3,)
+    assert by_kind["missing_card"].cards == (DECK[-1],)
+
+
+def test_the_driver_gives_each_cards_back_in_the_order_of_its_cards():
+    wire = ((C("As").code, 1), (m.UNKNOWN_CARD, 2), (C("Kd").code, 3), (C("2c").code, 0xFFFF))
+    fields = deck_check_fields(m.DeckCheckResult(count=4, recognised=True, cards=wire))
+    assert fields["cards"] == (C("As"), C("Kd"), C("2c"))
+    assert fields["card_deck_ids"] == (1, 3, None)
+    assert fields["deck_ids"] == (1, 3)
+
+
+def test_with_the_set_of_backs_only_the_ledger_still_names_the_foreign_card():
+    # A device that reports the set of backs seen, not each card's (an older journal, another
+    # vendor's driver): the foreign card is named, with the table's second back beside it.
+    wire = tuple((c.code, back) for back, faces in {1: DECK, 2: DECK[:-1], 3: [DECK[-1]]}.items()
+                 for c in faces)
+    fields = deck_check_fields(m.DeckCheckResult(count=len(wire), recognised=True, cards=wire))
+    del fields["card_deck_ids"]
+    event = ev.DeckCheckResult(device="shuffler", ts=0.0, **fields)
+    alarms = IntegrityMonitor(decks=2, deck_ids={1, 2}).observe(event).alarms
     named = {c for a in alarms if str(a.kind) == "foreign_card" for c in a.cards}
     assert DECK[-1] in named
+
+
+def test_a_whole_deck_of_another_back_is_one_alarm_naming_the_back():
+    # Not 52 foreign and 52 missing cards: the deck is not the table's.
+    alarms = check_two_backs({7: DECK}, decks=1, deck_ids={1})
+    assert kinds(alarms) == {"foreign_card": 1}
+    assert alarms[0].deck_ids == (7,) and "not the table's" in alarms[0].message
+
+
+def test_each_cards_back_survives_the_journal():
+    wire = ((C("As").code, 1), (C("Kd").code, 3))
+    event = ev.DeckCheckResult(device="shuffler", ts=0.0, **deck_check_fields(
+        m.DeckCheckResult(count=2, recognised=True, cards=wire)))
+    again = ev.event_from_json(event.to_json())
+    assert again == event and again.card_deck_ids == (1, 3)

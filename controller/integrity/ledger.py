@@ -124,7 +124,9 @@ class DeckLedger:
     # --- the shuffler's deck check --------------------------------------------------------
 
     def deck_check(self, count: int, cards: Sequence[Card | None] | None = None, *,
-                   deck_ids: Sequence[int] = (), missing: Sequence[Card] = (),
+                   deck_ids: Sequence[int] = (),
+                   card_deck_ids: Sequence[int | None] | None = None,
+                   missing: Sequence[Card] = (),
                    extra: Sequence[Card] = (), duplicate: Sequence[Card] = (),
                    device: str | None = None) -> list[Alarm]:
         """Hold a deck check against the table's decks. ``cards`` are the identities read
@@ -135,8 +137,11 @@ class DeckLedger:
         the ledger then counts each face against the ``decks`` copies the table holds itself,
         and takes ``count`` minus the cards given as cards seen but not read. ``deck_ids`` may instead be the set of back ids seen (as the
         project's shuffler driver reports it); when all of them are the table's, the device's
-        ``extra`` (cards of another back than its most common one) is not foreign. The check describes the deck about to be dealt: it begins a new
-        deck if cards of the current one are already out."""
+        ``extra`` (cards of another back than its most common one) is not foreign.
+        ``card_deck_ids``, each card's back id parallel to ``cards``, takes precedence: every
+        card is then judged by its own back, and the device's ``extra`` is not needed.
+        The check describes the deck about to be dealt: it begins a new deck if cards of the
+        current one are already out."""
         deck = self.current()
         if deck.cards_out:
             self.end_deck(device=device)
@@ -145,6 +150,8 @@ class DeckLedger:
         deck.checked_count = count
         foreign: list[tuple[Card, int | None]] = []
         if cards is not None:
+            if card_deck_ids is not None and len(card_deck_ids) == len(cards):
+                deck_ids = card_deck_ids
             parallel = len(deck_ids) == len(cards)
             ids = list(deck_ids) if parallel else [None] * len(cards)
             faces: Counter = Counter()
@@ -163,15 +170,21 @@ class DeckLedger:
             # come as the set of ids seen rather than card by card): not the table's cards.
             known = {c for c, _ in foreign}
             strange = self._strange_ids(deck_ids) if not parallel else []
-            if not parallel and self.deck_ids is not None and not strange:
-                # Every back the device saw is one of the table's: its list, made against its
-                # most common back, holds the table's own cards of its other back(s) (two
-                # decks, red and blue), not foreign ones.
+            if self.deck_ids is not None and (parallel or not strange):
+                # Each card was judged by its own back above, or every back the device saw is
+                # one of the table's: the device's list, made against its most common back,
+                # holds the table's own cards of its other back(s) (two decks, red and blue),
+                # not foreign ones.
                 extra = ()
             for card in extra:
                 if card not in known:
                     foreign.append((card, strange[0] if len(strange) == 1 else None))
                     faces[card] -= 1
+            if parallel and foreign and not faces:
+                # Not one card of the table's backs: the deck is another one. One alarm says
+                # so, not a foreign and a missing alarm for each of its cards.
+                strange = sorted({d for _, d in foreign if d is not None})
+                foreign = []
             if strange and not foreign:
                 # The device's majority back is not the table's: the whole deck is foreign.
                 alarms += self._raise(
@@ -183,7 +196,9 @@ class DeckLedger:
             deck.checked = faces
             deck.identity_checked = unread == 0
             lack = self.expected - faces
-            if unread:
+            if parallel and strange and not faces:
+                short = []          # the alarm above names the deck: none of it is the table's
+            elif unread:
                 # An unreadable card may be any of those not found: name the candidates.
                 if sum(lack.values()) > unread:
                     cand = sorted(lack)

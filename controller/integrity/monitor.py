@@ -96,7 +96,8 @@ class IntegrityMonitor:
         elif isinstance(event, ev.DeckCheckResult):
             self._ensure_fresh(up)
             self._alarms(up, self.ledger.deck_check(
-                event.count, event.cards, deck_ids=event.deck_ids, missing=event.missing,
+                event.count, event.cards, deck_ids=event.deck_ids,
+                card_deck_ids=event.card_deck_ids or None, missing=event.missing,
                 extra=event.extra, duplicate=event.duplicate, device=dev))
         elif isinstance(event, ev.ShuffleDone):
             self._ensure_fresh(up)
