@@ -409,3 +409,26 @@ def test_a_display_opened_mid_round_gets_that_rounds_history_after_the_snapshot(
     assert [(d["box"], d["amount"]) for d in docs if d["kind"] == "bet"] == [(6, 5), (2, 20)]
     ids = [int(b.split(b"\n")[0][4:]) for b in blocks[1:]]
     assert ids == sorted(ids)
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_nan_or_infinity_in_a_body_is_400_and_the_table_still_takes_the_next_bet(
+        runner, constant):
+    """Python's parser takes NaN and Infinity, JSON has neither and the journal cannot hold
+    them: such a body is refused before it reaches the table, which goes on as before."""
+    open_round(runner)
+    before = len(runner.journal)
+
+    async def check(c):
+        bad = await c.post("/api/commands/place_bet", headers=auth("dealer"),
+                           data=b'{"box": 1, "wager": "versus_croupier", "amount": '
+                           + constant.encode() + b"}")
+        good = await c.post("/api/commands/place_bet", headers=auth("dealer"),
+                            json={"box": 1, "wager": "versus_croupier", "amount": 10})
+        return bad.status, await bad.json(), good.status
+    status, doc, after = client(create_app(runner, api_config()), check)
+    assert status == 400 and doc["error"]["code"] == "bad_json"
+    assert constant in doc["error"]["message"] and "whole number" in doc["error"]["message"]
+    assert after == 200
+    cmds = [r.payload for r in runner.journal.records(since=before, kinds=["command"])]
+    assert [c["args"]["amount"] for c in cmds] == [10]

@@ -224,6 +224,14 @@ async def post_command(request: web.Request) -> web.Response:
                               "event_id": st.hub.last_id})
 
 
+class _NotANumber(ValueError):
+    """NaN, Infinity or -Infinity in a body: Python's parser takes them, JSON has none."""
+
+
+def _no_constant(name: str) -> Any:
+    raise _NotANumber(name)
+
+
 async def _args(request: web.Request, params: tuple[str, ...]) -> dict[str, Any] | web.Response:
     raw = await request.read()
     try:
@@ -234,7 +242,10 @@ async def _args(request: web.Request, params: tuple[str, ...]) -> dict[str, Any]
     if not text.strip():
         return {}
     try:
-        body = json.loads(text)
+        body = json.loads(text, parse_constant=_no_constant)
+    except _NotANumber as exc:
+        return error(400, "bad_json", f"the body holds {exc}, which is not a JSON number; "
+                     "amounts are whole numbers, such as {\"amount\": 10}")
     except json.JSONDecodeError as exc:
         return error(400, "bad_json", f"the body is not JSON ({exc.msg} at character "
                      f"{exc.pos}); send an object such as {{\"box\": 1}}")
