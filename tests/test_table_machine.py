@@ -436,3 +436,24 @@ def test_a_command_with_arguments_missing_or_unknown_is_refused_and_changes_noth
     assert (t.state, t.public_view()) == before
     t.command("place_bet", box=1, wager="versus_croupier", amount=10)   # then it is taken
     assert t.public_view() != before[1]
+
+
+def test_clear_malfunction_refused_by_an_integrity_stop_changes_nothing():
+    """A clear that would begin the next round while a deck alarm stops the table is refused;
+    the jam stays and nothing is published as cleared."""
+    from controller.integrity.alarms import Alarm, AlarmKind
+
+    t = table("q-poker", integrity_action="stop")
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    draw(t, "As")
+    t.handle_device(ev.Jam(device="shoe", ts=1.0, where="exit"))
+    assert t.state == "malfunction" and t.round.void is not None
+    t.gate.raise_alarms([Alarm(AlarmKind.MISSING_CARD, "deck 1: 7h missing")])
+    t.outbox.clear()
+    with pytest.raises(TablectlError, match="clear_integrity"):
+        t.command("clear_malfunction", role="supervisor")
+    assert t.state == "malfunction" and t.conditions["shoe"] == {"jam"}
+    assert kinds(t) == []
+    t.command("clear_integrity", role="supervisor", supervisor="S. Lam")
+    t.command("clear_malfunction", role="supervisor")
+    assert t.state == "shuffling" and t.conditions["shoe"] == set()

@@ -1560,11 +1560,13 @@ class Table:
         if left:
             raise TablectlError(f"still not ready: {left}; close the door or reconnect the "
                                 "device, or switch the table to the other mode")
+        new_round = not (self.round_held() or self.dealing_held() or self.shake_held())
+        if new_round:
+            self._round_may_open()      # refused before anything is cleared
         for cond in self.conditions.values():
             cond.difference_update(SUPERVISOR_CONDITIONS)
         self._publish("malfunction_cleared")
-        if not (self.round_held() or self.dealing_held() or self.shake_held()):
-            self._round_may_open()
+        if new_round:
             self._begin_round()
         self.clear()
         self._held_round, self._held_dealing = False, ""
