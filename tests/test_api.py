@@ -432,3 +432,24 @@ def test_nan_or_infinity_in_a_body_is_400_and_the_table_still_takes_the_next_bet
     assert after == 200
     cmds = [r.payload for r in runner.journal.records(since=before, kinds=["command"])]
     assert [c["args"]["amount"] for c in cmds] == [10]
+
+
+def test_a_lone_surrogate_in_a_body_is_400_and_the_stream_still_opens(runner):
+    """"\\ud800" parses, but is no text: once on the table the stream could not encode its
+    snapshot, and no display opened for the rest of the round."""
+    open_round(runner)
+    before = len(runner.journal)
+
+    async def check(c):
+        bad = await c.post("/api/commands/place_bet", headers=auth("dealer"),
+                           data=b'{"box": 1, "wager": "versus_croupier", "amount": 10, '
+                                b'"player": "Ann\\ud800"}')
+        stream = await c.get("/api/events", headers=auth("display"))
+        first = await asyncio.wait_for(stream.content.readuntil(b"\n\n"), 5)
+        stream.close()
+        return bad.status, await bad.json(), first
+    status, doc, first = client(create_app(runner, api_config(), status_interval=30), check)
+    assert status == 400 and doc["error"]["code"] == "bad_json"
+    assert "\\ud800" in doc["error"]["message"] and "UTF-8" in doc["error"]["message"]
+    assert len(runner.journal) == before and runner.table.round.bets == {}
+    assert b"event: snapshot" in first

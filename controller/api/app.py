@@ -252,6 +252,11 @@ async def _args(request: web.Request, params: tuple[str, ...]) -> dict[str, Any]
     except (ValueError, RecursionError):
         return error(400, "bad_json", "the body is not JSON the table can take (nested too "
                      "deep or a number too long); send an object such as {\"box\": 1}")
+    try:
+        json.dumps(body, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:    # a lone surrogate escape: the stream cannot send it
+        return error(400, "bad_json", f"the body holds {exc.object[exc.start]!a}, half of a "
+                     "UTF-16 pair, which is not text; send the character itself in UTF-8")
     if not isinstance(body, dict):
         return error(400, "bad_body", "the body must be a JSON object of the command's "
                      f"parameters ({', '.join(params) or 'none'}), got {type(body).__name__}")
