@@ -457,3 +457,22 @@ def test_clear_malfunction_refused_by_an_integrity_stop_changes_nothing():
     t.command("clear_integrity", role="supervisor", supervisor="S. Lam")
     t.command("clear_malfunction", role="supervisor")
     assert t.state == "shuffling" and t.conditions["shoe"] == set()
+
+
+def test_unexpected_error_while_betting_keeps_the_round_and_its_bets(monkeypatch):
+    """No card is out: the round is not void, and once the supervisor clears the malfunction
+    betting reopens on the same round with its bets, rather than a new round without them."""
+    t = table("q-poker")
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10)
+
+    def broken(*args):
+        raise RuntimeError("tracker bug")
+    monkeypatch.setattr(t, "_make_tracker", broken)
+    draw(t, "As")
+    assert t.state == "malfunction" and "controller_fault" in kinds(t)
+    assert t.round.void is None
+    monkeypatch.undo()
+    t.command("clear_malfunction", role="supervisor")
+    assert t.state == "bets_open" and t.round.round_id == 1
+    assert t.round.bets_json() == [{"box": 1, "wager": "versus_croupier", "player": None,
+                                    "amount": 10}]

@@ -388,6 +388,8 @@ class Table:
         if self.round is not None and self.state in ROUND_STATES and self.state != "bets_open" \
                 and self.round.void is None:
             self._void(self._fault_ruling(), "controller fault")
+        elif self.state == "bets_open" and self.round is not None:
+            self._held_round = True     # no card out: the bets stand, as for a device failure
         self.fail()
 
     def _fault_ruling(self) -> Ruling:
