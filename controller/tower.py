@@ -3,8 +3,9 @@
 Green when the table is ready, amber while it waits or needs the croupier, red for a void round,
 a malfunction or a table out of service. A device condition that stops the next round (a jam,
 a malfunction, a door left open, a link lost) turns the light red even while the round in hand
-goes on, so the pit sees at once that a supervisor is needed. The GPIO panel and the pit display
-both ask this module, so the lamp on the table and the one on the page never disagree.
+goes on, so the pit sees at once that a supervisor is needed; so does a deck integrity alarm
+that stops the table before the next round, until clear_integrity. The GPIO panel and the pit
+display both ask this module, so the lamp on the table and the one on the page never disagree.
 """
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ _RED = (Light.VOID, Light.MALFUNCTION, Light.OUT_OF_SERVICE)
 def tower_light(table: Any) -> Light:
     """The signal for ``table`` (a :class:`controller.table.machine.Table`)."""
     signal = LIGHT_OF_STATE.get(table.state, Light.WAITING)
-    if signal not in _RED and table.blocking_conditions_sets():
+    if signal not in _RED and (table.blocking_conditions_sets()
+                               or not table.gate.may_open_round()):
         return Light.MALFUNCTION
     return signal
 

@@ -43,3 +43,19 @@ def test_a_void_round_stays_a_void_light_whatever_the_devices_say():
     t.handle_device(ev.Jam(device="shoe", ts=1.0, where="exit"))
     assert tower_light(t) in (Light.VOID, Light.MALFUNCTION)
     assert light_json(t)["colour"] == "red"
+
+
+def test_a_deck_integrity_stop_turns_the_light_red_until_it_is_cleared():
+    from controller.integrity.alarms import Alarm, AlarmKind
+
+    t = table("q-poker", integrity_action="stop")
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    draw(t, "As", "2c", "Ah", "3c", "Ad", "5d")
+    t.gate.raise_alarms([Alarm(AlarmKind.MISSING_CARD, "deck 1: 7h missing")])
+    t.command("decide", box=1, decision="play")
+    t.command("confirm_result")
+    assert t.state == "round_complete"                # the table stops here ...
+    assert tower_light(t) is Light.MALFUNCTION        # ... and the pit must come
+    assert light_json(t)["colour"] == "red"
+    t.command("clear_integrity", role="supervisor", supervisor="S. Lam")
+    assert tower_light(t) is Light.READY
