@@ -453,3 +453,34 @@ def test_a_lone_surrogate_in_a_body_is_400_and_the_stream_still_opens(runner):
     assert "\\ud800" in doc["error"]["message"] and "UTF-8" in doc["error"]["message"]
     assert len(runner.journal) == before and runner.table.round.bets == {}
     assert b"event: snapshot" in first
+
+
+@pytest.mark.parametrize("name,args,param", [
+    ("place_bet", {"box": 1, "wager": "versus_croupier", "amount": 10, "player": {"a": 1}},
+     "player"),
+    ("remove_bet", {"box": 1, "wager": ["versus_croupier"]}, "wager"),
+    ("decide", {"box": 1, "decision": "play", "player": ["Ann"]}, "player"),
+    ("decide", {"box": 1, "decision": "fold", "player": 7}, "player"),
+    ("void_round", {"reason": {"why": "dispute"}}, "reason"),
+])
+def test_a_list_object_or_number_where_text_is_needed_is_400_and_the_round_goes_on(
+        runner, name, args, param):
+    """A wager, player or reason that is not text used to fail inside the table as a
+    controller fault, voiding the round in play; it is refused before it reaches the table."""
+    open_round(runner)
+    runner.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    if name == "decide":
+        runner.command("close_bets")
+        for card in ("As", "Kd", "2c", "3d", "4h", "5s"):
+            runner.device(ev.CardDrawn(device="shoe", ts=0.0, card=Card.parse(card)))
+        assert runner.table.state == "player_decisions"
+    state, view, before = runner.table.state, runner.table.public_view(), len(runner.journal)
+
+    async def check(c):
+        r = await c.post(f"/api/commands/{name}", headers=auth("supervisor"), json=args)
+        return r.status, await r.json()
+    status, doc = client(create_app(runner, api_config()), check)
+    assert status == 400 and doc["error"]["code"] == "bad_parameter"
+    assert f"{param} must be text" in doc["error"]["message"]
+    assert runner.table.state == state and runner.table.public_view() == view
+    assert len(runner.journal) == before

@@ -32,7 +32,7 @@ from controller.tower import light_json
 
 from .health import device_health
 from .hub import EventHub, Subscription
-from .openapi import build_openapi
+from .openapi import PARAMS, build_openapi
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 ROLES = ("display", "dealer", "supervisor")
@@ -265,7 +265,32 @@ async def _args(request: web.Request, params: tuple[str, ...]) -> dict[str, Any]
         return error(400, "bad_parameter",
                      f"{request.match_info['name']} takes {', '.join(params) or 'no parameters'};"
                      f" unexpected {', '.join(unknown)}")
+    for key, value in body.items():
+        wrong = _not_text(key, value)
+        if wrong:
+            return error(400, "bad_parameter", f"{request.match_info['name']}: {wrong}")
     return body
+
+
+def _not_text(param: str, value: Any) -> str | None:
+    """What is wrong with ``value`` for a parameter the table takes as text (a wager, a player,
+    a reason...), or None. The table checks numbers itself; a list or an object where it
+    expects a name would fail inside it instead of being refused."""
+    kind = PARAMS.get(param, {}).get("type")
+    nullable = kind == ["string", "null"]
+    if kind != "string" and not nullable:
+        return None
+    if isinstance(value, str) or (nullable and value is None):
+        return None
+    got = {dict: "an object", list: "a list", bool: "true/false", type(None): "null"}.get(
+        type(value), "a number")
+    return (f"{param} must be text in quotes{' (or null)' if nullable else ''}, such as "
+            f"{{\"{param}\": \"{_EXAMPLES.get(param, 'text')}\"}}; got {got}")
+
+
+_EXAMPLES = {"wager": "versus_croupier", "player": "A", "decision": "play", "action": "call",
+             "recipient": "box 1", "reason": "a player disputes the deal", "mode": "shoe",
+             "supervisor": "your name"}
 
 
 async def _run(st: ApiState, name: str, role: str, args: dict[str, Any]) -> None:
