@@ -484,3 +484,23 @@ def test_a_list_object_or_number_where_text_is_needed_is_400_and_the_round_goes_
     assert f"{param} must be text" in doc["error"]["message"]
     assert runner.table.state == state and runner.table.public_view() == view
     assert len(runner.journal) == before
+
+
+@pytest.mark.parametrize("name,args,missing", [
+    ("place_bet", {"box": 1, "wager": "versus_croupier"}, "needs amount;"),
+    ("place_bet", {}, "needs box, wager, amount;"),
+    ("remove_bet", {"wager": "versus_croupier"}, "needs box;"),
+])
+def test_a_missing_parameter_is_400_naming_it_and_not_the_optional_ones(
+        runner, name, args, missing):
+    open_round(runner)
+    before = len(runner.journal)
+
+    async def check(c):
+        r = await c.post(f"/api/commands/{name}", headers=auth("dealer"), json=args)
+        return r.status, await r.json()
+    status, doc = client(create_app(runner, api_config()), check)
+    message = doc["error"]["message"]
+    assert status == 400 and doc["error"]["code"] == "bad_parameter"
+    assert f"{name} {missing}" in message and "if wanted, player" in message
+    assert len(runner.journal) == before and runner.table.round.bets == {}

@@ -32,7 +32,7 @@ from controller.tower import light_json
 
 from .health import device_health
 from .hub import EventHub, Subscription
-from .openapi import PARAMS, build_openapi
+from .openapi import PARAMS, build_openapi, required_params
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 ROLES = ("display", "dealer", "supervisor")
@@ -213,6 +213,14 @@ async def post_command(request: web.Request) -> web.Response:
     args = await _args(request, spec.params)
     if isinstance(args, web.Response):
         return args
+    required = required_params(name)
+    missing = [p for p in required if p not in args]
+    if missing:
+        optional = [p for p in spec.params if p not in required]
+        return error(400, "bad_parameter",
+                     f"{name} needs {', '.join(missing)}; it takes {', '.join(required)}"
+                     + (f" and, if wanted, {', '.join(optional)}" if optional else ""),
+                     command=name)
     try:
         await _run(st, name, role, args)
     except TablectlError as exc:

@@ -40,7 +40,7 @@ PARAMS: dict[str, dict[str, Any]] = {
 _ERROR = {"$ref": "#/components/schemas/Error"}
 
 
-def _required(name: str) -> list[str]:
+def required_params(name: str) -> list[str]:
     """Parameters without a default in the machine's handler."""
     from controller.table.machine import Table
     fn = getattr(Table, f"_cmd_{name}", None)
@@ -93,7 +93,7 @@ def build_openapi() -> dict[str, Any]:
     for spec in COMMANDS.values():
         props = {p: PARAMS.get(p, {}) for p in spec.params}
         body = {"type": "object", "properties": props, "additionalProperties": False,
-                "required": _required(spec.name)}
+                "required": required_params(spec.name)}
         paths[f"/api/commands/{spec.name}"] = {"post": {
             "summary": spec.help, "operationId": spec.name,
             "description": f"Roles: {', '.join(spec.roles)}. Journaled with the caller's role "
