@@ -104,7 +104,6 @@ class Panel:
         """Claim the pins and start reporting inputs. TablectlError (nothing claimed) when
         a pin cannot be had."""
         from gpiozero import Buzzer, Button, DigitalInputDevice, LED
-        from gpiozero.exc import GPIOZeroError
 
         bounce = self.gpio.bounce_ms / 1000 or None
         kw = {"pin_factory": self._factory}
@@ -128,12 +127,14 @@ class Panel:
                 self._lamps[colour] = self._claim(LED(pin, **kw))
             if self.gpio.buzzer is not None:
                 self._buzzer = self._claim(Buzzer(self.gpio.buzzer, **kw))
-        except GPIOZeroError as exc:
-            self.close()
+        except Exception as exc:   # gpiozero's errors, and the pin library's own (lgpio's
+            self.close()           # "GPIO busy" when another process holds a pin)
             raise TablectlError(
                 f"the panel's GPIO pins cannot be used ({type(exc).__name__}: {exc}); on a "
-                "Raspberry Pi check [gpio] in table.toml and that the service user is in the "
-                "gpio group; elsewhere remove [gpio] or set GPIOZERO_PIN_FACTORY=mock") from None
+                "Raspberry Pi check [gpio] in table.toml, that the service user is in the "
+                "gpio group and that no other process holds the pins (stop the service before "
+                "tablectl panel check); elsewhere remove [gpio] or set "
+                "GPIOZERO_PIN_FACTORY=mock") from None
         return self
 
     def _claim(self, device: Any) -> Any:

@@ -198,6 +198,29 @@ def test_pin_in_use_is_a_clear_error(factory):
         first.close()
 
 
+def test_a_pin_the_pin_library_refuses_is_a_clear_error_and_frees_the_others():
+    """On a Pi, lgpio refuses a pin another process holds with its own error ("GPIO busy"), not
+    one of gpiozero's: the panel still says what is wrong and how to fix it, and releases the
+    pins it had claimed before it."""
+    from gpiozero.pins.mock import MockFactory, MockPin
+
+    class BusyPin(MockPin):
+        def __init__(self, factory, info):
+            if info.name == "GPIO18":
+                raise OSError("GPIO busy")
+            super().__init__(factory, info)
+
+    busy = MockFactory(pin_class=BusyPin)
+    try:
+        gpio = GpioConfig(buttons={"confirm": 23}, light={"red": 18})
+        with pytest.raises(TablectlError, match="GPIO busy.*no other process holds the pins"):
+            Panel(gpio, lambda e: None, pin_factory=busy).open()
+        # Pin 23 was claimed before 18 failed, and was released.
+        Panel(GpioConfig(buttons={"confirm": 23}), lambda e: None, pin_factory=busy).open().close()
+    finally:
+        busy.reset()
+
+
 # --- tablectl panel check -------------------------------------------------------------------
 
 def test_panel_check_prints_inputs_and_cycles_the_light(factory):
