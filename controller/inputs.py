@@ -33,8 +33,9 @@ class ButtonPressed(DeviceEvent):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class KeySwitched(DeviceEvent):
-    """The supervisor's key switch turned on (supervisor present: may clear a malfunction,
-    switch the table to the shoe, void a round) or off."""
+    """The supervisor's key switch turned on (supervisor present: the buttons act with the
+    supervisor's role, so ``confirm`` may open the table or clear a jam or malfunction) or
+    off. Switching the mode or voiding a round is not done from the panel."""
 
     kind: ClassVar[str] = "key_switched"
     on: bool
