@@ -504,3 +504,32 @@ def test_a_missing_parameter_is_400_naming_it_and_not_the_optional_ones(
     assert status == 400 and doc["error"]["code"] == "bad_parameter"
     assert f"{name} {missing}" in message and "if wanted, player" in message
     assert len(runner.journal) == before and runner.table.round.bets == {}
+
+
+@pytest.mark.parametrize("method,path,status,words", [
+    ("GET", "/api/commands/close_bets", 405, "use POST"),
+    ("POST", "/api/table", 405, "use GET"),
+    ("GET", "/api/tables", 404, "Not Found"),
+])
+def test_a_wrong_method_or_path_names_the_way_out(runner, method, path, status, words):
+    open_round(runner)
+    before = len(runner.journal)
+
+    async def check(c):
+        r = await c.request(method, path, headers=auth("dealer"))
+        return r.status, r.headers.get("Allow"), await r.json()
+    got, allow, doc = client(create_app(runner, api_config()), check)
+    assert got == status and doc["error"]["status"] == status
+    assert words in doc["error"]["message"] and "/api/openapi.json" in doc["error"]["message"]
+    assert (allow is not None) == (status == 405)
+    assert len(runner.journal) == before
+
+
+def test_an_oversized_body_names_the_limit(runner):
+    async def check(c):
+        r = await c.post("/api/commands/void_round", headers=auth("supervisor"),
+                         data=b'{"reason": "' + b"x" * 70_000 + b'"}')
+        return await r.json()
+    doc = client(create_app(runner, api_config()), check)
+    assert doc["error"]["code"] == "request_entity_too_large"
+    assert "64 KiB" in doc["error"]["message"]

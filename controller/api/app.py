@@ -121,8 +121,16 @@ async def _middleware(request: web.Request, handler: Callable) -> web.StreamResp
     except web.HTTPException as exc:
         if not request.path.startswith("/api/") or exc.status < 400:
             raise
-        return error(exc.status, exc.reason.lower().replace(" ", "_"),
-                     f"{request.method} {request.path}: {exc.reason}; see /api/openapi.json")
+        allowed = sorted(getattr(exc, "allowed_methods", ()) or ())
+        response = error(exc.status, exc.reason.lower().replace(" ", "_"),
+                         f"{request.method} {request.path}: {exc.reason}; "
+                         + (f"use {' or '.join(allowed)}; " if allowed else "")
+                         + (f"a body holds at most {MAX_BODY // 1024} KiB; "
+                            if exc.status == 413 else "")
+                         + "see /api/openapi.json")
+        if allowed:
+            response.headers["Allow"] = ", ".join(allowed)
+        return response
     if request.path.startswith("/api/") and not response.prepared:
         response.headers.setdefault("Cache-Control", "no-store")
     return response
