@@ -14,12 +14,13 @@ Generated from `controller/table/machine.py` by `python -m controller.table.diag
 edit by hand (a test checks it matches the machine).
 
 One `transitions` machine per table, `auto_transitions=False` (no `to_<state>` shortcuts),
-queued events, and an exception in a transition lands in `malfunction` with the round void as a
-machine failure. Every irregularity is ruled by the game's `ruling` and published with its
-article; a device event that is not legal in the current state is published as an
-`irregular_event` and changes nothing; a command that is not legal raises an error and changes
-nothing. `[cond]` marks a transition taken only when its condition holds (the next line with
-the same trigger and source is taken otherwise).
+queued events, and an unexpected error lands in `malfunction`: a round past `bets_open` is void,
+ruled as a machine failure while cards are still to come; a round in `bets_open` keeps its bets
+and betting reopens on it once the malfunction is cleared. Every irregularity is ruled by the
+game's `ruling` and published with its article; a device event that is not legal in the current
+state is published as an `irregular_event` and changes nothing; a command that is not legal
+raises an error and changes nothing. `[cond]` marks a transition taken only when its condition
+holds (the next line with the same trigger and source is taken otherwise).
 """
 
 
