@@ -160,7 +160,7 @@ COMMANDS: dict[str, CommandSpec] = {c.name: c for c in (
     CommandSpec("next_round", ("dealer", "supervisor"), (), "start the next round"),
     CommandSpec("misdeal", ("dealer", "supervisor"), (), "the croupier declares a misdeal"),
     CommandSpec("exposed_card", ("dealer", "supervisor"), ("recipient",),
-                "a card of 'croupier' or 'box N' was exposed by mistake"),
+                "a card of 'croupier', 'board' (Hold'em) or 'box N' was exposed by mistake"),
     CommandSpec("void_round", ("supervisor",), ("reason",), "void the round by hand"),
     CommandSpec("clear_malfunction", ("supervisor",), (),
                 "the device is fixed or replaced: its jam or malfunction is cleared; in "
