@@ -476,3 +476,29 @@ def test_unexpected_error_while_betting_keeps_the_round_and_its_bets(monkeypatch
     assert t.state == "bets_open" and t.round.round_id == 1
     assert t.round.bets_json() == [{"box": 1, "wager": "versus_croupier", "player": None,
                                     "amount": 10}]
+
+
+def test_exposed_card_button_before_the_rounds_first_card_says_none_is_dealt():
+    """Super Pan 9 is dealing once the dice are read, before any card is out. The panel's
+    exposed_card button then has no card to name, whatever the last round dealt."""
+    from controller.inputs import ButtonPressed
+
+    t = table("super-pan-9")
+
+    def to_dealing():
+        t.command("set_banker", seat=1, capital=1000)
+        t.command("place_bet", box=2, wager="seat", amount=100)
+        t.command("shake")
+        t.handle_device(ev.DiceResult(device="dice", ts=2.0, dice=(1, 1, 1, 1)))
+
+    to_dealing()
+    draw(t, "9s", "Kd", "2c", "3c")
+    t.command("confirm_result")
+    t.command("next_round")
+    ready(t)
+    to_dealing()
+    assert t.state == "dealing"
+    t.outbox.clear()
+    t.handle_device(ButtonPressed(device="panel", ts=3.0, button="exposed_card"))
+    assert kinds(t) == ["irregular_event"]
+    assert t.outbox[0].to_json()["reason"] == "no card dealt yet: nothing can be exposed"

@@ -1016,6 +1016,7 @@ class Table:
         self.vault = CardVault()
         self.tracker = None
         self._last_slot = {}
+        self._last_dealt = None
         self._holdem = None
         self._stacks = {}
         self._reshake_owed = False
