@@ -384,6 +384,23 @@ def test_a_jam_during_decisions_is_cleared_by_the_supervisor_from_the_page_and_t
     shot(front(boss), "q-poker-supervisor-next-round-after-jam")
 
 
+# --- what the dealer types goes to the table as typed ------------------------------------------
+
+@pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)
+def test_a_bet_of_a_fraction_typed_on_the_console_is_refused_not_rounded_down(browser, live):
+    """12.5 typed as a bet used to be cut to 12 by the page and placed as 12."""
+    supervisor(live, "open_table")
+    dealer = open_page(browser, live, "dealer")
+    front(dealer).locator("[data-command=deck_ready]").click()
+    state_is(dealer, "bets_open")
+    dealer.get_by_test_id("wager-1").select_option("versus_croupier")
+    dealer.get_by_test_id("amount-1").fill("12.5")
+    dealer.get_by_test_id("bet-1").click()
+    expect(dealer.get_by_test_id("error")).to_contain_text("whole number")
+    expect(dealer.get_by_test_id("error")).to_contain_text("12.5")
+    assert live.view()["round"]["bets"] == []
+
+
 # --- the display is read only ----------------------------------------------------------------
 
 @pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)

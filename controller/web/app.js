@@ -382,6 +382,15 @@
     if (key) { const again = document.querySelector(`[data-draft="${key}"]`); if (again) again.focus(); }
   }
 
+  // A number as the dealer typed it, never rounded here: 12.5 goes to the table, which refuses
+  // it by name, instead of becoming a bet of 12. An empty field is null; text stays text.
+  function num(value) {
+    const t = String(value).trim();
+    if (t === "") return null;
+    const n = Number(t);
+    return Number.isFinite(n) ? n : t;
+  }
+
   async function send(name, args) {
     const msg = $("message");
     msg.className = "message busy";
@@ -409,7 +418,7 @@
       const sel = field("select", "wager-" + n, { "aria-label": "wager" }, d.game.wagers.map((w) => el("option", { value: w, text: pair("wagers", w).join(" ") })));
       const amt = field("input", "amount-" + n, { type: "number", min: "1", step: "1", value: "10", "aria-label": "amount", class: "amount" });
       b.append(el("div", { class: "box-controls" }, sel, amt,
-        button("place_bet", () => ({ box: n, wager: sel.value, amount: parseInt(amt.value, 10) }), { "data-testid": "bet-" + n })));
+        button("place_bet", () => ({ box: n, wager: sel.value, amount: num(amt.value) }), { "data-testid": "bet-" + n })));
     }
     const wager = DECISION_WAGER[d.game.id];
     if (d.state === "player_decisions" && can("decide") && wager && !(r.void_boxes || []).includes(n)) {
@@ -454,15 +463,15 @@
     if (s === "bets_open" && d.game.id === "super-pan-9" && can("set_banker")) {
       const seat = field("input", "banker-seat", { type: "number", min: "1", value: "1", "aria-label": "seat", class: "amount" });
       const cap = field("input", "banker-capital", { type: "number", min: "1", value: "1000", "aria-label": "capital", class: "amount" });
-      add(seat, cap, button("set_banker", () => ({ seat: parseInt(seat.value, 10), capital: parseInt(cap.value, 10) })));
+      add(seat, cap, button("set_banker", () => ({ seat: num(seat.value), capital: num(cap.value) })));
     }
     if (s === "bets_open" && d.game.id === "texas-holdem" && can("seat_players")) {
       const seats = field("input", "seats", { type: "text", value: "1,2,3", "aria-label": "seats", size: "8" });
       const stack = field("input", "stack", { type: "number", min: "1", value: "500", "aria-label": "stack", class: "amount" });
       const btn = field("input", "button-seat", { type: "number", min: "1", value: "1", "aria-label": "button", class: "amount" });
       add(bi("labels", "seats"), seats, bi("labels", "stack"), stack, "D", btn, button("seat_players", () => {
-        const list = seats.value.split(",").map((x) => parseInt(x, 10)).filter((x) => x > 0);
-        return { seats: list, stacks: list.map(() => parseInt(stack.value, 10)), button: parseInt(btn.value, 10) };
+        const list = seats.value.split(",").map((x) => x.trim()).filter((x) => x !== "").map(num);
+        return { seats: list, stacks: list.map(() => num(stack.value)), button: num(btn.value) };
       }));
     }
     if ((s === "bets_open") && can("close_bets") && d.game.id !== "super-pan-9") add(button("close_bets"));
@@ -475,7 +484,7 @@
           nodes.push(el("button", { type: "button", "data-action": a.action, onclick: () => send("holdem_action", { seat, action: a.action }) }, bi("actions", a.action), a.min_to ? " " + a.min_to : ""));
         } else {
           const amt = field("input", "action-" + a.action, { type: "number", min: String(a.min_to), max: String(a.max_to), value: String(a.min_to), "aria-label": a.action, class: "amount" });
-          nodes.push(amt, el("button", { type: "button", "data-action": a.action, onclick: () => send("holdem_action", { seat, action: a.action, amount: parseInt(amt.value, 10) }) }, bi("actions", a.action)));
+          nodes.push(amt, el("button", { type: "button", "data-action": a.action, onclick: () => send("holdem_action", { seat, action: a.action, amount: num(amt.value) }) }, bi("actions", a.action)));
         }
       }
       add(...nodes);
