@@ -533,3 +533,19 @@ def test_an_oversized_body_names_the_limit(runner):
     doc = client(create_app(runner, api_config()), check)
     assert doc["error"]["code"] == "request_entity_too_large"
     assert "64 KiB" in doc["error"]["message"]
+
+
+def test_a_token_that_is_not_utf8_is_a_wrong_token_not_a_server_error(runner, logs):
+    async def check(c):
+        reader, writer = await asyncio.open_connection(c.host, c.port)
+        writer.write(b"GET /api/table HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer tok\xff\xfe\r\n"
+                     b"Connection: close\r\n\r\n")
+        await writer.drain()
+        answer = await reader.read()
+        writer.close()
+        return answer
+    answer = client(create_app(runner, api_config()), check)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 401 ")
+    assert json.loads(body)["error"]["code"] == "wrong_token"
+    assert "Traceback" not in logs.getvalue()

@@ -98,6 +98,16 @@ def _token(request: web.Request) -> str | None:
     return None
 
 
+def _is_text(token: str) -> bool:
+    """Whether ``token`` is text (bytes that are not UTF-8 arrive as lone surrogates): any
+    other value is no role's token, and is refused as such instead of failing the request."""
+    try:
+        token.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 PUBLIC_PATHS = {"/api/openapi.json"}
 
 
@@ -110,7 +120,7 @@ async def _middleware(request: web.Request, handler: Callable) -> web.StreamResp
             return _refuse(request, 401, "no_token",
                            "no token: send the header 'Authorization: Bearer TOKEN' with the "
                            "token of the display, dealer or supervisor role")
-        role = api.role_for(token)
+        role = api.role_for(token) if _is_text(token) else None
         if role is None:
             return _refuse(request, 401, "wrong_token",
                            "the token is not one of this table's tokens; ask the supervisor "
