@@ -5,7 +5,8 @@ through :meth:`Panel.for_queue`, which is thread-safe (gpiozero calls back from 
 threads; the event is put on the queue with ``loop.call_soon_threadsafe``):
 
 - a button press: :class:`controller.inputs.ButtonPressed` (``device="panel"``)
-- the key switch: :class:`controller.inputs.KeySwitched` (``on`` True/False)
+- the key switch: :class:`controller.inputs.KeySwitched` (``on`` True/False), also once when
+  the panel opens, with the key's position then (``announce_key=False`` leaves that out)
 - box sensor N: :class:`drivers.events.CardPlaced` / ``CardRemoved`` (``device="box-sensors"``,
   ``box=N``, box 1 being the first pin of ``gpio.box_sensors``)
 
@@ -68,8 +69,9 @@ class Panel:
 
     def __init__(self, gpio: GpioConfig, sink: Callable[[DeviceEvent], Any], *,
                  pin_factory: Any = None, clock: Callable[[], float] = time.monotonic,
-                 blink_s: float = 0.5) -> None:
+                 blink_s: float = 0.5, announce_key: bool = True) -> None:
         self.gpio = gpio
+        self._announce_key = announce_key
         self._sink = sink
         self._factory = pin_factory
         self._clock = clock
@@ -135,6 +137,11 @@ class Panel:
                 "gpio group and that no other process holds the pins (stop the service before "
                 "tablectl panel check); elsewhere remove [gpio] or set "
                 "GPIOZERO_PIN_FACTORY=mock") from None
+        if self._key is not None and self._announce_key:
+            # Turning the key is an edge; its position when the panel opens is not. The
+            # table (restarted, or recovered from a journal in which the key was last turned
+            # the other way) learns where the key is now.
+            self._emit(KeySwitched(device=PANEL, ts=self._clock(), on=bool(self._key.is_pressed)))
         return self
 
     def _claim(self, device: Any) -> Any:
@@ -184,8 +191,8 @@ class Panel:
 
     @property
     def key_on(self) -> bool | None:
-        """Whether the supervisor's key is turned on now (None: no key switch fitted). Read it
-        at start-up; changes arrive as KeySwitched events."""
+        """Whether the supervisor's key is turned on now (None: no key switch fitted). The
+        position at :meth:`open` and every change arrive as KeySwitched events."""
         return None if self._key is None else bool(self._key.is_pressed)
 
     def occupied_boxes(self) -> tuple[int, ...]:

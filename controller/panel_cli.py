@@ -62,7 +62,7 @@ def run_check(gpio: GpioConfig, seconds: float, out: TextIO, *, pin_factory: Any
     Returns the inputs seen."""
     inputs: queue.Queue = queue.Queue()
     seen: list[Any] = []
-    with Panel(gpio, inputs.put, pin_factory=pin_factory) as panel:
+    with Panel(gpio, inputs.put, pin_factory=pin_factory, announce_key=False) as panel:
         fitted = [f"buttons: {', '.join(gpio.buttons) or 'none'}",
                   f"key switch: {'fitted' if gpio.key_switch is not None else 'none'}",
                   f"box sensors: {len(gpio.box_sensors)}",

@@ -41,7 +41,7 @@ def run_with_queue(factory, actions):
     gpiozero's callbacks do); return the events that arrived on the queue."""
     async def main():
         queue = asyncio.Queue()
-        with Panel.for_queue(GPIO, queue, pin_factory=factory) as panel:
+        with Panel.for_queue(GPIO, queue, pin_factory=factory, announce_key=False) as panel:
             count = await asyncio.to_thread(actions, factory)
             events = [await asyncio.wait_for(queue.get(), 5) for _ in range(count)]
             await asyncio.sleep(0)
@@ -74,6 +74,38 @@ def test_key_switch_and_state(factory):
         assert panel.key_on is False
         factory.pin(24).drive_low()
         assert panel.key_on is True
+
+
+def closed_switch(*pins):
+    """A mock pin class for switches already closed to ground when the panel opens: the pull-up
+    the panel sets does not raise them (gpiozero's MockPin would drive them high)."""
+    from gpiozero.pins.mock import MockPin
+
+    class ClosedSwitchPin(MockPin):
+        def _set_pull(self, value):
+            super()._set_pull(value)
+            if self.info.name in {f"GPIO{p}" for p in pins}:
+                self.drive_low()
+    return ClosedSwitchPin
+
+
+def test_the_keys_position_is_reported_when_the_panel_opens(factory):
+    """Turning the key is reported as it happens; where the key is when the panel opens (the
+    supervisor's key left on over a restart, or turned off while the service was down) is
+    reported once at open, so the table does not go by what it last heard."""
+    got = []
+    key_on = MockFactory(pin_class=closed_switch(24))   # the key is on before the panel opens
+    try:
+        with Panel(GPIO, got.append, pin_factory=key_on):
+            assert [(type(e), e.on) for e in got] == [(KeySwitched, True)]
+    finally:
+        key_on.reset()
+    got.clear()
+    with Panel(GPIO, got.append, pin_factory=factory):  # off at the next start
+        assert [(type(e), e.on) for e in got] == [(KeySwitched, False)]
+    got.clear()
+    with Panel(GpioConfig(buttons={"misdeal": 27}), got.append, pin_factory=factory):
+        assert got == []                        # no key switch fitted: nothing to report
 
 
 def test_box_sensors(factory):

@@ -36,6 +36,18 @@ path = "{journal}"
 """
 
 
+def closed_switch(*pins):
+    """A mock pin class for switches already closed to ground when the panel opens."""
+    from gpiozero.pins.mock import MockPin
+
+    class ClosedSwitchPin(MockPin):
+        def _set_pull(self, value):
+            super()._set_pull(value)
+            if self.info.name in {f"GPIO{p}" for p in pins}:
+                self.drive_low()
+    return ClosedSwitchPin
+
+
 async def _until(pred, timeout=5.0):
     deadline = asyncio.get_running_loop().time() + timeout
     while not pred():
@@ -46,6 +58,26 @@ async def _until(pred, timeout=5.0):
 def _press(factory, pin):
     factory.pin(pin).drive_low()
     factory.pin(pin).drive_high()
+
+
+def test_the_supervisors_key_left_on_over_a_start_acts_at_once(tmp_path):
+    """The key is on when the service starts: confirm opens the table without turning the
+    key off and on again."""
+    cfg = parse_text(CONFIG.format(journal=tmp_path / "j.db"))
+    factory = MockFactory(pin_class=closed_switch(24))   # the supervisor's key is on
+
+    async def scenario():
+        svc = Service(cfg, pin_factory=factory, notifier=Notifier(None))
+        task = asyncio.create_task(svc.run())
+        await _until(lambda: svc.runner is not None and svc.panel is not None)
+        table = svc.runner.table
+        assert table.state == "out_of_service"
+        _press(factory, 23)                              # confirm: open the table
+        await _until(lambda: table.state == "shuffling")
+        svc.stop()
+        await task
+
+    asyncio.run(scenario())
 
 
 def test_buttons_and_key_switch_drive_the_table_and_the_light_follows(tmp_path):
