@@ -549,3 +549,24 @@ def test_a_token_that_is_not_utf8_is_a_wrong_token_not_a_server_error(runner, lo
     assert head.startswith(b"HTTP/1.1 401 ")
     assert json.loads(body)["error"]["code"] == "wrong_token"
     assert "Traceback" not in logs.getvalue()
+
+
+def test_a_body_nested_deeper_than_any_parameter_is_400_and_never_journaled(runner):
+    """No parameter nests deeper than {"stacks": {"1": 500}}. A body nested hundreds deep went
+    to the journal, which could not write it down and then took no more input at all."""
+    open_round(runner)
+    before = len(runner.journal)
+    deep = b"[" * 50 + b"1" + b"]" * 50
+
+    async def check(c):
+        bad = await c.post("/api/commands/place_bet", headers=auth("dealer"),
+                           data=b'{"wager": "pair_bonus", "amount": 5, "box": ' + deep + b"}")
+        good = await c.post("/api/commands/place_bet", headers=auth("dealer"),
+                            json={"box": 1, "wager": "pair_bonus", "amount": 5})
+        return bad.status, await bad.json(), good.status
+    status, doc, after = client(create_app(runner, api_config()), check)
+    assert status == 400 and doc["error"]["code"] == "bad_json"
+    assert "51 deep" in doc["error"]["message"] and "stacks" in doc["error"]["message"]
+    assert after == 200
+    cmds = [r.payload["args"] for r in runner.journal.records(since=before, kinds=["command"])]
+    assert cmds == [{"box": 1, "wager": "pair_bonus", "amount": 5}]

@@ -37,6 +37,9 @@ from .openapi import PARAMS, build_openapi, required_params
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 ROLES = ("display", "dealer", "supervisor")
 MAX_BODY = 64 * 1024
+# How deep a body's lists and objects may nest: {"stacks": {"1": 500}} is 2. Much deeper and
+# the journal could not write the command down.
+MAX_NESTING = 2
 STATUS_INTERVAL_S = 2.0
 # Table events after which the stream also sends a fresh ``status`` (light, devices).
 STATUS_AFTER = {"state", "device_link", "device_condition", "malfunction_cleared", "mode"}
@@ -258,6 +261,17 @@ def _no_constant(name: str) -> Any:
     raise _NotANumber(name)
 
 
+def _nesting(value: Any) -> int:
+    """How deep lists and objects nest in ``value`` ({"box": 1} is 1, {"seats": [1]} 2)."""
+    depth, level = 0, [value]
+    while True:
+        level = [x for x in level if isinstance(x, (dict, list))]
+        if not level:
+            return depth
+        depth += 1
+        level = [v for x in level for v in (x.values() if isinstance(x, dict) else x)]
+
+
 async def _args(request: web.Request, params: tuple[str, ...]) -> dict[str, Any] | web.Response:
     raw = await request.read()
     try:
@@ -278,6 +292,11 @@ async def _args(request: web.Request, params: tuple[str, ...]) -> dict[str, Any]
     except (ValueError, RecursionError):
         return error(400, "bad_json", "the body is not JSON the table can take (nested too "
                      "deep or a number too long); send an object such as {\"box\": 1}")
+    depth = _nesting(body)
+    if depth > MAX_NESTING:
+        return error(400, "bad_json", f"the body nests lists and objects {depth} deep; a "
+                     f"command's parameters nest at most {MAX_NESTING} deep, such as "
+                     "{\"seats\": [1, 4], \"stacks\": {\"1\": 500, \"4\": 500}}")
     try:
         json.dumps(body, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError as exc:    # a lone surrogate escape: the stream cannot send it
