@@ -570,3 +570,13 @@ def test_a_body_nested_deeper_than_any_parameter_is_400_and_never_journaled(runn
     assert after == 200
     cmds = [r.payload["args"] for r in runner.journal.records(since=before, kinds=["command"])]
     assert cmds == [{"box": 1, "wager": "pair_bonus", "amount": 5}]
+
+
+@pytest.mark.parametrize("body,kind", [(b"null", "null"), (b'"box 1"', "text"), (b"7", "a number")])
+def test_a_body_that_is_not_an_object_is_named_in_json_words(runner, body, kind):
+    async def check(c):
+        r = await c.post("/api/commands/place_bet", headers=auth("dealer"), data=body)
+        return r.status, await r.json()
+    status, doc = client(create_app(runner, api_config()), check)
+    assert status == 400 and doc["error"]["code"] == "bad_body"
+    assert doc["error"]["message"].endswith(f"got {kind}")

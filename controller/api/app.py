@@ -304,7 +304,7 @@ async def _args(request: web.Request, params: tuple[str, ...]) -> dict[str, Any]
                      "UTF-16 pair, which is not text; send the character itself in UTF-8")
     if not isinstance(body, dict):
         return error(400, "bad_body", "the body must be a JSON object of the command's "
-                     f"parameters ({', '.join(params) or 'none'}), got {type(body).__name__}")
+                     f"parameters ({', '.join(params) or 'none'}), got {_kind(body)}")
     unknown = sorted(set(body) - set(params))
     if unknown:
         return error(400, "bad_parameter",
@@ -327,10 +327,14 @@ def _not_text(param: str, value: Any) -> str | None:
         return None
     if isinstance(value, str) or (nullable and value is None):
         return None
-    got = {dict: "an object", list: "a list", bool: "true/false", type(None): "null"}.get(
-        type(value), "a number")
     return (f"{param} must be text in quotes{' (or null)' if nullable else ''}, such as "
-            f"{{\"{param}\": \"{_EXAMPLES.get(param, 'text')}\"}}; got {got}")
+            f"{{\"{param}\": \"{_EXAMPLES.get(param, 'text')}\"}}; got {_kind(value)}")
+
+
+def _kind(value: Any) -> str:
+    """What a JSON value is, in JSON's words (not Python's: null, not NoneType)."""
+    return {dict: "an object", list: "a list", str: "text", bool: "true/false",
+            type(None): "null"}.get(type(value), "a number")
 
 
 _EXAMPLES = {"wager": "versus_croupier", "player": "A", "decision": "play", "action": "call",
