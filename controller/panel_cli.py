@@ -7,6 +7,7 @@ panel's pins can be held by one process only.
 from __future__ import annotations
 
 import argparse
+import math
 import queue
 import sys
 import time
@@ -37,8 +38,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     if config.gpio is None:
         raise TablectlError(f"{args.config} has no [gpio] section: this table has no GPIO "
                             "panel to check")
-    if args.seconds <= 0:
-        raise TablectlError("--seconds must be greater than 0")
+    if not math.isfinite(args.seconds) or args.seconds <= 0:
+        raise TablectlError(f"--seconds must be a number of seconds greater than 0, such as "
+                            f"30; got {args.seconds}")
     run_check(config.gpio, args.seconds, sys.stdout)
     return 0
 

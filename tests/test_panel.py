@@ -293,6 +293,23 @@ def test_panel_check_needs_a_panel(tmp_path):
     assert out.returncode == 2 and "no [gpio] section" in out.stderr
 
 
+@pytest.mark.parametrize("seconds", ["0", "-1", "nan", "inf"])
+def test_panel_check_needs_a_finite_listening_time(tmp_path, seconds):
+    """--seconds nan or inf would listen for ever: refused like 0, before a pin is claimed."""
+    import subprocess
+    import sys
+    config = tmp_path / "table.toml"
+    config.write_text('[table]\nid = "T1"\ngame = "q-poker"\nboxes = 7\n'
+                      '[devices.shoe]\nclass = "shoe"\nport = "/dev/x"\n'
+                      '[gpio.buttons]\nconfirm = 23\n')
+    out = subprocess.run([sys.executable, "-m", "controller.cli", "panel", "check", "--config",
+                          str(config), "--seconds", seconds], capture_output=True, text=True,
+                         timeout=60, env={**__import__("os").environ,
+                                          "GPIOZERO_PIN_FACTORY": "mock"})
+    assert out.returncode == 2 and "--seconds must be a number of seconds greater than 0" \
+        in out.stderr
+
+
 def test_no_gpio_here_is_a_clear_error():
     """Off a Pi (no pin factory can load) the panel says what to do, it does not crash."""
     import subprocess
