@@ -3,9 +3,12 @@
 Expected amounts are worked out by hand from the articles cited beside them, not copied from
 the code's output.
 """
+import json
+
 import pytest
 
 from controller.errors import TablectlError
+from controller.rules.cards import Card
 from controller.table import STATES
 from drivers import events as ev
 
@@ -502,3 +505,50 @@ def test_exposed_card_button_before_the_rounds_first_card_says_none_is_dealt():
     t.handle_device(ButtonPressed(device="panel", ts=3.0, button="exposed_card"))
     assert kinds(t) == ["irregular_event"]
     assert t.outbox[0].to_json()["reason"] == "no card dealt yet: nothing can be exposed"
+
+
+
+def _holdem_showdown_with_an_unread_hole_card():
+    """Hold'em from the shoe: seat 3 folds Kc Kd, seat 1's second hole card is unread, the
+    burn cards 5h, 6h and 8h stay face down; the showdown waits for the unread card."""
+    t = table("texas-holdem", holdem={"small_blind": 5, "big_blind": 10, "rake": 0})
+    t.command("seat_players", seats=[1, 3, 6], stacks={"1": 500, "3": 500, "6": 500},
+              button=1)
+    shoe = lambda c: t.handle_device(ev.CardDrawn(device="shoe", ts=0.0,
+                                                  card=None if c is None else Card.parse(c)))
+    for c in ("Kc", "Qd", "As", "Kd", "Qc", None):        # 3, 6, 1, 3, 6, 1
+        shoe(c)
+    t.command("holdem_action", seat=1, action="call")
+    t.command("holdem_action", seat=3, action="fold")
+    t.command("holdem_action", seat=6, action="check")
+    for street in (("5h", "Ah", "Qs", "3d"), ("6h", "9c"), ("8h", "Jd")):
+        draw(t, street[0])                                # the burn, face down
+        draw(t, *street[1:], face_up=True)
+        t.command("holdem_action", seat=6, action="check")
+        t.command("holdem_action", seat=1, action="check")
+    assert t.state == "croupier_reveal"
+    return t
+
+
+@pytest.mark.parametrize("hidden,where", [("Kd", "box 3"), ("6h", "burn")])
+def test_a_card_entered_that_a_face_down_card_is_is_taken_and_journaled_only(hidden, where):
+    # Refusing it would tell the console a card of a folded hand or a burn card, which are
+    # never shown.
+    t = _holdem_showdown_with_an_unread_hole_card()
+    t.outbox.clear()
+    t.command("enter_cards", recipient="box 1", cards=[hidden])
+    assert t.state == "settlement"
+    published = json.dumps([e.to_json() for e in t.outbox])
+    assert not any(c in published for c in {"Kc", "Kd", "5h", "6h", "8h"} - {hidden})
+    assert "integrity_alarm" not in kinds(t) and "duplicate" not in published
+    # The journal alone holds the conflict, naming the card and where it was read.
+    conflict = [r for r in t.private_records if r.get("kind") == "duplicate_card"]
+    assert len(conflict) == 1 and conflict[0]["cards"] == [hidden]
+    assert where in conflict[0]["message"] and "face down" in conflict[0]["message"]
+
+
+def test_a_card_entered_that_is_already_face_up_is_refused():
+    t = _holdem_showdown_with_an_unread_hole_card()
+    with pytest.raises(TablectlError, match="already face up"):
+        t.command("enter_cards", recipient="box 1", cards=["Ah"])      # on the board
+    assert t.state == "croupier_reveal" and not t.private_records

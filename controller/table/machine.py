@@ -1491,7 +1491,16 @@ class Table:
         if isinstance(cards, str):
             cards = cards.replace(",", " ").split()
         parsed = [Card.parse(c) for c in cards]
-        self.vault.fill(rec, parsed)           # TablectlError when they do not fit the hand
+        # TablectlError when they do not fit the hand. A card the device read for a hand still
+        # face down goes to the journal alone: a refusal or an alarm now would tell the
+        # console what that hand holds.
+        for card, other in self.vault.fill(rec, parsed):
+            self.private_records.append({
+                "record": "alarm", "kind": "duplicate_card", "device": None,
+                "cards": [str(card)], "message":
+                    f"{card} was entered by hand for {rec}, and was read for {other}, whose "
+                    "cards are face down: one of the two readings is wrong; check both hands "
+                    "when they are turned over"})
         self._publish("cards_entered", recipient=str(rec), hand=self.vault.public_hand(rec))
         self._settle_now()
 

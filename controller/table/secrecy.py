@@ -192,9 +192,13 @@ class CardVault:
         return sum(1 for s in self._slots if s.recipient == recipient and not s.set_aside
                    and s.face_up and s.card is None)
 
-    def fill(self, recipient: Recipient, cards: list[Card]) -> None:
+    def fill(self, recipient: Recipient, cards: list[Card]) -> list[tuple[Card, Recipient]]:
         """Enter the cards of a revealed hand that the device could not read, in dealing
-        order of the unread ones; TablectlError (nothing changed) when they do not fit."""
+        order of the unread ones; TablectlError (nothing changed) when they do not fit.
+
+        A card entered that is already face up in the round is refused. One that the device
+        read for a hand still face down is taken, and returned with that hand's recipient:
+        refusing it would tell whoever typed it what the face-down hand holds."""
         from controller.errors import TablectlError
 
         holes = [s for s in self._slots if s.recipient == recipient and not s.set_aside
@@ -206,14 +210,17 @@ class CardVault:
         if len(cards) != len(holes):
             raise TablectlError(f"{recipient} has {len(holes)} unread card(s); enter exactly "
                                 f"{len(holes)}, got {len(cards)}")
-        known = {s.card for s in self._slots if s.card is not None}
-        twice = [c for c in cards if c in known] or \
+        shown = {s.card for s in self._slots if s.card is not None and s.face_up}
+        twice = [c for c in cards if c in shown] or \
             [c for i, c in enumerate(cards) if c in cards[:i]]
         if twice:
-            raise TablectlError(f"{len(twice)} of the cards entered is already in this round; "
-                                "read the hand again")
+            raise TablectlError(f"{len(twice)} of the cards entered is already face up in this "
+                                "round; read the hand again")
+        hidden = {s.card: s.recipient for s in self._slots
+                  if s.card is not None and not s.face_up}
         for s, c in zip(holes, cards):
             s.card = c
+        return [(c, hidden[c]) for c in cards if c in hidden]
 
     def reassign(self, slot: int, recipient: Recipient) -> None:
         """The card of ``slot`` landed elsewhere than planned (a box sensor saw it)."""
