@@ -186,3 +186,28 @@ def test_published_is_called_even_when_publishing_fails(tmp_path):
         runner.device(card("As"), durable=lambda: order.append("ack"))
     assert order[-3:] == ["card", "published", "ack"]
     journal.close()
+
+
+@pytest.mark.parametrize("amount,why", [(float("nan"), "Out of range float"),
+                                        (float("inf"), "Out of range float"),
+                                        ("deep", None),
+                                        (b"10", "bytes")])
+def test_a_command_the_journal_cannot_hold_is_refused_and_the_table_goes_on(tmp_path, amount,
+                                                                            why):
+    # Before, such a command was decided on, failed its commit and left the runner taking no
+    # input at all (device events included) until the service restarted.
+    runner, journal = runner_on(tmp_path / "j.db")
+    betting(runner)
+    if why is None:                                   # nested past the encoder's limit
+        deep: list = []
+        for _ in range(100_000):
+            deep = [deep]
+        amount = deep
+    before = list(journal.records())
+    with pytest.raises(TablectlError, match="cannot be journaled") as err:
+        runner.command("place_bet", box=2, wager="versus_croupier", amount=amount)
+    if why:
+        assert why in str(err.value)
+    assert runner.broken is None and list(journal.records()) == before
+    runner.command("place_bet", box=2, wager="versus_croupier", amount=10)   # still taking input
+    assert runner.table.round.bets_json()[-1]["amount"] == 10

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
 from controller.errors import TablectlError
-from controller.journal import Entry, Journal, JournalError, Kind
+from controller.journal import Entry, Journal, JournalError, Kind, canonical_json
 from drivers import events as ev
 
 from .machine import Command, Table
@@ -94,8 +94,17 @@ class TableRunner:
     def command(self, name: str, role: str = "dealer", **args: Any) -> None:
         """A dealer or supervisor command, journaled with its role. A command the machine
         refuses raises TablectlError (journaled as ``refused``); nothing changed."""
-        self._input(Kind.COMMAND, {"source": "command", "name": name, "role": role,
-                                   "args": args}, role)
+        record = {"source": "command", "name": name, "role": role, "args": args}
+        # Checked before the table sees it: a command the journal cannot hold would otherwise
+        # be decided on, fail its commit and leave the runner taking no more inputs.
+        try:
+            canonical_json(record)
+        except (TypeError, ValueError, RecursionError) as exc:
+            reason = "it is nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+            raise TablectlError(
+                f"command {name!r} not taken: its arguments cannot be journaled ({reason}); give "
+                "whole numbers, text, true/false, and lists or objects of them") from None
+        self._input(Kind.COMMAND, record, role)
 
     @contextmanager
     def batch(self) -> Iterator[None]:
