@@ -552,3 +552,24 @@ def test_a_card_entered_that_is_already_face_up_is_refused():
     with pytest.raises(TablectlError, match="already face up"):
         t.command("enter_cards", recipient="box 1", cards=["Ah"])      # on the board
     assert t.state == "croupier_reveal" and not t.private_records
+
+
+def test_a_failure_while_the_croupier_shuffles_for_the_shoe_goes_back_to_shuffling():
+    # The deck was never declared ready: after the clear the croupier still declares it, so
+    # no bet is taken on a deck nobody said was ready, and the integrity monitor starts the
+    # new deck then.
+    t = table("q-poker")
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    draw(t, "As")
+    t.handle_device(ev.Jam(device="shoe", ts=1.0, where="exit"))
+    t.command("clear_malfunction", role="supervisor")
+    assert t.state == "shuffling" and t.round.round_id == 2
+    t.handle_device(ev.DoorOpened(device="shoe", ts=2.0))
+    assert t.state == "malfunction"
+    t.handle_device(ev.DoorClosed(device="shoe", ts=3.0))
+    t.command("clear_malfunction", role="supervisor")
+    assert t.state == "shuffling" and t.round.round_id == 2
+    with pytest.raises(TablectlError):
+        t.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    t.command("deck_ready")
+    assert t.state == "bets_open" and t.round.round_id == 2

@@ -78,6 +78,8 @@ TRANSITIONS: list[dict[str, Any]] = [
      "conditions": "dealing_held"},
     {"trigger": "clear", "source": "malfunction", "dest": "bets_closed",
      "conditions": "shake_held"},
+    {"trigger": "clear", "source": "malfunction", "dest": "shuffling",
+     "conditions": "shuffle_held"},
     {"trigger": "clear", "source": "malfunction", "dest": "bets_open",
      "conditions": "round_held"},
     {"trigger": "clear", "source": "malfunction", "dest": "shuffling"},
@@ -204,7 +206,7 @@ class Table:
         self._needs_shuffle = True
         self._deck_ready = False
         self._held_round = False        # a malfunction before dealing keeps the round's bets
-        self._held_dealing = ""         # "dealing"/"dice_shaking": a failure the round survives
+        self._held_dealing = ""         # "dealing"/"dice_shaking"/"shuffling": the held state
         self._last_slot: dict[Recipient, int] = {}
         self._holdem = None
         self._stacks: dict[int, int] = {}
@@ -318,6 +320,10 @@ class Table:
     def shake_held(self, event_data: Any = None) -> bool:
         return self._held_dealing == "dice_shaking" and self.round is not None \
             and self.round.void is None
+
+    def shuffle_held(self, event_data: Any = None) -> bool:
+        return self._held_dealing == "shuffling" and self._held_round \
+            and self.round is not None
 
     def round_held(self, event_data: Any = None) -> bool:
         return self._held_round and self.round is not None
@@ -547,6 +553,7 @@ class Table:
             if self.state in ("dealing", "dice_shaking"):
                 self._held_dealing = self.state
             self._held_round = self.state in ("bets_open", "bets_closed", "shuffling")
+            self._hold_shuffle()
             self.fail()
 
     def _set_aside(self, slot: int, ruling: Ruling) -> None:
@@ -807,9 +814,18 @@ class Table:
                 self.fail()
         elif self.state in ("bets_open", "bets_closed", "shuffling"):
             self._held_round = self.round is not None
+            self._hold_shuffle()
             self.fail()
         elif self.state in ("round_complete", "round_void", "out_of_service"):
             pass   # blocks the next round (see next_round)
+
+    def _hold_shuffle(self) -> None:
+        """Held while the croupier shuffles for the shoe: the clear goes back to shuffling,
+        so the croupier still declares the deck ready (and the integrity monitor starts its
+        new deck) before bets open. With the shuffler the clear opens betting while the
+        shuffle is asked again (_resume_requests), as before."""
+        if self.state == "shuffling" and self.mode is Mode.SHOE:
+            self._held_dealing = "shuffling"
 
     # --- cards ------------------------------------------------------------------------------
     def _board_owed(self, cls: str) -> bool:
