@@ -430,14 +430,21 @@ def test_q_poker_players_sharing_a_box_decide_each_for_himself_q2():
 def test_a_command_with_arguments_missing_or_unknown_is_refused_and_changes_nothing():
     t = table("q-poker")
     before = (t.state, t.public_view())
-    with pytest.raises(TablectlError, match=r"place_bet needs box, wager, amount.*got box"):
+    with pytest.raises(TablectlError, match=r"place_bet needs wager, amount; it takes box, "
+                       r"wager, amount and, if wanted, player$"):
         t.command("place_bet", box=1)
+    # A list or a number where the table takes a name (a wager, a player, a reason): before,
+    # the handler failed on it, which is a controller fault and voids a round in play.
+    for bad in ({"wager": ["versus_croupier"]}, {"wager": 7}, {"player": {"name": "A"}}):
+        args = {"box": 1, "wager": "versus_croupier", "amount": 10, **bad}
+        with pytest.raises(TablectlError, match=rf"place_bet: {next(iter(bad))} must be text"):
+            t.command("place_bet", **args)
     with pytest.raises(TablectlError, match=r"unexpected colour"):
         t.command("place_bet", box=1, wager="versus_croupier", amount=10, colour="red")
     with pytest.raises(TablectlError, match=r"needs the supervisor role"):
         t.command("open_table", role="dealer")
-    assert (t.state, t.public_view()) == before
-    t.command("place_bet", box=1, wager="versus_croupier", amount=10)   # then it is taken
+    assert (t.state, t.public_view()) == before and not t.outbox[-1].kind == "malfunction"
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10, player=None)  # taken
     assert t.public_view() != before[1]
 
 
@@ -573,3 +580,12 @@ def test_a_failure_while_the_croupier_shuffles_for_the_shoe_goes_back_to_shuffli
         t.command("place_bet", box=1, wager="versus_croupier", amount=10)
     t.command("deck_ready")
     assert t.state == "bets_open" and t.round.round_id == 2
+
+
+def test_a_name_given_as_a_list_during_the_deal_does_not_void_the_round():
+    t = table("q-poker")
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    draw(t, "As", "2c", "Ah")
+    with pytest.raises(TablectlError, match="recipient must be text"):
+        t.command("exposed_card", recipient=["box", 1])
+    assert t.state == "dealing" and t.round.void is None

@@ -26,7 +26,7 @@ from aiohttp import web
 from controller.config import ApiConfig
 from controller.errors import TablectlError
 from controller.logs import get_logger
-from controller.table.machine import COMMANDS
+from controller.table.machine import COMMANDS, TEXT_EXAMPLES
 from controller.table.secrecy import scrub
 from controller.tower import light_json
 
@@ -328,7 +328,7 @@ def _not_text(param: str, value: Any) -> str | None:
     if isinstance(value, str) or (nullable and value is None):
         return None
     return (f"{param} must be text in quotes{' (or null)' if nullable else ''}, such as "
-            f"{{\"{param}\": \"{_EXAMPLES.get(param, 'text')}\"}}; got {_kind(value)}")
+            f"{{\"{param}\": \"{TEXT_EXAMPLES.get(param, 'text')}\"}}; got {_kind(value)}")
 
 
 def _kind(value: Any) -> str:
@@ -337,9 +337,6 @@ def _kind(value: Any) -> str:
             type(None): "null"}.get(type(value), "a number")
 
 
-_EXAMPLES = {"wager": "versus_croupier", "player": "A", "decision": "play", "action": "call",
-             "recipient": "box 1", "reason": "a player disputes the deal", "mode": "shoe",
-             "supervisor": "your name"}
 
 
 async def _run(st: ApiState, name: str, role: str, args: dict[str, Any]) -> None:

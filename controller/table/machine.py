@@ -282,10 +282,22 @@ class Table:
             raise TablectlError(f"{name} takes {', '.join(spec.params) or 'no arguments'}; "
                                 f"unexpected {', '.join(sorted(unknown))}")
         fn = getattr(self, f"_cmd_{name}")
-        accepted, required = _arguments(getattr(type(self), f"_cmd_{name}"))
+        handler = getattr(type(self), f"_cmd_{name}")
+        accepted, required = _arguments(handler)
         if not required <= args.keys() or not args.keys() <= accepted:
-            raise TablectlError(f"{name} needs {', '.join(spec.params)}; got "
-                                f"{', '.join(sorted(args)) or 'nothing'}")
+            missing = [p for p in spec.params if p in required - args.keys()]
+            optional = [p for p in spec.params if p not in required]
+            raise TablectlError(f"{name} needs {', '.join(missing)}; it takes "
+                                f"{', '.join(p for p in spec.params if p in required)}"
+                                + (f" and, if wanted, {', '.join(optional)}" if optional else ""))
+        for param, nullable in _text_params(handler).items():
+            # A name where a list or a number came would fail inside the handler, and a
+            # handler's failure is a controller fault, which voids a round in play.
+            value = args.get(param, "")
+            if not isinstance(value, str) and not (nullable and value is None):
+                raise TablectlError(f"{name}: {param} must be text{' or null' if nullable else ''}"
+                                    f", such as \"{TEXT_EXAMPLES.get(param, 'text')}\"; got "
+                                    f"{type(value).__name__} {value!r:.40}")
         self._guarded(fn, **args)
 
     def handle_device(self, event: ev.DeviceEvent) -> None:
@@ -1718,6 +1730,21 @@ def _arguments(fn: Callable[..., Any]) -> tuple[frozenset[str], frozenset[str]]:
     params = [p for p in list(_signature(fn).parameters.values())[1:] if p.kind in by_name]
     return (frozenset(p.name for p in params),
             frozenset(p.name for p in params if p.default is inspect.Parameter.empty))
+
+
+@functools.lru_cache(maxsize=None)
+def _text_params(fn: Callable[..., Any]) -> dict[str, bool]:
+    """The parameters of a command's handler that take text: each name, and whether it may
+    also be None (annotated ``str | None``)."""
+    kinds = {"str": False, "str | None": True}
+    return {p.name: kinds[p.annotation] for p in list(_signature(fn).parameters.values())[1:]
+            if p.annotation in kinds}
+
+
+# An example of each text parameter, for the errors that ask for text (the API's too).
+TEXT_EXAMPLES = {"wager": "versus_croupier", "player": "A", "decision": "play",
+                  "action": "call", "recipient": "box 1", "reason": "a player disputes the deal",
+                  "mode": "shoe", "supervisor": "your name"}
 
 
 def _parse_recipient(text: str, layout: int) -> Recipient:
