@@ -187,6 +187,12 @@ class DeviceRuntime:
                     self._retransmit(now, "after nak")
                 else:
                     self.inflight = None          # not understood: never send it again
+        elif not self.hello_done:
+            # After power-on or a reboot a device sends only heartbeats until a Hello
+            # (docs/protocol.md 3.2): a command sent before the reboot and retransmitted is
+            # neither answered nor acted on (a late dispense would be worse than none).
+            self.stats["commands_before_hello"] += 1
+            self._log(now, "rx", type(msg).__name__, seq, "before hello: ignored")
         else:
             self._command(msg, seq, now)
 

@@ -202,3 +202,20 @@ def test_dice_binary_has_no_sequence_numbers_and_no_retransmission():
     assert names(result) == ["DiceResult", "Heartbeat"]
     assert result[0].message.dice == (3, 3, 3, 3) and result[0].seq == 0
     assert w.rt.stats["retransmissions"] == 0
+
+
+def test_a_command_before_the_hello_is_neither_answered_nor_acted_on():
+    # A command the host retransmits after the device rebooted reaches a device without a
+    # session: it sends only heartbeats until a Hello, and must not dispense late.
+    model = ShufflerModel(speed=1e6)
+    w = Wire(model)
+    assert names(w.read()) == ["HelloInfo"]             # the BOOT notice
+    w.send(m.Shuffle(), seq=17, now=0.0)
+    assert [i for i in w.read() if not isinstance(i.message, m.Heartbeat)] == []
+    assert w.rt.stats["commands"] == 0
+    assert w.rt.stats["commands_before_hello"] == 1
+    assert model.status()["state"] == "idle"
+    w.send(m.Hello(1, 10_000), now=0.1)
+    assert names(w.read()) == ["HelloInfo"]             # nothing was queued by the Shuffle
+    w.send(m.Shuffle(), seq=1, now=0.1)
+    assert names(w.read())[:2] == ["Ack", "ShuffleStarted"]
