@@ -510,6 +510,8 @@ class Link:
             self.log.info("resent after NAK", seq=p.seq)
             self._queue_bytes(p.data)
         elif nak.reason != m.NAK_CRC:
+            self.log.warning("command not understood by the device, not sent again", seq=p.seq,
+                             reason=m.NAK_REASONS.get(nak.reason, nak.reason))
             p.future.set_exception(TablectlError(
                 f"device {self.spec.id!r} did not understand the command "
                 f"({m.NAK_REASONS.get(nak.reason, nak.reason)}); its firmware may be too old "

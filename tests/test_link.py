@@ -1036,3 +1036,26 @@ def test_last_heard_grows_while_the_device_is_silent_and_drops_after_a_heartbeat
         await drv.close()
         peer.unplug()
     run(main())
+
+
+def test_a_command_the_device_nak_s_as_not_understood_is_logged_and_not_resent(link_path):
+    import structlog
+
+    async def main():
+        with structlog.testing.capture_logs() as logs:
+            peer, drv, q, _ = await started(link_path)
+            peer.ignore_commands = True
+            task = asyncio.ensure_future(drv.dispense_card())
+            await until(lambda: any(isinstance(msg, m.DispenseCard) for _, msg in peer.received))
+            (seq,) = {s for s, msg in peer.received if isinstance(msg, m.DispenseCard)}
+            peer.send_now(m.Nak(seq, m.NAK_BAD_PAYLOAD))
+            with pytest.raises(Exception, match="did not understand"):
+                await task
+            await asyncio.sleep(0.3)                 # past the ack timeout: nothing resent
+            assert sum(isinstance(msg, m.DispenseCard) for _, msg in peer.received) == 1
+            assert drv.is_up
+            await drv.close()
+            peer.unplug()
+        naks = [e for e in logs if e.get("reason") == "bad-payload" and e.get("seq") == seq]
+        assert naks and naks[0]["log_level"] == "warning" and naks[0]["device"] == "shuffler"
+    run(main())
