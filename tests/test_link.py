@@ -1059,3 +1059,19 @@ def test_a_command_the_device_nak_s_as_not_understood_is_logged_and_not_resent(l
         naks = [e for e in logs if e.get("reason") == "bad-payload" and e.get("seq") == seq]
         assert naks and naks[0]["log_level"] == "warning" and naks[0]["device"] == "shuffler"
     run(main())
+
+
+def test_dice_binary_command_without_an_answer_is_sent_once_and_the_link_is_lost(link_path):
+    async def main():
+        peer, drv, q, _ = await started(link_path, "dice", "dice-binary", flags=0)
+        peer.ignore_commands = True
+        with pytest.raises(LinkDown, match="no acknowledgement of Shake after 1 attempts"):
+            await drv.shake()
+        lost, _ = await next_event(q, "link_lost")
+        assert "no acknowledgement" in lost.reason
+        assert sum(isinstance(msg, m.Shake) for _, msg in peer.received) == 1
+        peer.ignore_commands = False
+        await next_event(q, "link_restored")
+        await drv.close()
+        peer.unplug()
+    run(main())

@@ -42,8 +42,9 @@ class Codec(ABC):
     device) makes the decoder reject messages the other side may not send.
 
     ``sequenced`` says whether frames carry sequence numbers and reliable frames are
-    acknowledged; a codec without them still works with the link layer, which then relies on
-    one outstanding command at a time and on heartbeats alone.
+    acknowledged; a codec without them still works with the link layer, which then keeps one
+    outstanding command at a time, sends it once, and otherwise relies on heartbeats
+    (docs/protocol.md, section 8).
     """
 
     name: ClassVar[str] = ""
