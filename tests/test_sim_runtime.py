@@ -219,3 +219,22 @@ def test_a_command_before_the_hello_is_neither_answered_nor_acted_on():
     assert names(w.read()) == ["HelloInfo"]             # nothing was queued by the Shuffle
     w.send(m.Shuffle(), seq=1, now=0.1)
     assert names(w.read())[:2] == ["Ack", "ShuffleStarted"]
+
+
+def test_a_shuffler_holds_no_more_cards_than_its_deck_check_can_report():
+    import pytest
+    from firmware_sim.models.base import SimulatorError
+
+    model = ShufflerModel(speed=1e6)
+    w = Wire(model)
+    w.send(m.Hello(1, 10_000), now=0.0)
+    w.read()
+    w.rt.act("load_deck", 0.0, ["As"] * 339)         # the most one DeckCheckResult carries
+    w.send(m.DeckCheck(), seq=1, now=0.0)
+    got = [i for i in w.at(60.0) if i.seq]           # past the 12 s deck check
+    assert [type(i.message) for i in got] == [m.DeckCheckResult]
+    assert len(got[0].message.cards) == 339
+    w.send(m.Ack(got[0].seq, 0), now=60.0)
+    with pytest.raises(SimulatorError, match="at most 339 cards"):
+        w.rt.act("load_deck", 61.0, ["As"] * 340)   # its report would not fit in a frame
+    assert model.status()["cards"] == 339

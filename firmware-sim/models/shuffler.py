@@ -28,6 +28,9 @@ class ShufflerModel(CardModel):
                 "dispense_hand": "_cmd_dispense_hand", "deck_check": "_cmd_deck_check",
                 "status": "_cmd_status"}
     MAX_HAND = 13
+    # A deck check reports every card held in one DeckCheckResult: u16 count, bool, u16 count
+    # and 3 bytes a card, within the 1024-byte payload (docs/protocol.md 2, 5.4).
+    MAX_CARDS = (1024 - 5) // 3
 
     def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
@@ -144,7 +147,11 @@ class ShufflerModel(CardModel):
         if self.state in ("shuffling", "dispensing", "checking"):
             raise SimulatorError(f"the shuffler is {self.state}; load the deck when it is idle")
         if cards is not None:
-            self.owned = parse_deck(cards)
+            deck = parse_deck(cards)
+            if len(deck) > self.MAX_CARDS:
+                raise SimulatorError(f"a shuffler holds at most {self.MAX_CARDS} cards (its deck "
+                                     f"check reports them in one frame), not {len(deck)}")
+            self.owned = deck
         elif fresh:
             self.fresh_deck()
         self._collect()
