@@ -14,10 +14,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
+import socket
 import sys
 import threading
+from pathlib import Path
 
+from controller.access import reason
 from controller.errors import TablectlError
 
 DEVICE_CLASSES = ("shuffler", "shoe", "dice", "box-sensors")
@@ -71,6 +75,66 @@ def _parse_devices(items: list[str]) -> list[tuple[str, str]]:
     return out
 
 
+def _check_control(address: str) -> None:
+    """Refuse, before anything starts, a control address that cannot be bound: a port out of
+    range or in use, a socket path whose directory is missing, or a path that holds anything
+    but a socket (which binding would delete)."""
+    if address.startswith("unix:"):
+        path = Path(address[5:])
+        where = f"--control {address}"
+        if not address[5:]:
+            raise TablectlError(f"{where}: give the socket's path, e.g. unix:/tmp/sim.sock")
+        if not path.parent.is_dir():
+            raise TablectlError(f"{where}: the directory {path.parent} does not exist; create "
+                                "it or give another path")
+        if not os.access(path.parent, os.W_OK | os.X_OK):
+            raise TablectlError(f"{where}: this user may not write {path.parent}; give a path "
+                                "in a directory you can write, e.g. unix:/tmp/sim.sock")
+        if (path.exists() or path.is_symlink()) and not path.is_socket():
+            raise TablectlError(f"{where}: {path} exists and is not a socket; it is left as "
+                                "it is: give another path")
+        if len(os.fsencode(path)) > 107:
+            raise TablectlError(f"{where}: the path is too long for a Unix socket (107 bytes "
+                                "at most); give a shorter one")
+    elif address.startswith("tcp:"):
+        text = address[4:]
+        if not (text.isascii() and text.isdigit() and int(text) <= 65535):
+            raise TablectlError(f"--control {address}: the port must be a number from 0 to "
+                                "65535 (0: any free port), e.g. tcp:7100")
+        if int(text):
+            probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            try:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                probe.bind(("127.0.0.1", int(text)))
+            except OSError as exc:
+                raise TablectlError(f"--control {address}: port {text} cannot be bound on "
+                                    f"127.0.0.1 ({reason(exc)}); give another port, or tcp "
+                                    "for any free one") from None
+            finally:
+                probe.close()
+    elif address != "tcp":
+        raise TablectlError(f"control address {address!r} is unknown; use tcp, tcp:PORT or "
+                            "unix:PATH")
+
+
+def _check_link_dir(link_dir: str) -> None:
+    """Make --link-dir if it is missing (as the simulator would), refusing one that is not a
+    directory or cannot be made, with the way out instead of an OS error."""
+    path = Path(link_dir)
+    if path.exists() and not path.is_dir():
+        raise TablectlError(f"--link-dir {path} exists and is not a directory; give a "
+                            "directory (it is made if missing)")
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as exc:
+        raise TablectlError(f"--link-dir {path} cannot be made: {reason(exc)}; give a "
+                            "directory you can write, or leave --link-dir out (a new temporary "
+                            "folder)") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise TablectlError(f"--link-dir {path}: this user may not write it; give a directory "
+                            "you can write, or leave --link-dir out (a new temporary folder)")
+
+
 def cmd_sim(args: argparse.Namespace) -> int:
     from firmware_sim import SimulatedTable
     from firmware_sim.scenario import load_scenario
@@ -86,6 +150,9 @@ def cmd_sim(args: argparse.Namespace) -> int:
     if args.codec not in ("tablectl", "dice-binary"):
         raise TablectlError(f"--codec {args.codec!r} is unknown; use tablectl or dice-binary")
     wanted = _parse_devices(args.devices)
+    _check_control(args.control)
+    if args.link_dir:
+        _check_link_dir(args.link_dir)
     scenario = load_scenario(args.scenario) if args.scenario else None
     if not wanted and scenario is not None:
         wanted = [(n, scenario.device_class(n) or n) for n in scenario.devices]

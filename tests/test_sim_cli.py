@@ -126,6 +126,56 @@ def test_sim_errors_are_one_clear_line(args, words, tmp_path):
         assert w in proc.stderr
 
 
+@pytest.mark.parametrize("control, words", [
+    ("unix:{tmp}/missing/sim.sock", ["the directory", "does not exist"]),
+    ("tcp:99999", ["from 0 to 65535"]),
+    ("tcp:abc", ["from 0 to 65535"]),
+])
+def test_sim_bad_control_address_is_one_clear_line(control, words, tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "controller.cli", "sim", "shoe", "--control",
+                           control.format(tmp=tmp_path)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=30)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("tablectl: error:") and "Traceback" not in proc.stderr
+    for w in words:
+        assert w in proc.stderr
+
+
+def test_sim_control_path_that_is_a_file_is_refused_and_kept(tmp_path):
+    keep = tmp_path / "notes.txt"
+    keep.write_text("the operator's notes\n")
+    proc = subprocess.run([sys.executable, "-m", "controller.cli", "sim", "shoe", "--control",
+                           f"unix:{keep}"], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 2 and "is not a socket" in proc.stderr, proc.stderr
+    assert keep.read_text() == "the operator's notes\n"
+
+
+def test_sim_control_port_in_use_is_refused(tmp_path):
+    import socket
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        proc = subprocess.run([sys.executable, "-m", "controller.cli", "sim", "shoe",
+                               "--control", f"tcp:{port}"], cwd=ROOT, capture_output=True,
+                              text=True, timeout=30)
+    assert proc.returncode == 2 and "cannot be bound" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_sim_link_dir_that_is_a_file_or_cannot_be_made_is_refused(tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    for link_dir, words in ((afile, "is not a directory"),
+                            (afile / "sub", "cannot be made")):
+        proc = subprocess.run([sys.executable, "-m", "controller.cli", "sim", "shoe",
+                               "--link-dir", str(link_dir)], cwd=ROOT, capture_output=True,
+                              text=True, timeout=30)
+        assert proc.returncode == 2 and words in proc.stderr, proc.stderr
+        assert "Traceback" not in proc.stderr
+    assert afile.read_text() == "x"
+
+
 def test_sim_refuses_usb_from_a_scenario(tmp_path):
     sc = tmp_path / "usb.toml"
     sc.write_text('[devices.dice]\ntransport = "usb"\n')
