@@ -17,7 +17,7 @@ START=no
 for arg in "$@"; do
     case "$arg" in
         --start) START=yes ;;
-        -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
         *) echo "install.sh: unknown option $arg (use --start or --help)" >&2; exit 2 ;;
     esac
 done

@@ -232,6 +232,13 @@ def test_install_script_lays_out_files(tmp_path):
     assert bad.returncode == 2 and "unknown option" in bad.stderr
 
 
+def test_install_script_help_is_its_comment_only():
+    run = subprocess.run(["bash", str(SYSTEMD / "install.sh"), "--help"], capture_output=True,
+                         text=True)
+    assert run.returncode == 0 and "--start" in run.stdout
+    assert all(line.startswith("#") for line in run.stdout.splitlines()), run.stdout
+
+
 @pytest.mark.skipif(shutil.which("shellcheck") is None,
                     reason="shellcheck is not installed (Debian: shellcheck)")
 @pytest.mark.parametrize("script", ["systemd/install.sh", "scripts/test", "scripts/demo",
