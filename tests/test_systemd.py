@@ -239,6 +239,19 @@ def test_install_script_help_is_its_comment_only():
     assert all(line.startswith("#") for line in run.stdout.splitlines()), run.stdout
 
 
+def test_install_script_applies_every_udev_rule_to_present_devices():
+    """Each subsystem the rules name is triggered by the installer, so a rule holds without a
+    reboot (the CPU wake-up latency device is a misc device)."""
+    ruled = set(re.findall(r'^(?!#).*?\bSUBSYSTEM=="([^"]+)"',
+                           (SYSTEMD / "99-tablectl.rules").read_text(), re.M))
+    assert {"tty", "usb", "gpio", "misc"} <= ruled
+    triggered = set()
+    for line in (SYSTEMD / "install.sh").read_text().splitlines():
+        if line.strip().startswith("udevadm trigger"):
+            triggered |= set(re.findall(r"--subsystem-match=(\S+)", line))
+    assert ruled <= triggered, ruled - triggered
+
+
 @pytest.mark.skipif(shutil.which("shellcheck") is None,
                     reason="shellcheck is not installed (Debian: shellcheck)")
 @pytest.mark.parametrize("script", ["systemd/install.sh", "scripts/test", "scripts/demo",
