@@ -252,6 +252,19 @@ def test_install_script_applies_every_udev_rule_to_present_devices():
     assert ruled <= triggered, ruled - triggered
 
 
+def test_unit_directory_modes_match_tmpfiles():
+    """systemd keeps an existing ConfigurationDirectory's mode but notes a different one at
+    every start: the unit says the modes tablectl.tmpfiles makes."""
+    modes = {}
+    for line in (SYSTEMD / "tablectl.tmpfiles").read_text().splitlines():
+        if line.startswith("d "):
+            _, path, mode, *_ = line.split()
+            modes[path] = mode
+    opts = unit_options()
+    assert opts["ConfigurationDirectoryMode"] == [modes["/etc/tablectl"]]
+    assert opts["StateDirectoryMode"] == [modes["/var/lib/tablectl"]]
+
+
 @pytest.mark.skipif(shutil.which("shellcheck") is None,
                     reason="shellcheck is not installed (Debian: shellcheck)")
 @pytest.mark.parametrize("script", ["systemd/install.sh", "scripts/test", "scripts/demo",
