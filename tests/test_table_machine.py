@@ -589,3 +589,21 @@ def test_a_name_given_as_a_list_during_the_deal_does_not_void_the_round():
     with pytest.raises(TablectlError, match="recipient must be text"):
         t.command("exposed_card", recipient=["box", 1])
     assert t.state == "dealing" and t.round.void is None
+
+
+@pytest.mark.parametrize("dice", [(), (0, 0, 0, 0), (1, 2, 3), (7, 1, 1, 1)])
+def test_pan9_dice_no_throw_shows_are_the_agitators_failure_p4(dice):
+    # 261/96/M art. 1(2): four dice of 1 to 6. Before, the reading was shown on the display
+    # as the throw and kept as the round's dice, and the round waited for nothing.
+    t = pan9_round()
+    t.command("shake")
+    t.outbox.clear()
+    t.handle_device(ev.DiceResult(device="dice", ts=1.0, dice=dice))
+    assert "dice" not in kinds(t) and t.round.dice is None
+    assert t.state == "malfunction" and t.round.void is None
+    assert rulings(t)[-1]["remedy"] == "reshake"
+    t.command("clear_malfunction", role="supervisor")
+    assert t.state == "bets_closed"
+    t.command("shake")
+    t.handle_device(ev.DiceResult(device="dice", ts=2.0, dice=(3, 5, 1, 6)))
+    assert t.state == "dealing" and t.round.dice == (3, 5, 1, 6)

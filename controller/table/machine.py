@@ -1016,10 +1016,20 @@ class Table:
         if not self.flow.dice or self.state != "dice_shaking":
             self._irregular_event(e, f"dice result in state {self.state}")
             return
-        self.round.dice = tuple(e.dice)
+        dice = tuple(e.dice)
+        try:
+            # The plan is made first: it checks the dice (261/96/M art. 1(2), four dice of
+            # 1 to 6), so a reading that is not a throw changes nothing and is never shown.
+            self._make_tracker(dice=dice)
+        except RuleError as exc:
+            # The agitator read what no throw shows: it is out of order (P4), as when it
+            # reports its own malfunction. The banker shakes again once it is put right.
+            self._cond(e.device).add("malfunction")
+            self._device_failure(e, f"reported dice {list(dice)}, which no throw shows ({exc})")
+            return
+        self.round.dice = dice
         self._reshake_owed = False
-        self._publish("dice", dice=list(e.dice), total=sum(e.dice))
-        self._make_tracker(dice=tuple(e.dice))
+        self._publish("dice", dice=list(dice), total=sum(dice))
         self.dice_settled()
         self._ask_shuffler()
 
