@@ -40,7 +40,7 @@ from pathlib import Path
 from json.encoder import encode_basestring_ascii as _encode_ascii
 from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 
-from controller.access import exists
+from controller.access import exists, user
 from controller.errors import TablectlError
 
 FORMAT_VERSION = 1
@@ -298,6 +298,19 @@ class Journal:
                                        isolation_level=None, check_same_thread=False)
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
+                if not os.access(path.parent, os.W_OK | os.X_OK):
+                    # The writer makes -wal and -shm files beside the journal: SQLite would
+                    # only say "unable to open" or "readonly database".
+                    raise JournalError(
+                        f"journal {path} cannot be written: this user ({user()}) may not "
+                        f"write {path.parent}, where the journal and its -wal and -shm files "
+                        "live; run as the service user, or set [journal] path in a directory "
+                        "it owns (the unit's state directory /var/lib/tablectl)")
+                if path.exists() and not os.access(path, os.W_OK):
+                    raise JournalError(
+                        f"journal {path} cannot be written: this user ({user()}) may not "
+                        f"write it; run as the service user, who owns it (chown tablectl: "
+                        f"{path})")
                 conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA busy_timeout = 10000")
             if not readonly:

@@ -285,3 +285,38 @@ def test_a_journal_in_a_directory_this_user_may_not_write_is_a_clear_error(unpri
     line = refused(tablectl("journal", "verify", "--journal", journal, as_nobody=as_nobody),
                    str(journal), "sudo -u tablectl")
     assert "damaged" not in line
+
+
+@pytest.mark.parametrize("existing", [False, True])
+def test_run_with_a_journal_directory_this_user_may_not_write_names_it(unprivileged, existing):
+    # The writer needs the journal's directory (SQLite's -wal and -shm files beside it): a
+    # directory the service user may not write is a permission matter, not a damaged journal
+    # to restore from a backup.
+    as_nobody, base = unprivileged
+    state = base / "state"
+    state.mkdir()
+    if existing:
+        write_journal(state / "journal.db")
+        (state / "journal.db").chmod(0o666)
+    state.chmod(0o555)
+    before = sorted(p.name for p in state.iterdir())
+    line = refused(tablectl("run", "--config", run_config(base, journal_dir=state),
+                            as_nobody=as_nobody, timeout=30),
+                   str(state / "journal.db"), f"may not write {state}")
+    assert "damaged" not in line and "backup" not in line
+    assert sorted(p.name for p in state.iterdir()) == before
+
+
+def test_run_with_a_journal_this_user_may_not_write_names_it(unprivileged):
+    as_nobody, base = unprivileged
+    state = base / "state"
+    state.mkdir()
+    state.chmod(0o777)
+    write_journal(state / "journal.db")
+    (state / "journal.db").chmod(0o444)
+    before = sorted(p.name for p in state.iterdir())
+    line = refused(tablectl("run", "--config", run_config(base, journal_dir=state),
+                            as_nobody=as_nobody, timeout=30),
+                   str(state / "journal.db"), "may not write it")
+    assert "damaged" not in line and "backup" not in line
+    assert sorted(p.name for p in state.iterdir()) == before
