@@ -899,6 +899,13 @@ def _devices(ck: _Checker, doc: dict[str, Any]) -> dict[str, DeviceSpec] | None:
         values = ck.section(table, path, SCHEMA["devices.*"])
         if len(ck.problems) > before:
             continue
+        if values["link_timeout_s"] <= values["heartbeat_s"]:
+            beat = values["heartbeat_s"]
+            ck.add(path + ("link_timeout_s",),
+                   f"is {values['link_timeout_s']:g}, not longer than heartbeat_s ({beat:g}): "
+                   "the link would be lost between two heartbeats",
+                   f"make it a few heartbeats long, e.g. {max(1.0, beat * 4):g}")
+            continue
         try:
             spec = DeviceSpec(id=dev_id, device_class=values.pop("class"), **values)
         except TablectlError as exc:

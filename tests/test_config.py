@@ -188,6 +188,9 @@ def test_devices():
         """)
     p = only(text)
     assert p.key == "devices.dice.link_timeout_s" and p.line == line_of(text, "0.1")
+    # The problem is the link timeout against the heartbeat, not the baud rate, and it has a fix.
+    assert "heartbeat_s (0.25)" in p.reason and "baudrate" not in p.reason, p.reason
+    assert "e.g. 1" in p.fix, p.fix
     good = parse_text(text.replace("link_timeout_s = 0.1", "link_timeout_s = 2"))
     assert good.devices["shuffler"].usb_product == 0x6018
     assert good.devices["dice"].codec == "dice-binary"
