@@ -22,7 +22,7 @@ from controller.errors import TablectlError
 from controller.rules.cards import Card
 
 from . import events as ev
-from .link import Link, LinkDown, LinkStats, NotSent, Receipt, SessionMemory
+from .link import Link, LinkDown, LinkStats, NotSent, NotUnderstood, Receipt, SessionMemory
 from .protocol import messages as m
 from .protocol.codec import Codec, get_codec
 from .spec import DeviceSpec
@@ -49,9 +49,12 @@ class Delivery:
 class DeviceRefused(TablectlError):
     """The device refused a command (busy, door open, jammed…); nothing was done."""
 
-    def __init__(self, device: str, command: str, code: int) -> None:
+    def __init__(self, device: str, command: str, code: int, advice: str | None = None) -> None:
         self.device, self.command, self.code = device, command, code
         self.reason = m.REFUSAL_CODES.get(code, f"code {code}")
+        if advice is not None:
+            super().__init__(f"{device} refused {command}: {self.reason}; {advice}")
+            return
         advice = {
             "busy": "wait for the current action to finish",
             "not-ready": "shuffle first",
@@ -151,6 +154,16 @@ class Driver:
             # Nothing was sent: as good as refused, and asked again once the link is up.
             self._tell_refused(action, "not-connected", exc)
             raise
+        except NotUnderstood as exc:
+            # A NAK of a type or a payload the device does not know: it did nothing, as when
+            # it refuses a command it does not do (or a number it cannot take).
+            code = m.REFUSAL_NUMBERS["unknown-command" if exc.reason == m.NAK_UNKNOWN_TYPE
+                                     else "bad-argument"]
+            refused = DeviceRefused(self.spec.id, what, code,
+                                    "its firmware may be too old for this controller")
+            self.log.warning("command not understood", command=what, reason=refused.reason)
+            self._tell_refused(action, refused.reason, refused)
+            raise refused from None
         if code != m.ACK_OK:
             refused = DeviceRefused(self.spec.id, what, code)
             self.log.warning("command refused", command=what, reason=refused.reason)

@@ -45,6 +45,17 @@ class LinkDown(TablectlError):
     """A command could not reach the device: the link is down or went down meanwhile."""
 
 
+class NotUnderstood(TablectlError):
+    """The device answered a command with a NAK it must not be sent again for (section 3.1:
+    a type it does not know, or a payload not of the type's layout): it did nothing."""
+
+    def __init__(self, device: str, reason: int) -> None:
+        self.reason = reason
+        super().__init__(f"device {device!r} did not understand the command "
+                         f"({m.NAK_REASONS.get(reason, reason)}); its firmware may be too "
+                         "old for this controller")
+
+
 class NotSent(LinkDown):
     """The link was not up when the command was asked: nothing of it was sent (unlike a
     command left unacknowledged, which the device may have received)."""
@@ -512,10 +523,7 @@ class Link:
         elif nak.reason != m.NAK_CRC:
             self.log.warning("command not understood by the device, not sent again", seq=p.seq,
                              reason=m.NAK_REASONS.get(nak.reason, nak.reason))
-            p.future.set_exception(TablectlError(
-                f"device {self.spec.id!r} did not understand the command "
-                f"({m.NAK_REASONS.get(nak.reason, nak.reason)}); its firmware may be too old "
-                "for this controller"))
+            p.future.set_exception(NotUnderstood(self.spec.id, nak.reason))
 
     def _on_heartbeat(self, hb: m.Heartbeat) -> None:
         if self.state != "up":

@@ -1049,8 +1049,12 @@ def test_a_command_the_device_nak_s_as_not_understood_is_logged_and_not_resent(l
             await until(lambda: any(isinstance(msg, m.DispenseCard) for _, msg in peer.received))
             (seq,) = {s for s, msg in peer.received if isinstance(msg, m.DispenseCard)}
             peer.send_now(m.Nak(seq, m.NAK_BAD_PAYLOAD))
-            with pytest.raises(Exception, match="did not understand"):
+            # As a refusal (protocol.md section 9): the device did nothing, and the table
+            # learns it from the queue like any refusal instead of waiting for the card.
+            with pytest.raises(DeviceRefused, match="bad-argument; its firmware may be too old"):
                 await task
+            refused, _ = await next_event(q, "command_refused")
+            assert (refused.action, refused.reason) == ("dispense_card", "bad-argument")
             await asyncio.sleep(0.3)                 # past the ack timeout: nothing resent
             assert sum(isinstance(msg, m.DispenseCard) for _, msg in peer.received) == 1
             assert drv.is_up
@@ -1072,6 +1076,25 @@ def test_dice_binary_command_without_an_answer_is_sent_once_and_the_link_is_lost
         assert sum(isinstance(msg, m.Shake) for _, msg in peer.received) == 1
         peer.ignore_commands = False
         await next_event(q, "link_restored")
+        await drv.close()
+        peer.unplug()
+    run(main())
+
+
+def test_a_command_of_a_type_the_device_does_not_know_is_refused_as_unknown(link_path):
+    async def main():
+        peer, drv, q, _ = await started(link_path)
+        peer.ignore_commands = True
+        task = asyncio.ensure_future(drv.shuffle())
+        await until(lambda: any(isinstance(msg, m.Shuffle) for _, msg in peer.received))
+        (seq,) = {s for s, msg in peer.received if isinstance(msg, m.Shuffle)}
+        peer.send_now(m.Nak(seq, m.NAK_UNKNOWN_TYPE))
+        with pytest.raises(DeviceRefused, match="unknown-command") as err:
+            await task
+        assert err.value.reason == "unknown-command"
+        refused, _ = await next_event(q, "command_refused")
+        assert (refused.action, refused.reason) == ("shuffle", "unknown-command")
+        assert "firmware may be too old" in refused.text
         await drv.close()
         peer.unplug()
     run(main())
