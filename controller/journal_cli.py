@@ -275,6 +275,11 @@ def parse_since(text: str) -> tuple[int | None, int | None]:
 def cmd_export(args: argparse.Namespace) -> int:
     since, since_wall = parse_since(args.since)
     with open_journal(args) as journal:
+        if args.round is not None and journal.round(args.round) is None:
+            latest = journal.last_round()
+            hint = f" (the latest round is {latest.round_id})" if latest else ""
+            raise TablectlError(f"round {args.round!r} is not in {journal.path}{hint}; "
+                                "list the rounds with `tablectl journal rounds`")
         out = sys.stdout
         for rec in journal.records(since=since, since_wall_ns=since_wall, round_id=args.round):
             out.write(json.dumps(rec.to_json(), ensure_ascii=False) + "\n")

@@ -335,6 +335,10 @@ def test_cli_export_by_sequence_and_time(path):
     assert {json.loads(l)["round_id"] for l in by_round.stdout.splitlines()} == {"2"}
     bad = tablectl("journal", "export", "--since", "yesterday", "--journal", str(path))
     assert bad.returncode == 2 and "ISO time" in bad.stderr
+    # A round that is not in the journal is an error, not an empty export.
+    missing = tablectl("journal", "export", "--round", "99", "--journal", str(path))
+    assert missing.returncode == 2 and missing.stdout == ""
+    assert "round '99' is not in" in missing.stderr and "latest round is 3" in missing.stderr
 
 
 def test_cli_export_since_beyond_the_journals_range(path):
