@@ -55,6 +55,8 @@ from drivers.driver import Delivery
 LINK_KIND = "link"
 # A burst of device events already waiting is journaled in one commit of at most this many.
 GROUP_MAX = 64
+API_RETRY_S = 5.0              # how often the console's address is tried again after a failure
+API_RETRY_LOG_EVERY = 12       # a failure logged again once a minute, not every attempt
 SUBSCRIBER_BACKLOG = 1 << 20   # bytes of events a control-socket listener may leave unread
 # The journal's WAL is checkpointed when the table is quiet (no input for CHECKPOINT_QUIET_S)
 # once CHECKPOINT_AFTER commits wait in it, so SQLite's own checkpoint (every 1,000 pages) does
@@ -223,10 +225,35 @@ class Service:
 
             app = create_app(self.runner, self.config, drivers=self.drivers,
                              submit=lambda name, role, args: self.submit(name, role, args))
-            self.api = await ApiServer.start(app, self.config)
-        except (OSError, TablectlError, ImportError) as exc:
+        except (TablectlError, ImportError) as exc:
             # The table goes on without its console; the log says why.
             self.log.error("console api not started", error=str(exc))
+            return
+        try:
+            self.api = await ApiServer.start(app, self.config)
+        except OSError as exc:
+            # The address may come later (a network still coming up at boot, a port another
+            # process lets go): the table goes on and the console is tried again.
+            self.log.error("console api not started; trying again", error=str(exc),
+                           every_s=API_RETRY_S)
+            task = asyncio.create_task(self._retry_api(app, ApiServer))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _retry_api(self, app: Any, server: Any) -> None:
+        failures = 1
+        while not self._stopping.is_set():
+            await asyncio.sleep(API_RETRY_S)
+            try:
+                self.api = await server.start(app, self.config)
+            except OSError as exc:
+                failures += 1
+                if failures % API_RETRY_LOG_EVERY == 0:
+                    self.log.error("console api still not started", error=str(exc),
+                                   attempts=failures)
+                continue
+            self.log.info("console api started", attempts=failures + 1)
+            return
 
     async def _shutdown(self) -> None:
         if self._quiet is not None:

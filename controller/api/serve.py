@@ -49,7 +49,11 @@ class ApiServer:
                                handle_signals=False)
         await runner.setup()
         site = web.TCPSite(runner, host, port)
-        await site.start()
+        try:
+            await site.start()
+        except BaseException:
+            await runner.cleanup()      # so the same app can be started again later
+            raise
         bound = port
         server = getattr(site, "_server", None)
         if server is not None and server.sockets:
