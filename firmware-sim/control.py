@@ -23,6 +23,7 @@ import inspect
 import json
 import os
 import socket
+import stat
 import threading
 from typing import Any
 
@@ -51,22 +52,37 @@ class ControlServer:
         self.shutdown = threading.Event()
         self._clients: set[asyncio.StreamWriter] = set()
 
+    def _bind(self, sock: socket.socket, where: Any) -> None:
+        try:
+            sock.bind(where)
+        except OSError as exc:
+            sock.close()
+            raise TablectlError(f"control address {self.address!r} cannot be bound "
+                                f"({exc.strerror or exc}); name another port or path") from None
+
     def start_sync(self) -> str:
         """Bind now (in the loop thread) and serve in the background; the bound address."""
         loop = asyncio.get_running_loop()
         if self.address.startswith("unix:"):
             path = self.address[5:]
-            if os.path.exists(path):
+            if os.path.lexists(path):
+                if not stat.S_ISSOCK(os.lstat(path).st_mode):
+                    # Only a socket left by an earlier run is replaced, never a file.
+                    raise TablectlError(f"control address {self.address!r}: {path} exists and "
+                                        "is not a socket; name another path")
                 os.unlink(path)
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            sock.bind(path)
+            self._bind(sock, path)
             self._path = path
             bound = f"unix:{path}"
         elif self.address == "tcp" or self.address.startswith("tcp:"):
-            number = int(self.address[4:] or 0) if self.address.startswith("tcp:") else 0
+            text = self.address[4:] if self.address.startswith("tcp:") else ""
+            if not (text == "" or (text.isdigit() and int(text) <= 65535)):
+                raise TablectlError(f"control address {self.address!r}: the port must be a "
+                                    "number 0-65535 (0 or plain 'tcp' for a free one)")
             sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            sock.bind(("127.0.0.1", number))
+            self._bind(sock, ("127.0.0.1", int(text or 0)))
             bound = "127.0.0.1:%d" % sock.getsockname()[1]
         else:
             raise TablectlError(f"control address {self.address!r} is unknown; use tcp, "

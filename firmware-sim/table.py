@@ -440,7 +440,14 @@ class SimulatedTable:
         if control is not None:
             from .control import ControlServer
             self._control = ControlServer(self, control)
-            self.control_address = self._call(self._control.start_sync)
+            try:
+                self.control_address = self._call(self._control.start_sync)
+            except BaseException:
+                # Nothing of this table may outlive the error: not its loop thread (which
+                # kept the process from ending), not the directory it made.
+                self._control = None
+                self.stop()
+                raise
 
     # --- devices ----------------------------------------------------------------------
 

@@ -118,3 +118,35 @@ def test_every_action_is_documented():
     text = readme.read_text()
     for a in ACTIONS:
         assert f"`{a}`" in text, a
+
+
+def test_a_control_path_that_is_a_file_is_refused_and_the_file_kept(tmp_path):
+    precious = tmp_path / "notes.txt"
+    precious.write_text("keep me")
+    with pytest.raises(TablectlError, match="is not a socket; name another path"):
+        SimulatedTable(control=f"unix:{precious}")
+    assert precious.read_text() == "keep me"
+
+
+@pytest.mark.parametrize("address,why", [("tcp:abc", "must be a number"),
+                                         ("tcp:70000", "must be a number"),
+                                         ("unix:/nonexistent-dir/sim.sock", "cannot be bound")])
+def test_a_bad_control_address_is_named_and_leaves_no_thread_behind(address, why):
+    import threading
+    before = {t.ident for t in threading.enumerate()}
+    with pytest.raises(TablectlError, match=why):
+        SimulatedTable(control=address)
+    left = [t for t in threading.enumerate() if t.ident not in before and t.is_alive()]
+    assert not left, left
+
+
+def test_a_control_port_in_use_is_named():
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    holder.listen()
+    try:
+        port = holder.getsockname()[1]
+        with pytest.raises(TablectlError, match=f"tcp:{port}' cannot be bound"):
+            SimulatedTable(control=f"tcp:{port}")
+    finally:
+        holder.close()
