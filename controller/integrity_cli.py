@@ -6,7 +6,9 @@ import argparse
 import json
 
 from controller.integrity.report import format_text, summarise
-from controller.journal_cli import DEFAULT_CONFIG, open_journal, parse_since
+from controller.journal import Record
+from controller.journal_cli import (DEFAULT_CONFIG, WITHHELD, open_journal, open_round_id,
+                                    parse_since)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,6 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--config", metavar="FILE",
                    help=f"the table's configuration (default {DEFAULT_CONFIG})")
     report.add_argument("--json", action="store_true", help="machine-readable output")
+    report.add_argument("--open-round", action="store_true",
+                        help="also the cards named by alarms of the round still open (they "
+                             "may be face down at the table: for an inquiry, not the pit)")
     report.set_defaults(func=cmd_report)
 
 
@@ -33,7 +38,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         since_wall = min(since_wall, 2**63 - 1)      # SQLite's integers stop at 2262
     journal = open_journal(args)
     try:
-        records = (r.to_json() for r in journal.records(
+        open_id = open_round_id(journal, args)
+        records = (_shown(r, open_id) for r in journal.records(
             since=since, since_wall_ns=since_wall, kinds=("device", "integrity")))
         rep = summarise(records)
         table_id = journal.table_id
@@ -44,3 +50,14 @@ def cmd_report(args: argparse.Namespace) -> int:
     else:
         print(format_text(rep, table_id))
     return 0
+
+
+def _shown(rec: Record, open_id: str | None) -> dict:
+    """A record for the report: an alarm of the round still open names no card (the device
+    records stay whole: the report only counts them)."""
+    doc = rec.to_json()
+    payload = doc.get("payload")
+    if open_id is not None and rec.round_id == open_id and rec.kind == "integrity" \
+            and isinstance(payload, dict) and payload.get("record") == "alarm":
+        doc["payload"] = {**payload, "cards": [], "message": WITHHELD}
+    return doc

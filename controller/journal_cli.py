@@ -7,6 +7,7 @@ beside the daemon. ``verify`` exits 0 when the chain verifies and 1 naming the f
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime as dt
 import json
 import sys
@@ -31,6 +32,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         g.add_argument("--config", metavar="FILE",
                        help=f"the table's configuration (default {DEFAULT_CONFIG})")
 
+    def open_round(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--open-round", action="store_true",
+                       help="also what the devices reported in the round still open (its "
+                            "cards may be face down at the table: for an inquiry, not the pit)")
+
     verify = jsub.add_parser("verify", help="check every record and the hash chain")
     where(verify)
     verify.add_argument("--anchor", metavar="SEQ:HASH",
@@ -43,6 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                       "or 'last' for the latest round")
     where(show)
     show.add_argument("--json", action="store_true", help="the round's records as JSON lines")
+    open_round(show)
     show.set_defaults(func=cmd_show)
 
     rounds = jsub.add_parser("rounds", help="every round: when, how many records, outcome")
@@ -58,6 +65,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                              "it; a time without a zone is UTC; a time after 2262-04-11, past "
                              "every record the journal can hold, selects none)")
     export.add_argument("--round", metavar="ROUND", help="only this round's records")
+    open_round(export)
     where(export)
     export.set_defaults(func=cmd_export)
 
@@ -81,6 +89,45 @@ def journal_path(args: argparse.Namespace) -> Path:
 
 def open_journal(args: argparse.Namespace) -> Journal:
     return Journal.open(journal_path(args), readonly=True)
+
+
+# --- the round still open -------------------------------------------------------------------
+
+# Kinds whose payload may name a card still face down at the table: the devices' own reports,
+# the integrity monitor's records and a refused input. In the round not yet closed they are
+# held back, as the table holds back those cards from its console and its display; the
+# published events (kind ``table`` and the rest) are shown as they are.
+PRIVATE_KINDS = frozenset((Kind.DEVICE.value, Kind.INTEGRITY.value, "refused"))
+WITHHELD = ("the round is still open and its cards may be face down at the table: shown once "
+            "it closes, or with --open-round")
+
+
+def open_round_id(journal: Journal, args: argparse.Namespace) -> str | None:
+    """The round whose private records are held back: the latest, when it is not closed
+    (an earlier round left open is closed by the next start's recovery) and --open-round
+    was not given."""
+    if getattr(args, "open_round", False):
+        return None
+    last = journal.last_round()
+    return last.round_id if last is not None and not last.closed else None
+
+
+def shown(rec: Record, open_id: str | None) -> Record:
+    """``rec`` as it may be shown: in the open round, a private record keeps only what it is
+    (the event's kind and device, the integrity record's kind) and says why the rest is not
+    there. The hash is the stored record's: a withheld record does not verify, on purpose."""
+    if open_id is None or rec.round_id != open_id or rec.kind not in PRIVATE_KINDS:
+        return rec
+    p = rec.payload if isinstance(rec.payload, dict) else {}
+    kept: dict[str, Any] = {}
+    event = p.get("event") if isinstance(p.get("event"), dict) else None
+    if event is not None:
+        kept["event"] = {k: event[k] for k in ("kind", "device") if k in event}
+    for k in ("source", "record", "kind"):
+        if isinstance(p.get(k), str):
+            kept[k] = p[k]
+    kept["withheld"] = WITHHELD
+    return dataclasses.replace(rec, payload=kept)
 
 
 # --- verify ---------------------------------------------------------------------------------
@@ -122,12 +169,14 @@ def cmd_show(args: argparse.Namespace) -> int:
             hint = f" (the latest round is {latest.round_id})" if latest else ""
             raise TablectlError(f"round {round_id!r} is not in {journal.path}{hint}; "
                                 "list the rounds with `tablectl journal rounds`")
+        open_id = open_round_id(journal, args)
+        records = [shown(rec, open_id) for rec in state.records]
         if args.json:
-            for rec in state.records:
+            for rec in records:
                 print(json.dumps(rec.to_json(), ensure_ascii=False))
             return 0
         print("\n".join(render_round(journal.table_id, state.round_id, state.closed,
-                                     state.records)))
+                                     records)))
     return 0
 
 
@@ -281,6 +330,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             raise TablectlError(f"round {args.round!r} is not in {journal.path}{hint}; "
                                 "list the rounds with `tablectl journal rounds`")
         out = sys.stdout
+        open_id = open_round_id(journal, args)
         for rec in journal.records(since=since, since_wall_ns=since_wall, round_id=args.round):
-            out.write(json.dumps(rec.to_json(), ensure_ascii=False) + "\n")
+            out.write(json.dumps(shown(rec, open_id).to_json(), ensure_ascii=False) + "\n")
     return 0

@@ -318,6 +318,30 @@ def test_cli_show_open_round(path):
     assert "Not closed" in out
 
 
+def test_the_open_rounds_cards_are_held_back_unless_asked_for(path):
+    # Round 3 is still open: the card the shoe read may be face down at the table, so neither
+    # the readable account nor the export shows it, as the console and the display do not.
+    fill(path)
+    jp = ("--journal", str(path))
+    text = tablectl("journal", "show", "3", *jp).stdout
+    assert "As" not in text and "card_drawn" in text and "shown once it closes" in text
+    lines = tablectl("journal", "show", "3", "--json", *jp).stdout.splitlines()
+    device = [json.loads(l) for l in lines if json.loads(l)["kind"] == "device"]
+    assert device and all("As" not in json.dumps(d) for d in device)
+    assert device[0]["payload"]["kind"] == "card_drawn" and "withheld" in device[0]["payload"]
+    export = tablectl("journal", "export", *jp).stdout
+    assert export.count('"card": "As"') == 2            # rounds 1 and 2 are closed
+    assert "--open-round" in export
+    # Asked for, for an inquiry: everything.
+    full = tablectl("journal", "show", "3", "--open-round", *jp).stdout
+    assert "card_drawn card=As" in full
+    assert tablectl("journal", "export", "--open-round", *jp).stdout.count('"card": "As"') == 3
+    # Once the round closes, its cards are shown like any other round's.
+    with Journal.open(path, "T1") as j:
+        j.append(Kind.ROUND_CLOSE, {"outcome": "settled"}, round_id="3", source="table")
+    assert "card_drawn card=As" in tablectl("journal", "show", "3", *jp).stdout
+
+
 def test_cli_export_by_sequence_and_time(path):
     records = fill(path)
     out = tablectl("journal", "export", "--journal", str(path))
