@@ -54,6 +54,11 @@ def test_a_card_of_an_unlisted_back_is_foreign_when_deck_ids_are_configured(tmp_
     found = alarms(run)
     assert [(a["kind"], a["cards"], a["deck_ids"]) for a in found] == [
         ("foreign_card", ["7h"], [9])]
+    # Shown when the round ends: the card that raised it is face down until then.
+    assert not [e for e in published if e.kind == "integrity_alarm"]
+    deal(run, ("2c", 1), ("3c", 1), ("4c", 1))
+    run.command("decide", box=1, decision="play")
+    run.command("confirm_result")
     shown = [e.data for e in published if e.kind == "integrity_alarm"]
     assert [d["alarm"] for d in shown] == ["foreign_card"]
     assert "7h" not in shown[0]["display"]          # the card may still be face down

@@ -246,3 +246,40 @@ def test_vouch_turns_exactly_the_face_up_cards_into_tokens(value, up):
     # (Revealed compares by its card and never equals a Card or a text: a card face down
     # turned into a token, or a face-up one left raw, makes the two differ.)
     assert v.vouch(value) == _vouched_by_definition(v, value, face_up)
+
+
+def test_a_deck_alarm_raised_by_a_face_down_card_waits_for_the_round_to_end():
+    """The ledger raises a duplicate the moment the second copy comes out. Shown then, it
+    would say that the card just dealt face down (here the croupier's) is one already seen
+    in this deck: the display, the light and the view's stop flag wait for the round's end."""
+    from controller.integrity.monitor import IntegrityMonitor
+    from controller.table import Table
+    from controller.rules import get_game
+    from table_helpers import DEVICES
+
+    t = Table("T1", get_game("q-poker"), "shoe", layout_boxes=7, devices=DEVICES,
+              integrity=IntegrityMonitor(), integrity_action="stop")
+    t.command("open_table", role="supervisor")
+    t.command("deck_ready")
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    draw(t, "As", "Kd", "7h", "2c", "5d", "9s")
+    t.command("decide", box=1, decision="play")
+    t.command("confirm_result")
+    t.command("next_round")                          # the shoe goes on: same deck
+    t.outbox.clear()
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    draw(t, "3h", "4h", "8c", "Jd", "As")            # the croupier's 2nd card: As again
+    assert t.vault.public_hand(CROUPIER) == [None, None]
+    assert "integrity_alarm" not in [e.kind for e in t.outbox]
+    assert t.public_view()["integrity_stop"] is False
+    draw(t, "Qc")
+    t.command("decide", box=1, decision="play")      # the croupier's hand is revealed
+    before = [e.kind for e in t.outbox]
+    assert "integrity_alarm" not in before[:before.index("hand_revealed")]
+    t.command("confirm_result")
+    shown = [e.to_json() for e in t.outbox if e.kind == "integrity_alarm"]
+    assert len(shown) == 1 and "twice" in shown[0]["display"]
+    assert not CARD_RE.search(shown[0]["display"])
+    assert t.public_view()["integrity_stop"] is True
+    with pytest.raises(Exception, match="integrity"):
+        t.command("next_round")

@@ -241,8 +241,17 @@ def test_after_a_restart_the_deck_in_play_is_still_known(tmp_path):
     runner.recover()
     runner.command("place_bet", box=1, wager="versus_croupier", amount=10)
     runner.device(ev.CardDrawn(device="shoe", ts=0.0, card=deck[0]))   # As again
+    recorded = [r.payload for r in journal.records(kinds=["integrity"])
+                if r.payload.get("record") == "alarm"]
+    assert "duplicate_card" in [a["kind"] for a in recorded]
+    # Shown when the round ends: the card that raised it is face down until then.
+    assert not [e for e in seen if e.kind == "integrity_alarm"]
+    for c in deck[6:11]:
+        runner.device(ev.CardDrawn(device="shoe", ts=0.0, card=c))
+    runner.command("decide", box=1, decision="play")
+    runner.command("confirm_result")
     alarms = [e.to_json() for e in seen if e.kind == "integrity_alarm"]
-    assert alarms and "twice" in alarms[0]["display"]
+    assert any("twice" in a["display"] for a in alarms)
 
 
 def test_restart_after_a_hand_was_asked_of_the_shuffler_voids_the_round(tmp_path):

@@ -8,8 +8,9 @@ cards had been seen) and a sentence in plain words for the pit display.
 What the table does is configured per table (``warn`` or ``stop``). :class:`IntegrityGate` is
 the decision helper the table machine uses; its contract:
 
-* every alarm is journaled (kind ``integrity``) and shown on the display at once, and the tower
-  light turns amber (``warn``) or red (``stop``): :meth:`IntegrityGate.raise_alarms` returns the
+* every alarm is journaled (kind ``integrity``) at once and shown on the display, and the tower
+  light turns amber (``warn``) or red (``stop``), at once unless cards of the round in play are
+  out (then when the round ends: the table machine holds them, docs/integrity.md): :meth:`IntegrityGate.raise_alarms` returns the
   :class:`Reaction` to apply, one per kind of deck fault found (a deck check that finds twelve
   cards missing is one line on the display, not twelve). What is shown names no card
   (:attr:`Alarm.public_message`): a card named by an alarm may still be face down at the table;

@@ -97,6 +97,8 @@ HOLDEM_STREETS = {"hole": 0, "flop": 1, "turn": 2, "river": 3}
 DEVICE_FAILURE = {"shuffler": Irregularity.SHUFFLER_MALFUNCTION,
                   "shoe": Irregularity.SHOE_MALFUNCTION,
                   "dice": Irregularity.DICE_MALFUNCTION}
+# Device events that put cards out at the table (face down, most of them).
+CARDS_OUT = (ev.CardDrawn, ev.CardDispensed, ev.HandDispensed, ev.Misread)
 # Conditions that persist until a device clears them or a supervisor does.
 SUPERVISOR_CONDITIONS = ("jam", "malfunction")
 
@@ -233,6 +235,7 @@ class Table:
         self.integrity = integrity
         self.gate = IntegrityGate(integrity_action)
         self.private_records: list[dict[str, Any]] = []
+        self._held_alarms: list[Any] = []   # raised while cards are out: shown at round end
         self.machine = Machine(model=self, states=STATES, transitions=TRANSITIONS,
                                initial="out_of_service", auto_transitions=False, queued=True,
                                send_event=True, after_state_change="_published_state",
@@ -304,7 +307,8 @@ class Table:
         """Take one device event. Never raises for an event out of place: that becomes an
         ``irregular_event`` (and, where the regulation says so, a ruling)."""
         if self.integrity is not None:
-            self._guarded(lambda: self._integrity(self.integrity.observe(event)))
+            hold = isinstance(event, CARDS_OUT) or self._cards_at_table()
+            self._guarded(lambda: self._integrity(self.integrity.observe(event), hold=hold))
         handler: Callable[[ev.DeviceEvent], None] | None = getattr(
             self, f"_on_{event.kind}", None)
         if handler is None:
@@ -431,9 +435,30 @@ class Table:
                       f"the controller failed {when}: it cannot vouch for the round, so the "
                       "round is void and every bet is returned", True)
 
-    def _integrity(self, update: Any) -> None:
+    def _cards_at_table(self) -> bool:
+        """Cards of the round in play are out (some may still be face down)."""
+        return self.round is not None and self.round.void is None and bool(self.vault.slots()) \
+            and self.state not in ("round_complete", "round_void")
+
+    def _integrity(self, update: Any, hold: bool = False) -> None:
+        """Journal the monitor's records; show its alarms. ``hold``: the update came of a card
+        out, or while cards of the round are at the table. Shown now, an alarm would say
+        something of a card still face down (a duplicate raised as the croupier's card comes
+        out says that card is one already seen): it is shown when the round ends, and only
+        then counts against the next round (docs/integrity.md)."""
         self.private_records.extend(update.records)
-        for reaction in self.gate.raise_alarms(update.alarms):
+        if hold:
+            self._held_alarms.extend(update.alarms)
+            return
+        self._show_alarms(update.alarms)
+
+    def _release_alarms(self) -> None:
+        """The round is over (or the next begins): the alarms its cards raised are shown."""
+        held, self._held_alarms = self._held_alarms, []
+        self._show_alarms(held)
+
+    def _show_alarms(self, alarms: list[Any]) -> None:
+        for reaction in self.gate.raise_alarms(alarms):
             # One event per kind of fault found: a deck check short of twelve cards is one
             # line on the display; the journal holds each alarm with its card.
             self._publish("integrity_alarm", alarm=str(reaction.alarm.kind),
@@ -442,6 +467,7 @@ class Table:
                           stop_before_next_round=reaction.stop_before_next_round)
 
     def _round_may_open(self) -> None:
+        self._release_alarms()
         if not self.gate.may_open_round():
             raise TablectlError("a deck integrity alarm stops the table before the next round; "
                                 "a supervisor checks the deck, then clear_integrity")
@@ -600,6 +626,7 @@ class Table:
         self._deck_ready = False
         self._publish("round_void", cause=cause, article=ruling.article, reason=ruling.reason,
                       returned=self._returned())
+        self._release_alarms()
         if self.integrity is not None:
             self._integrity(self.integrity.round_ended())
 
@@ -1545,6 +1572,7 @@ class Table:
     def _cmd_confirm_result(self) -> None:
         self._require("settlement", what="confirm the result")
         self._publish("round_complete", settlement=self.round.settlement is not None)
+        self._release_alarms()
         if self.integrity is not None:
             self._integrity(self.integrity.round_ended())
         self.confirm_result()
@@ -1697,6 +1725,7 @@ class Table:
         self._awaiting_shuffle = bool(snap.get("awaiting_shuffle", False))
         from controller.integrity.alarms import Alarm
         self.gate.pending = [Alarm.from_json(a) for a in snap.get("integrity_pending", [])]
+        self._held_alarms = []
         self.machine.set_state(snap["state"])
 
     # ======================================================================================
