@@ -47,6 +47,12 @@ SHUFFLER_FAILURE_VOIDS = {"q-poker": "89/2004 art. 11(5)",
 # Faults the link layer must absorb: the round goes on as if nothing happened.
 TRANSIENT = ("garbage", "corrupt_crc", "drop", "duplicate", "delay")
 DICE_RESHAKE = ("die_not_flat", "die_out_of_cup")       # 261/96/M art. 2(4)
+# Faults that change the next deck: a shuffler makes one every round, a shoe only when the
+# croupier loads it. A case that arms one on the shoe has the croupier load the shoe with it
+# before a card of a round is drawn: at once when armed while betting, else between the case's
+# round and the next (a shoe is not changed in the middle of a deal).
+DECK_FAULTS = ("deck_missing", "deck_extra", "deck_duplicate", "deck_sorted", "deck_cut",
+               "deck_repeat", "deck_order")
 
 
 def phases(game: str) -> tuple[str, ...]:
@@ -137,6 +143,8 @@ async def _run_case(case: Case, workdir: Path, seed: int) -> Result:
                 await inject()
         elif phase == case.phase:
             await inject()
+            if case.device == "shoe" and case.fault in DECK_FAULTS and phase == "betting":
+                await live.act("shoe", "load_deck", fresh=True)
             await asyncio.sleep(0.05)
 
     t0 = time.monotonic()
@@ -174,12 +182,19 @@ async def _run_case(case: Case, workdir: Path, seed: int) -> Result:
         # The table recovers: one clean round.
         try:
             await croupier.fix_devices()
+            if case.device == "shoe" and case.fault in DECK_FAULTS and case.phase != "betting":
+                await live.act("shoe", "load_deck", fresh=True)
             res.recovered = await LiveCroupier(live, seed + 1).play_round()
         except TimeoutError:
             if live.state in ("malfunction", "out_of_service"):
                 res.recovered = f"stopped safely ({live.state})"
             else:
                 problems.append(f"the table did not recover; it is in {live.state}")
+        if injected["done"]:
+            left = still_armed(live, case.device)
+            if left:
+                problems.append(f"the {case.fault} was armed but never took effect in either "
+                                f"round (still armed: {', '.join(left)})")
         if case.fault == "refuse":
             # Checked over both rounds: a refusal armed late in a round meets the next
             # round's first command (a shuffle, a hand, a shake).
@@ -199,6 +214,29 @@ async def _run_case(case: Case, workdir: Path, seed: int) -> Result:
     res.seconds = time.monotonic() - t0
     res.passed = not problems
     return res
+
+
+def still_armed(live: LiveTable, device: str) -> list[str]:
+    """What of an injected fault the simulated ``device`` still holds, waiting for its card,
+    deck, shake, command or frame: a case whose fault is still waiting when both rounds are
+    over has tested nothing."""
+    dev = live.sim[device]
+
+    def look() -> list[str]:
+        rt = dev.runtime
+        model = rt.model
+        out = [f"{f.name} at {t}" for t, f in rt.schedule.pending()]
+        for attr, what in (("_refusal", "a refusal"), ("_next_misread", "a misread"),
+                           ("_next_face_up", "a card face up"),
+                           ("_pending_changes", "a deck's content"),
+                           ("_order_mode", "a deck's order"), ("_explicit", "a deck's order"),
+                           ("_next_faults", "a die's fault")):
+            if getattr(model, attr, None):
+                out.append(what)
+        out += [f"{name} of {armed[0]} frame(s)" for name, armed in rt.out_faults.items()
+                if armed and armed[0] > 0]
+        return out
+    return dev.table._call(look)
 
 
 def regulation_checks(case: Case, live: LiveTable, public: list[Any], outcome: str | None,

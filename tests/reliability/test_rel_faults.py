@@ -92,3 +92,14 @@ def test_fault_case(case, tmp_path, matrix_results):
 @pytest.mark.parametrize("case", params(REST))
 def test_fault_case_full(case, tmp_path, matrix_results):
     run_one(case, tmp_path, matrix_results)
+
+
+def test_a_fault_that_never_takes_effect_fails_its_case(tmp_path, monkeypatch):
+    """A case passes only when its fault was delivered: a shoe deck fault with nobody loading
+    the shoe afterwards stays armed, and the case says so instead of passing."""
+    from controller.bench import matrix
+    monkeypatch.setattr(matrix, "DECK_FAULTS", ())       # the shoe is never loaded with it
+    case = Case("q-poker", "shoe", "betting", "shoe", "deck_sorted")
+    res = run_cases([case], seed=101, workdir=tmp_path)[0]
+    assert not res.passed
+    assert any("never took effect" in p for p in res.problems), res.problems
