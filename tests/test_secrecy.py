@@ -283,3 +283,32 @@ def test_a_deck_alarm_raised_by_a_face_down_card_waits_for_the_round_to_end():
     assert t.public_view()["integrity_stop"] is True
     with pytest.raises(Exception, match="integrity"):
         t.command("next_round")
+
+
+def test_the_unseen_cards_of_a_croupier_hand_set_aside_whole_stay_unseen():
+    """78/2008 art. 11(2) with F4 ``next_hand``: the croupier takes the shuffler's next hand;
+    the exposed card is set aside face up, the other two of its hand set aside unseen. Only
+    the exposed card may leave; the other two never do."""
+    t = table("fortune-3-card-poker", "shuffler",
+              interpretations={"croupier_card_exposed_shuffler": "next_hand"})
+    t.command("place_bet", box=2, wager="ante", amount=10, player="ana")
+    t.command("close_bets")
+    hand(t, "2h", "3h", "4h")                        # box 2
+    hand(t, "Ks", "Qd", "Jc")                        # the croupier
+    assert t.state == "player_decisions"
+    t.outbox.clear()
+    t.command("exposed_card", recipient="croupier")  # the dealer saw the K
+    out = json.dumps([e.to_json() for e in t.outbox]) + json.dumps(t.public_view())
+    assert "Qd" not in out and "Jc" not in out
+    aside = [e.to_json() for e in t.outbox if e.kind == "card_set_aside"][-1]
+    # Which of the three was seen, the shuffler cannot say: none is named.
+    assert aside["cards"] == [None, None, None]
+    hand(t, "5s", "6s", "7s")                        # the croupier's next hand
+    t.command("decide", box=2, decision="play", player="ana")
+    out = json.dumps([e.to_json() for e in t.outbox]) + json.dumps(t.public_view())
+    assert "Qd" not in out and "Jc" not in out
+    assert sorted(settlement_of(t)["hands"]["croupier"]["cards"]) == ["5s", "6s", "7s"]
+
+
+def settlement_of(t):
+    return [e.to_json() for e in t.outbox if e.kind == "settlement"][-1]

@@ -598,13 +598,16 @@ class Table:
         """78/2008 art. 11(2): the exposed croupier card is set aside face up and the croupier
         receives the next card (with the shuffler, per interpretation F4, the next card or the
         next whole hand)."""
-        slots = [slot]
+        slots, seen = [slot], True
         if self.mode is Mode.SHUFFLER and \
                 self.interpretations.get("croupier_card_exposed_shuffler") == "next_hand":
             slots = [i for i, r in enumerate(self._slot_recipients())
                      if r == CROUPIER and not self.vault.is_set_aside(i)]
+            # The other cards of the hand are set aside unseen, and which of the hand's cards
+            # was exposed the shuffler cannot say: none of them is shown.
+            seen = False
         for s in slots:
-            self.vault.set_aside(s)
+            self.vault.set_aside(s, face_up=seen)
         self.tracker.replace_croupier_card(len(slots))
         self._publish("card_set_aside", recipient="croupier", article=ruling.article,
                       cards=self.vault.set_aside_cards())

@@ -232,12 +232,13 @@ class CardVault:
                 if s.recipient == recipient and not s.set_aside]
         return mine[-n:] if n else []
 
-    def set_aside(self, slot: int) -> None:
+    def set_aside(self, slot: int, face_up: bool = True) -> None:
         """Fortune 3 Card Poker art. 11(2): the exposed croupier card is set aside face up;
-        it no longer belongs to the croupier's hand."""
+        it no longer belongs to the croupier's hand. ``face_up=False``: a card set aside
+        unseen (F4 ``next_hand``: the rest of the exposed card's hand) stays face down."""
         s = self._slots[slot]
         s.set_aside = True
-        s.face_up = True
+        s.face_up = s.face_up or face_up
 
     def reveal(self, recipient: Recipient) -> list[Revealed | None]:
         """Turn the hand of ``recipient`` face up (the regulation's moment) and return it."""
@@ -254,7 +255,8 @@ class CardVault:
                 for s in self._slots if s.recipient == recipient and not s.set_aside]
 
     def set_aside_cards(self) -> list[Revealed | None]:
-        return [self._revealed(s) for s in self._slots if s.set_aside]
+        """The cards set aside, as the table shows them: face down as None."""
+        return [self._revealed(s) if s.face_up else None for s in self._slots if s.set_aside]
 
     def revealed_hand(self, recipient: Recipient) -> list[Card] | None:
         """The cards of ``recipient`` for settlement, only once the whole hand is face up."""
