@@ -480,7 +480,8 @@ class Link:
                 self._on_message(msg)
             except Exception:  # noqa: BLE001 - one bad message must not stop the link
                 self.stats.rejected += 1
-                self.log.exception("message not understood", message=repr(msg))
+                # Its kind only: a card message's fields are cards still face down.
+                self.log.exception("message not understood", message=type(msg).__name__)
             finally:
                 left = self.take_receipt()
                 if left is not None:      # nothing of it to keep: acknowledge it now

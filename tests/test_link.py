@@ -1098,3 +1098,25 @@ def test_a_command_of_a_type_the_device_does_not_know_is_refused_as_unknown(link
         await drv.close()
         peer.unplug()
     run(main())
+
+
+def test_a_card_message_the_driver_fails_on_is_logged_without_its_cards(link_path):
+    """A bug while a hand is handled is logged; the hand's cards (face down at the table) are
+    not in the line: only what kind of message it was."""
+    import structlog
+
+    async def main():
+        peer, drv, q, _ = await started(link_path)
+
+        def broken(msg):
+            raise RuntimeError("translation failed")
+        drv._translate = broken
+        with structlog.testing.capture_logs() as logs:
+            peer.send(m.HandDispensed(((12, 7), (25, 7), (3, 7))))
+            await until(lambda: any(e["event"] == "message not understood" for e in logs))
+        await drv.close()
+        peer.unplug()
+        line = [e for e in logs if e["event"] == "message not understood"][0]
+        assert line["message"] == "HandDispensed"
+        assert "12" not in repr(line) and "25" not in repr(line)
+    run(main())
