@@ -607,3 +607,21 @@ def test_pan9_dice_no_throw_shows_are_the_agitators_failure_p4(dice):
     t.command("shake")
     t.handle_device(ev.DiceResult(device="dice", ts=2.0, dice=(3, 5, 1, 6)))
     assert t.state == "dealing" and t.round.dice == (3, 5, 1, 6)
+
+
+def test_a_name_or_reason_that_spells_a_card_is_refused_and_voids_nothing():
+    # A player known by his initials, "Jc", was published with his bet; a field spelling a
+    # card is refused as a face-down card would be, so the table faulted (and during the
+    # deal, voided the round). It is refused at the command now, with nothing changed.
+    t = table("q-poker")
+    before = t.public_view()
+    with pytest.raises(TablectlError, match=r"player 'Jc' reads as a card.*\"J\.c\.\""):
+        t.command("place_bet", box=1, wager="versus_croupier", amount=10, player="Jc")
+    assert t.state == "bets_open" and t.public_view() == before
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10, player="J.C.")
+    draw(t, "As", "2c", "Ah", "3c", "Ad", "5d")
+    with pytest.raises(TablectlError, match="reason '10h' reads as a card"):
+        t.command("void_round", role="supervisor", reason="10h")
+    assert t.state == "player_decisions" and t.round.void is None
+    t.command("void_round", role="supervisor", reason="10h exposed")
+    assert t.round.void is not None

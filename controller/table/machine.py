@@ -39,7 +39,7 @@ from drivers import events as ev
 from .dealing import DealingTracker, Outcome
 from .flow import Flow, flow_for
 from .round import BetKey, RoundData, check_amount
-from .secrecy import CardVault, PublicEvent, scrub
+from .secrecy import CardVault, PublicEvent, reads_as_card, scrub
 from . import settle_doc
 
 STATES = ["out_of_service", "shuffling", "bets_open", "bets_closed", "dice_shaking", "dealing",
@@ -301,6 +301,14 @@ class Table:
                 raise TablectlError(f"{name}: {param} must be text{' or null' if nullable else ''}"
                                     f", such as \"{TEXT_EXAMPLES.get(param, 'text')}\"; got "
                                     f"{type(value).__name__} {value!r:.40}")
+            if isinstance(value, str) and reads_as_card(value):
+                # The table publishes it (a player's name, a reason), and a published field
+                # that spells a card is refused as a face-down card would be: a fault, which
+                # voids a round in play. Refused here instead, with nothing changed.
+                raise TablectlError(f"{name}: {param} {value!r} reads as a card, which the "
+                                    "table never shows as text; write it otherwise, such as "
+                                    f"\"{value.strip()[0]}.{value.strip()[1:]}.\" or with a "
+                                    "word beside it")
         self._guarded(fn, **args)
 
     def handle_device(self, event: ev.DeviceEvent) -> None:

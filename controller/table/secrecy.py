@@ -32,6 +32,12 @@ _CARD_FIELDS = ("card", "cards", "missing", "extra", "duplicate")
 _CARD_WORD = re.compile(r"(?<![A-Za-z0-9])(10|[2-9TJQKA])[shcd♠♥♣♦](?![A-Za-z0-9])")
 
 
+def reads_as_card(text: str) -> bool:
+    """Whether ``text`` on its own spells a card (``Jc``, ``10h``): a published field that
+    does is refused as a card's identity, whoever typed it."""
+    return bool(_CARD_TEXT.match(text))
+
+
 def scrub(text: str) -> str:
     """``text`` with every card spelled in it masked: for error messages that leave the
     controller (a rule engine's error may name the cards it was given)."""
