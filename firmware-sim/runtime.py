@@ -126,6 +126,8 @@ class DeviceRuntime:
         #: recent frames, newest last: (now, "tx"|"rx", message type name, seq, note)
         self.frames: collections.deque[tuple[float, str, str, int, str]] = collections.deque(
             maxlen=2000)
+        #: the events the host acknowledged, oldest first: what it promised to keep (3.6)
+        self.acked: collections.deque[m.Message] = collections.deque(maxlen=1_000_000)
         self.started = now
         self._boot(now)
 
@@ -179,6 +181,7 @@ class DeviceRuntime:
             pass
         elif isinstance(msg, m.Ack):
             if self.inflight is not None and msg.seq == self.inflight[0]:
+                self.acked.append(self.inflight[1])
                 self.inflight = None
         elif isinstance(msg, m.Nak):
             if self.inflight is not None and msg.seq == self.inflight[0]:

@@ -301,6 +301,11 @@ class SimulatedDevice:
         """The recent frames on the wire: (time, "tx"|"rx", message, seq, note)."""
         return self.table._call(lambda: list(self.runtime.frames))
 
+    def acknowledged(self) -> list[Any]:
+        """The event messages the host acknowledged, oldest first (each once: a duplicate's
+        acknowledgement does not count again)."""
+        return self.table._call(lambda: list(self.runtime.acked))
+
     def wait_for(self, kind: str, count: int = 1, timeout: float = 10.0) -> list[dict[str, Any]]:
         """Block until the firmware has emitted ``count`` events of ``kind`` in all; return
         them. Raises SimulatorError after ``timeout`` seconds."""
