@@ -241,7 +241,7 @@ def still_armed(live: LiveTable, device: str) -> list[str]:
 
 def regulation_checks(case: Case, live: LiveTable, public: list[Any], outcome: str | None,
                       article: str | None) -> list[str]:
-    """What the regulation (docs/regulations, /work/shared digest) says of this fault."""
+    """What the regulation (docs/regulations, docs/interpretations.md) says of this fault."""
     out = []
     if case.device == "shuffler" and case.mode == "shuffler" and case.phase == "dealing" \
             and case.fault in ("jam", "malfunction"):
