@@ -14,6 +14,8 @@ from controller.inputs import ButtonPressed, KeySwitched
 from controller.panel import COLOURS, Light, Panel
 from drivers.events import CardPlaced, CardRemoved, event_from_json
 
+from gpio_helpers import closed_switch
+
 GPIO = GpioConfig(
     buttons={"close_bets": 17, "misdeal": 27, "exposed_card": 22, "confirm": 23},
     key_switch=24, box_sensors=(5, 6, 12), light={"green": 13, "amber": 26, "red": 18},
@@ -74,19 +76,6 @@ def test_key_switch_and_state(factory):
         assert panel.key_on is False
         factory.pin(24).drive_low()
         assert panel.key_on is True
-
-
-def closed_switch(*pins):
-    """A mock pin class for switches already closed to ground when the panel opens: the pull-up
-    the panel sets does not raise them (gpiozero's MockPin would drive them high)."""
-    from gpiozero.pins.mock import MockPin
-
-    class ClosedSwitchPin(MockPin):
-        def _set_pull(self, value):
-            super()._set_pull(value)
-            if self.info.name in {f"GPIO{p}" for p in pins}:
-                self.drive_low()
-    return ClosedSwitchPin
 
 
 def test_the_keys_position_is_reported_when_the_panel_opens(factory):

@@ -9,6 +9,8 @@ from controller.journal import Journal
 from controller.sdnotify import Notifier
 from controller.service import Service
 
+from gpio_helpers import closed_switch
+
 CONFIG = """
 [table]
 id = "panel-1"
@@ -34,18 +36,6 @@ red = 18
 [journal]
 path = "{journal}"
 """
-
-
-def closed_switch(*pins):
-    """A mock pin class for switches already closed to ground when the panel opens."""
-    from gpiozero.pins.mock import MockPin
-
-    class ClosedSwitchPin(MockPin):
-        def _set_pull(self, value):
-            super()._set_pull(value)
-            if self.info.name in {f"GPIO{p}" for p in pins}:
-                self.drive_low()
-    return ClosedSwitchPin
 
 
 async def _until(pred, timeout=5.0):
