@@ -126,8 +126,11 @@ def collect(live: LiveTable, kind: str) -> dict[str, Any]:
 
 
 def run(quick: bool = False) -> list[Figure]:
-    sizes = {"card": 3, "dice": 3, "jam": 3} if quick else {"card": 300, "dice": 400,
-                                                              "jam": 120}
+    # Rounds: a Q Poker round from the shoe deals about nine cards, so 300 rounds give some
+    # 2,600 cards; a dice result and a jam are one a round, so they take 2,000 rounds each
+    # for their p99 to be taken over thousands of events, as the daemon's figures are.
+    sizes = {"card": 3, "dice": 3, "jam": 3} if quick else {"card": 300, "dice": 2000,
+                                                              "jam": 2000}
     fr = frames()
     with tempfile.TemporaryDirectory(prefix="tablectl-bench-",
                                      dir=os.environ.get("TABLECTL_BENCH_DIR")) as tmp:
