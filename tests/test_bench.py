@@ -47,7 +47,8 @@ def test_every_documented_key_has_a_figure_with_its_baseline(report):
             # (idle CPU may round to 0 over a short --quick sample: clock ticks are 10 ms)
             assert isinstance(v, (int, float)) and v >= 0 and math.isfinite(v), (key, v)
             # (what the daemon adds to the do-nothing path is a difference, and may be 0)
-            assert v > 0 or key in ("footprint.idle_cpu", "daemon.card.own_p99_wire"), (key, v)
+            assert v > 0 or key in ("footprint.idle_cpu", "daemon.card.own_p99_wire",
+                                    "daemon.dice.own_p99_wire"), (key, v)
             assert isinstance(base, (int, float)) and base > 0, (key, base)
             assert f["ratio"] == pytest.approx(v / base, rel=1e-6), key
             assert f["pi"]["value"] is not None and f["pi"]["value"] >= 0, key
@@ -98,6 +99,20 @@ def test_every_daemon_frame_is_found_in_the_daemons_journal(report):
         for part in ("to_journal", "from_journal"):
             assert 0 < x[f"{part}_p50_s"] <= x[f"{part}_p99_s"] <= figures[whole]["extra"][
                 "max_s"], (kind, part)
+
+
+def test_dice_figures_hold_the_do_nothing_path_after_the_same_gap(report):
+    """The dice result's own share is its p99 less the do-nothing path's after the same idle
+    gap, both measured in the same blocks; that path's p99 is also set against the wire."""
+    figures = report["benchmarks"]["daemon"]["figures"]
+    own, null = figures["daemon.dice.own_p99_wire"], figures["daemon.dice.null_p99_wire"]
+    x = own["extra"]
+    assert x is not None and x == null["extra"] == figures["daemon.dice.p99_null"]["extra"]
+    assert x["null_samples"] >= 1 and x["idle_before_s"] == 0.005
+    assert x["blocks"] == figures["daemon.card.p99"]["extra"]["blocks"]
+    assert own["value"] == pytest.approx(max(x["p99_s"] - x["null_p99_s"], 0.0))
+    assert null["value"] == pytest.approx(x["null_p99_s"])
+    assert own["baseline"]["value"] == null["baseline"]["value"] == pytest.approx(13e-4 / 1.152)
 
 
 def test_group_commit_journal_recovers(report):

@@ -23,8 +23,9 @@ slightly overstates the floor's tail, so the ratio against it is a fair one). Th
 that path itself with no controller in it (controller.bench.floor): a do-nothing Python
 process reads the same kind of pty, makes one durable write and writes a line to its own
 listener process. The cards and the do-nothing path are measured in turn, in ``BLOCKS``
-blocks, so both meet the same minutes of a shared machine. The do-nothing path's p99 against
-the wire time says whether any controller can meet the target on this machine; the daemon
+blocks, so both meet the same minutes of a shared machine; so are the dice results and the
+do-nothing path with a frame every ``DICE_IDLE_S``. The do-nothing path's p99 against the
+wire time says whether any controller can meet the target on this machine; the daemon
 against it is the controller's own cost.
 
 Each frame's latency is also split at the journal's stamp of its input record
@@ -55,7 +56,8 @@ KEYS = ("daemon.card.p50", "daemon.card.p99", "daemon.card.p99_wire",
         "daemon.card.own_p99_wire", "daemon.card.p50_floor", "daemon.card.p99_floor",
         "daemon.card.p50_null", "daemon.card.p99_null", "daemon.null.p99_wire",
         "daemon.paced.p50", "daemon.paced.p99", "daemon.dice.p50", "daemon.dice.p99",
-        "daemon.dice.p99_wire", "daemon.dice.p99_null", "daemon.jam.p50", "daemon.jam.p99",
+        "daemon.dice.p99_wire", "daemon.dice.p99_null", "daemon.dice.own_p99_wire",
+        "daemon.dice.null_p99_wire", "daemon.jam.p50", "daemon.jam.p99",
         "daemon.jam.p99_wire", *(f"daemon.{k}.p99_{part}" for k in ("card", "jam", "dice")
                                   for part in ("to_journal", "from_journal")))
 # A card every 30 ms: quicker than any croupier deals, and long enough for the machine to go
@@ -227,16 +229,23 @@ def run(quick: bool = False) -> list[Figure]:
         # Read once the daemon has stopped: its journal is closed and checkpointed.
         shoe_stamps = journal_stamps(rig.journal_path, "shoe")
         splits = {"card": split(cards, shoe_stamps), "jam": split(jam_samples, shoe_stamps)}
+        dice_samples: list[Sample] = []
+        null_dice: list[float] = []
         with Rig(Path(tmp) / "dice", "super-pan-9", "shoe", seed=5, speed=1000.0,
                  cpu_wakeup_us=OPTIONS.cpu_wakeup_us) as rig:
             _start(rig)
-            dice_samples = play_dice(rig, 3 if quick else EVENTS)
+            # The dice results and the do-nothing path after the same idle gap in turn, as
+            # the cards: the machine's wake-up from idle changes from one minute to the next
+            # by more than the controller's whole work, so both must meet the same minutes.
+            for b in range(blocks):
+                dice_samples += play_dice(rig, (3 if quick else EVENTS) // blocks, seed=4 + b)
+                null_dice += null_daemon(fr["dice"], (20 if quick else EVENTS) // blocks,
+                                         pause_s=DICE_IDLE_S)
         splits["dice"] = split(dice_samples, journal_stamps(rig.journal_path, "dice"))
     lat, jams, dice = latencies(cards), latencies(jam_samples), latencies(dice_samples)
     frame = fr["card"]
     echo = pty_echo(frame, 200 if quick else 5000)
     null_paced = null_daemon(frame, 20 if quick else 400, pause_s=PACE_S)
-    null_dice = null_daemon(fr["dice"], 20 if quick else EVENTS, pause_s=DICE_IDLE_S)
     wire = wire_time_s(len(frame))
     stats = {"samples": len(lat), "rounds": rounds, "blocks": blocks,
              "p50_s": percentile(lat, 50), "p99_s": percentile(lat, 99), "max_s": max(lat),
@@ -311,7 +320,7 @@ def run(quick: bool = False) -> list[Figure]:
               "the same path with no controller in it, at the same pace", wake_note,
               paced_cpu, pace, value=pace),
         *_event_figures("dice", "dice result", dice, fr["dice"], commit, quick,
-                        null_dice, DICE_IDLE_S),
+                        null_dice, DICE_IDLE_S, blocks),
         *_event_figures("jam", "shoe jam", jams, fr["jam"], commit, quick),
         *_split_figures("card", "card", splits["card"], frame, stats["commit_p99_s"]),
         *_split_figures("jam", "shoe jam", splits["jam"], fr["jam"], stats["commit_p99_s"]),
@@ -345,10 +354,11 @@ def _split_figures(kind: str, what: str, sp: dict[str, Any], frame: bytes,
 
 def _event_figures(kind: str, what: str, lat: list[float], frame: bytes, commit: list[float],
                    quick: bool, null: list[float] | None = None,
-                   idle_s: float = 0.0) -> list[Figure]:
+                   idle_s: float = 0.0, blocks: int = 1) -> list[Figure]:
     """The figures of the dice or jam frames through the daemon: p50 and p99 against a bare
     pty echo of the frame, p99 against its wire time, and (dice) against the do-nothing path
-    after the same idle gap."""
+    after the same idle gap, measured in turn with them in ``blocks`` blocks: the p99 against
+    it, what the controller adds to it, and that path's own p99 against the wire time."""
     echo = pty_echo(frame, 200 if quick else 2000)
     wire = wire_time_s(len(frame))
     st: dict[str, Any] = {"samples": len(lat), "p50_s": percentile(lat, 50),
@@ -370,7 +380,8 @@ def _event_figures(kind: str, what: str, lat: list[float], frame: bytes, commit:
                       pi_note=wire_pi_note(st["p99_s"] + (PI_FACTOR - 1) * cpu["p99"], wire),
                       extra=st))
     if null is not None:
-        st.update(null_p50_s=percentile(null, 50), null_p99_s=percentile(null, 99))
+        st.update(null_p50_s=percentile(null, 50), null_p99_s=percentile(null, 99),
+                  null_samples=len(null), blocks=blocks)
         out.append(Figure(f"daemon.{kind}.p99_null",
                           f"{what} frame via the daemon: p99 against no controller after the "
                           "same idle gap", st["p99_s"], "s", st["null_p99_s"],
@@ -380,4 +391,24 @@ def _event_figures(kind: str, what: str, lat: list[float], frame: bytes, commit:
                               st["p99_s"] - st["null_p99_s"], 0.0),
                           pi_note="the ratio is the controller's own work and its wake-up "
                           "from idle; the work grows on a Pi", extra=st))
+        # A difference of percentiles measured in the same blocks: an estimate of the
+        # controller's share of the tail, as daemon.card.own_p99_wire.
+        st["own_p99_s"] = max(st["p99_s"] - st["null_p99_s"], 0.0)
+        out.append(Figure(f"daemon.{kind}.own_p99_wire",
+                          f"{what} frame via the daemon: what the controller adds to the "
+                          "do-nothing path after the same idle gap at p99, against the wire "
+                          "time", st["own_p99_s"], "s", wire,
+                          f"{len(frame)} bytes at 115,200 baud", "lower",
+                          pi=PI_FACTOR * st["own_p99_s"],
+                          pi_note="the controller's own work, all of which grows on a Pi",
+                          extra=st))
+        out.append(Figure(f"daemon.{kind}.null_p99_wire",
+                          f"no controller, a frame every {idle_s * 1e3:g} ms: p99 against the "
+                          f"{what} frame's wire time", st["null_p99_s"], "s", wire,
+                          f"{len(frame)} bytes at 115,200 baud", "lower",
+                          pi=st["null_p99_s"] + (PI_FACTOR - 1) * max(
+                              st["null_p99_s"] - st["commit_p99_s"], 0.0),
+                          pi_note="where this is above 1, no controller meets the wire-time "
+                          "target after an idle gap on this machine's processes and disk",
+                          extra=st))
     return out
