@@ -234,7 +234,7 @@ def test_h5_amount_unlimited_heads_up_raises_any_amount_but_keeps_the_cap():
     # literal heads-up blinds: seat 2 small blind, seat 1 (button) big blind; seat 2 first
     assert h.blind_seats() == (2, 1) and h.to_act == 2
     h.act(2, "raise", 200)                             # far beyond the fixed size of 5
-    refused(h, 1, "raise", 204, match="exactly 205")   # still at least a full raise (12(1))
+    refused(h, 1, "raise", 389, match="below the minimum 390")  # a full raise (12(1))
     h.act(1, "raise", 500)
     h.act(2, "raise", 800)
     refused(h, 1, "raise", 1000, match="three times")
@@ -430,3 +430,17 @@ def test_legal_actions_are_accepted_and_the_chips_add_up(rnd, structure, n, rule
     top = max(h.committed[s] for s in h.contenders)
     if not h.won_uncontested:
         assert all(h.committed[s] == top or h.stacks[s] == 0 for s in h.contenders)
+
+
+def test_h5_amount_unlimited_raise_is_at_least_the_previous_raise_art_12_1():
+    h = hand(seats=(1, 2), structure="limit", heads_up_raises="amount_unlimited")
+    h.act(2, "call")
+    h.act(1, "check")
+    assert h.street == "flop" and h.to_act == 2
+    h.act(2, "bet", 5)
+    h.act(1, "raise", 100)                             # a raise of 95
+    refused(h, 2, "raise", 105, match=r"below the minimum 195.*art\. 12\(1\)")
+    refused(h, 2, "raise", 194, match="below the minimum 195")
+    assert [a for a in h.legal_actions() if a.kind == "raise"][0].min_to == 195
+    h.act(2, "raise", 195)
+    assert h.raises == 2 and h.min_raise == 95

@@ -330,7 +330,8 @@ class HandState:
             unlimited = (self.current_bet > 0 and self.is_heads_up()
                          and self.rules.heads_up_raises == "amount_unlimited")
             if unlimited:
-                return fixed, all_in_to
+                # any amount, but still at least the previous bet or raise (art. 12(1))
+                return max(fixed, self.current_bet + self.min_raise), all_in_to
             return fixed, fixed
         return self.current_bet + self.min_raise, all_in_to
 
@@ -445,7 +446,7 @@ class HandState:
         lo, hi = self._raise_bounds(seat)
         if target != all_in_to:
             if target < lo:
-                if self.structure is Structure.LIMIT:
+                if self.structure is Structure.LIMIT and lo == hi:
                     raise RuleError(f"in this limit game a {kind} in the {street} is to exactly "
                                     f"{lo} ({self.bet_size()} more than {self.current_bet}; "
                                     "11/2008 art. 11(2)), or all-in for less")
