@@ -288,6 +288,23 @@ def test_pan9_shuffler_two_card_hands():
     assert nets(t)[(2, "seat")] == -100
 
 
+
+def test_pan9_the_banker_opens_his_hand_after_every_seat_art_5_6():
+    t = table("super-pan-9")
+    t.command("set_banker", seat=2, capital=1000)
+    t.command("place_bet", box=1, wager="seat", amount=100, player="ana")
+    t.command("place_bet", box=3, wager="seat", amount=50, player="bo")
+    t.command("shake")
+    # Seats in play 1, 2 (banker), 3; counter-clockwise from the banker 2, 1, 3. Total 4 with
+    # the banker as one (P1b): 2, 1, 3, 2 -> the banker is dealt first; order 2, 1, 3.
+    t.handle_device(ev.DiceResult(device="dice", ts=2.0, dice=(1, 1, 1, 1)))
+    assert t.tracker.expected.deal.recipient.box == 2
+    draw(t, "9s", "Kd", "2c", "3c", "4h", "2h")
+    assert t.state == "settlement"
+    opened = [e.to_json()["recipient"] for e in t.outbox if e.kind == "hand_revealed"]
+    assert opened == ["box 1", "box 3", "box 2"]       # the players' hands, then the banker's
+
+
 # --- what is not legal never crashes ----------------------------------------------------------
 
 def test_illegal_commands_change_nothing():

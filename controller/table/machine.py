@@ -1291,14 +1291,24 @@ class Table:
         return sorted(out, key=lambda d: (d["box"], d["player"] or ""))
 
     def _reveal_and_settle(self) -> None:
-        """The croupier's (banker's) hand opens, every hand still in is shown, and the game
-        settles the round from revealed cards only."""
+        """Every hand still in is shown, the croupier's (banker's) hand last, and the game
+        settles the round from revealed cards only. In Super Pan 9 the banker may be dealt
+        first, yet opens only after every player has laid down his cards (261/96/M art. 5(6)):
+        the players' hands are shown in dealing order, then the banker's."""
         uncontested = self._holdem is not None and self._holdem.won_uncontested
-        for rec in self.vault.recipients():
+        for rec in sorted(self.vault.recipients(), key=self._holds_the_bank):
             if rec.kind in ("box", "croupier") and not self._folded(rec) and not uncontested \
                     and self.vault.revealed_hand(rec) is None:
                 self._publish("hand_revealed", recipient=str(rec), hand=self.vault.reveal(rec))
         self._settle_now()
+
+    def _holds_the_bank(self, rec: Recipient) -> bool:
+        """Whether ``rec`` is the hand every other plays against: the croupier's, or in Super
+        Pan 9 the banker's seat."""
+        if rec == CROUPIER:
+            return True
+        return (self.flow.dice and self.round is not None and rec.kind == "box"
+                and rec.box == self.round.banker)
 
     def _unknown_hands(self) -> list[str]:
         """Revealed hands holding a card the device could not read (to enter at the console)."""
