@@ -161,6 +161,16 @@ def test_q2_seated_player_decision_binds_the_box():
     doc["boxes"][0]["players"][1]["decision"] = "play"
     with pytest.raises(RuleError, match="binds the box"):
         GAME.settle(doc)
+    # nobody seated while a bet versus the croupier waits for the decision: refused
+    del doc["boxes"][0]["players"][0]["seated"]
+    with pytest.raises(RuleError, match="mark exactly one"):
+        GAME.settle(doc)
+    # no bet versus the croupier on the box: nothing to decide, nobody need be marked
+    pair_only = round_doc([{"box": 2, "cards": ["9s", "9d", "5h"], "players": [
+        {"player": "Ana", "pair_bonus": 10}, {"player": "Bo", "pair_bonus": 4}]}],
+        interpretations={"shared_box_decision": "seated_player"})
+    assert nets(GAME.settle(pair_only)) == {(2, "Ana", "pair_bonus"): 10,
+                                            (2, "Bo", "pair_bonus"): 4}
 
 
 def test_art6_2_no_bet_after_the_first_card():

@@ -232,6 +232,29 @@ def test_fortune_shuffler_malfunction_voids_round_art_11_4():
     assert t.round.void["article"] == "78/2008 art. 11(4)"
 
 
+
+def test_q2_seated_player_decides_for_the_whole_box_at_the_table():
+    t = table("q-poker", interpretations={"shared_box_decision": "seated_player"})
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10, player="ana")
+    t.command("place_bet", box=1, wager="versus_croupier", amount=20, player="bo")
+    t.command("place_bet", box=1, wager="pair_bonus", amount=5, player="cy")
+    t.command("place_bet", box=3, wager="versus_croupier", amount=10)
+    draw(t, "As", "2d", "Kd", "Ah", "3d", "Ks", "Ad", "7h", "Kc")
+    assert t.state == "player_decisions"
+    t.command("decide", box=1, decision="fold", player="ana")     # the seated player
+    assert [d["box"] for d in t._pending_decisions()] == [3]
+    with pytest.raises(TablectlError, match="binds the box"):
+        t.command("decide", box=1, decision="play", player="bo")
+    t.command("decide", box=3, decision="fold")
+    assert t.state == "settlement"
+    doc = settlement(t)
+    versus = {w["player"]: w["net"] for w in doc["wagers"]
+              if w["wager"] == "versus_croupier" and w["box"] == 1}
+    assert versus == {"ana": -5, "bo": -10}                        # art. 9(3): both fold
+    assert {w["player"]: w["net"] for w in doc["wagers"]
+            if w["wager"] == "pair_bonus"} == {"cy": 150}          # art. 10: trips 30 to 1
+
+
 # --- Super Pan 9 (261/96/M) -----------------------------------------------------------------
 
 def pan9_round(mode="shoe"):

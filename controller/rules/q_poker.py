@@ -313,20 +313,24 @@ class QPoker(Game):
                             "who": who})
         if chosen["shared_box_decision"] == "seated_player" and "players" in raw:
             seated = [p for p in players if p["seated"]]
-            if len(seated) != 1:
+            versus = any(p["versus"] for p in players)
+            # the seated player's decision binds the box; with no bet versus the croupier on
+            # the box there is nothing to decide, and nobody need be marked
+            if len(seated) > 1 or (versus and not seated):
                 raise RuleError(f"box {n}: with shared_box_decision=seated_player mark exactly "
                                 "one player \"seated\": true (the one holding the cards, "
                                 f"{art(6, 3)}); found {len(seated)}")
-            boss = seated[0]
-            if any(p["versus"] for p in players) and boss["decision"] is None:
-                raise RuleError(f"{boss['who']}: the seated player's decision (play or fold) "
-                                f"binds the box and is missing ({art(9, 2)})")
-            for p in players:
-                if p["decision"] not in (None, boss["decision"]):
-                    raise RuleError(f"{p['who']} decided {p['decision']} but the seated "
-                                    f"player's {boss['decision']} binds the box "
-                                    "(shared_box_decision=seated_player)")
-                p["decision"] = boss["decision"] if p["versus"] else p["decision"]
+            if seated:
+                boss = seated[0]
+                if versus and boss["decision"] is None:
+                    raise RuleError(f"{boss['who']}: the seated player's decision (play or "
+                                    f"fold) binds the box and is missing ({art(9, 2)})")
+                for p in players:
+                    if p["decision"] not in (None, boss["decision"]):
+                        raise RuleError(f"{p['who']} decided {p['decision']} but the seated "
+                                        f"player's {boss['decision']} binds the box "
+                                        "(shared_box_decision=seated_player)")
+                    p["decision"] = boss["decision"] if p["versus"] else p["decision"]
         for p in players:
             if p["versus"] and p["decision"] is None:
                 raise RuleError(f"{p['who']}: the decision to play or fold versus the "

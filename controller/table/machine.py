@@ -1278,15 +1278,21 @@ class Table:
         self.hands_dealt()
         self._publish("betting_round", street=h.street, to_act=h.to_act, pot=h.pot)
 
+    def _box_decides(self) -> bool:
+        """Q Poker under shared_box_decision=seated_player (89/2004 art. 6(1), 9(2); Q2): one
+        decision, the seated player's, binds every bet versus the croupier on the box."""
+        return self.interpretations.get("shared_box_decision") == "seated_player"
+
     def _pending_decisions(self) -> list[dict[str, Any]]:
         r = self.round
         wager = self.flow.decision_wager
         if wager is None:
             return []
+        decided = {b for b, _ in r.decisions} if self._box_decides() else set()
         out = []
         for k, amount in r.bets.items():
             if k.wager == wager and amount > 0 and k.box not in r.void_boxes \
-                    and (k.box, k.player) not in r.decisions:
+                    and k.box not in decided and (k.box, k.player) not in r.decisions:
                 out.append({"box": k.box, "player": k.player})
         return sorted(out, key=lambda d: (d["box"], d["player"] or ""))
 
@@ -1541,6 +1547,13 @@ class Table:
         if (box, player) in r.decisions:
             raise TablectlError(f"box {box} already decided {r.decisions[(box, player)]}; "
                                 "the decision is irrevocable (art. 9(3))")
+        if self._box_decides():
+            made = [(p, d) for (b, p), d in r.decisions.items() if b == box]
+            if made:
+                raise TablectlError(f"box {box} already decided {made[0][1]}"
+                                    f"{' (' + made[0][0] + ')' if made[0][0] else ''}: the "
+                                    "seated player's decision binds the box "
+                                    "(interpretation shared_box_decision=seated_player)")
         r.decisions[(box, player)] = decision
         if decision == "play" and self.flow.decision_wager == "ante":
             # 78/2008 art. 9(4): the Play bet equals the Ante.

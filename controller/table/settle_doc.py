@@ -53,19 +53,25 @@ def _base(table: "Table") -> dict[str, Any]:
 
 def q_poker(table: "Table") -> dict[str, Any]:
     r = table.round
+    # interpretation shared_box_decision=seated_player: the one player who decided for the box
+    # is the seated one, and his decision binds the others' bets versus the croupier
+    by_seated = table.interpretations.get("shared_box_decision") == "seated_player"
     boxes = []
     for b in r.bet_boxes():
         if b in r.void_boxes:
             continue
         players = []
+        deciders = [p for (bb, p) in r.decisions if bb == b]
         for p in r.players_on(b):
             entry: dict[str, Any] = {"player": p}
             for w in table.game.wagers:             # pair bonus, versus croupier
                 amount = sum(v for k, v in r.bets.items() if (k.box, k.wager, k.player) == (b, w, p))
                 if amount:
                     entry[w] = amount
-            if "versus_croupier" in entry:
+            if "versus_croupier" in entry and (b, p) in r.decisions:
                 entry["decision"] = r.decisions[(b, p)]
+            if by_seated and p in deciders:
+                entry["seated"] = True
             players.append(entry)
         box: dict[str, Any] = {"box": b, "cards": _cards(table, box_recipient(b))}
         if len(players) == 1 and players[0]["player"] is None:
