@@ -328,6 +328,21 @@ def test_pan9_the_banker_opens_his_hand_after_every_seat_art_5_6():
     assert opened == ["box 1", "box 3", "box 2"]       # the players' hands, then the banker's
 
 
+
+def test_pan9_a_declaration_the_p12_refuse_reading_forbids_is_refused_when_declared():
+    t = table("super-pan-9", interpretations={"adjusted_total": "refuse"})
+    t.command("set_banker", seat=1, capital=1000)
+    t.command("place_bet", box=2, wager="seat", amount=100, player="ana")
+    with pytest.raises(TablectlError, match="subtract at most 3"):   # art. 2(3), P12
+        t.command("declare_adjust", points=-5)
+    assert t.round.adjust == 0
+    t.command("declare_adjust", points=-3)
+    t.command("shake")
+    t.handle_device(ev.DiceResult(device="dice", ts=2.0, dice=(3, 4, 5, 6)))
+    assert t.state == "dealing" and not rulings(t)        # a sound throw, nothing to rule
+    assert t.conditions.get("dice", set()) == set()
+
+
 # --- what is not legal never crashes ----------------------------------------------------------
 
 def test_illegal_commands_change_nothing():

@@ -300,6 +300,12 @@ class SuperPan9(Game):
             raise RuleError(f"{layout_boxes} seats cannot each get two cards from one 52-card "
                             f"deck ({art('1(1)')}, {art('2(3)')}); at most {MAX_SEATS}")
 
+    def check_adjust(self, adjust: object,
+                     interpretations: Mapping[str, str] | None = None) -> int:
+        """Art. 2(3): the points the banker declares before the shake, checked when declared
+        under the chosen reading of P12 (``adjusted_total``)."""
+        return check_adjust(adjust, self.resolve_interpretations(interpretations))
+
     def _layout(self, layout: object) -> int:
         n = DEFAULT_LAYOUT if layout is None else layout
         self.check_layout(n)  # type: ignore[arg-type]

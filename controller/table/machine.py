@@ -1473,6 +1473,11 @@ class Table:
             raise TablectlError(f"{self.game.title} has no dice")
         if isinstance(points, bool) or not isinstance(points, int):
             raise TablectlError(f"points must be a whole number such as 2 or -1, got {points!r}")
+        check = getattr(self.game, "check_adjust", None)
+        if check is not None:
+            # the game's reading of the declaration (261/96/M art. 2(3), P12), before the
+            # shake: a declaration it refuses is refused now, not taken for a bad throw later
+            check(points, self.interpretations)
         self.round.adjust = points
         self._publish("adjust", points=points)
 
