@@ -46,6 +46,21 @@ def test_q_poker_shoe_round_settles_by_articles_9_and_10():
     assert t.round.round_id == 2 and not t.round.bets
 
 
+
+@pytest.mark.parametrize("game,wager", [("q-poker", "pair_bonus"),
+                                        ("fortune-3-card-poker", "pair_plus")])
+def test_no_bet_is_placed_or_taken_back_once_the_first_card_is_out(game, wager):
+    # 89/2004 art. 6(2), 78/2008 art. 6(3): the first card closes betting
+    t = table(game)
+    t.command("place_bet", box=1, wager=wager, amount=10)
+    draw(t, "As")
+    assert t.state == "dealing"
+    with pytest.raises(TablectlError):
+        t.command("place_bet", box=2, wager=wager, amount=10)
+    with pytest.raises(TablectlError):
+        t.command("remove_bet", box=1, wager=wager)
+    assert dict(t.round.bets) and sum(t.round.bets.values()) == 10
+
 def test_q_poker_shuffler_deals_hand_by_hand():
     t = q_round("shuffler")
     hand(t, "As", "Ah", "Ad")   # art. 7(2): three cards at a time, box 1, box 3, croupier
