@@ -191,6 +191,15 @@ class SimulatedDevice:
         if trigger.kind == "after_s":
             # Live, "after T seconds" means from now; the schedule counts from the start.
             trigger = Trigger("after_s", trigger.value + time.monotonic() - self.runtime.started)
+        else:
+            # Counts run from the device's start: one already reached would never come again.
+            reached = self.runtime.schedule.counters[trigger.kind]
+            if trigger.value <= reached:
+                what = trigger.kind[3:]
+                raise SimulatorError(
+                    f"{self.name}: {trigger.kind} = {trigger.value:g} has already passed (the "
+                    f"{what} count, from the device's start, is at {reached}); use "
+                    f"{trigger.kind} = {reached + 1} or later, or inject the fault now")
         self.runtime.schedule.add(trigger, fault)
         self._poke()
 

@@ -150,3 +150,19 @@ def test_a_control_port_in_use_is_named():
             SimulatedTable(control=f"tcp:{port}")
     finally:
         holder.close()
+
+
+def test_a_trigger_whose_count_has_passed_is_refused_not_armed_for_ever(table):
+    shoe = table["shoe"]
+    shoe.draw()
+    shoe.draw()
+    with pytest.raises(TablectlError) as err:
+        shoe.inject("jam", at_card=2)
+    assert "at_card = 2" in str(err.value) and "already" in str(err.value)
+    assert "at_card = 3" in str(err.value)                # the way out: a count still to come
+    assert shoe.runtime.schedule.pending() == []          # nothing armed that cannot fire
+    with ControlClient(table.control_address) as c:
+        with pytest.raises(TablectlError, match="already"):
+            c.request("inject", device="shoe", fault="jam", at_card=1)
+        c.request("inject", device="shoe", fault="jam", where="gate", at_card=3)
+    assert [e["kind"] for e in shoe.draw()] == ["jam"]
