@@ -132,6 +132,21 @@ def test_seq_rule_checked_on_decode():
     assert out[0].reason == "bad-payload" and out[0].nak is None
 
 
+def test_an_unsequenced_type_with_a_number_is_dropped_without_a_nak():
+    # The number names no frame of its sender's that waits to be sent again (an unsequenced
+    # type never is); a NAK would name another, reliable frame of that number, which its
+    # sender would then give up (reason 2, 3) or send again (reason 1).
+    host_side = TablectlCodec(receive_from="device")
+    for msg in (m.Heartbeat(7), m.Ack(3, 0), m.Nak(3, 1), m.Hello()):
+        out = host_side.feed(encode_frame(5, msg.TYPE, msg.pack()))
+        assert len(out) == 1 and isinstance(out[0], Rejected), msg
+        assert out[0].seq == 5 and out[0].nak is None, out[0]
+    device_side = TablectlCodec(receive_from="host")
+    info = m.HelloInfo(1, 1, 0, 0, "v", "m", "s", "1", b"")
+    out = device_side.feed(encode_frame(9, info.TYPE, info.pack()))
+    assert out[0].reason == "wrong-sender" and out[0].nak is None
+
+
 def test_get_codec_names():
     assert get_codec("tablectl").name == "tablectl"
     assert get_codec("dice-binary").name == "dice-binary"

@@ -238,3 +238,18 @@ def test_a_shuffler_holds_no_more_cards_than_its_deck_check_can_report():
     with pytest.raises(SimulatorError, match="at most 339 cards"):
         w.rt.act("load_deck", 61.0, ["As"] * 340)   # its report would not fit in a frame
     assert model.status()["cards"] == 339
+
+
+def test_a_malformed_unsequenced_frame_is_not_answered_with_a_nak_naming_a_reliable_one():
+    # A NAK(1, bad payload) would tell the host to give up its command 1 as not understood,
+    # though the device accepted it; the malformed heartbeat itself is never sent again.
+    from drivers.protocol.framing import encode_frame
+    w = Wire(ShufflerModel())
+    w.send(m.Hello(1, 10_000), now=0.0)
+    w.read()
+    w.send(m.StatusRequest(), seq=1, now=0.1)
+    assert (1, m.Ack(1, 0)) in [(i.message.seq, i.message) for i in w.read()
+                               if isinstance(i.message, m.Ack)]
+    w.rt.receive(encode_frame(1, m.Heartbeat.TYPE, m.Heartbeat(5).pack()), 0.2)
+    assert [i.message for i in w.read() if isinstance(i.message, m.Nak)] == []
+    assert w.rt.stats["rejected_bad-payload"] == 1

@@ -112,15 +112,20 @@ class TablectlCodec(Codec):
                                         f"unknown message type 0x{fr.type:02x}",
                                         m.NAK_UNKNOWN_TYPE))
                 continue
+            # A type that is never sent again is never NAKed: a number it carries by mistake
+            # names no frame of its own, and a NAK would name the reliable frame of that
+            # number, which its sender would then give up or send again.
+            nak_type, nak_payload = ((m.NAK_UNKNOWN_TYPE, m.NAK_BAD_PAYLOAD) if cls.RELIABLE
+                                     else (None, None))
             if not self._accepts(cls):
                 out.append(self._reject("wrong-sender", fr.seq, fr.type,
                                         f"{cls.__name__} is sent by the {cls.SENDER}, not the "
-                                        f"{self.receive_from}", m.NAK_UNKNOWN_TYPE))
+                                        f"{self.receive_from}", nak_type))
                 continue
             if (fr.seq == 0) == cls.RELIABLE:
                 out.append(self._reject("bad-payload", fr.seq, fr.type,
                                         f"{cls.__name__} with sequence number {fr.seq}",
-                                        m.NAK_BAD_PAYLOAD))
+                                        nak_payload))
                 continue
             try:
                 msg = cls.unpack(fr.payload)
@@ -131,7 +136,8 @@ class TablectlCodec(Codec):
             out.append(Received(fr.seq, msg))
         return out
 
-    def _reject(self, reason: str, seq: int, typ: int, detail: str, nak: int) -> Rejected:
+    def _reject(self, reason: str, seq: int, typ: int, detail: str,
+                nak: int | None) -> Rejected:
         self.rejected += 1
         # Only a reliable frame is answered with a NAK: unsequenced ones are not retried.
         return Rejected(reason, seq, typ, detail, nak if seq else None)
