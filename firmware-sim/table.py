@@ -188,6 +188,8 @@ class SimulatedDevice:
             self.table._call(self._now, self.runtime.inject, f)
 
     def _arm(self, trigger: Trigger, fault: Fault) -> None:
+        if fault.level == "device":
+            self.runtime.model.check_fault(fault)
         if trigger.kind == "after_s":
             # Live, "after T seconds" means from now; the schedule counts from the start.
             trigger = Trigger("after_s", trigger.value + time.monotonic() - self.runtime.started)
@@ -532,6 +534,13 @@ class SimulatedTable:
             model = MODELS[device_class](**kw)
         except TablectlError:
             raise
+        for trigger, f in schedule.pending():
+            if f.level == "device":
+                try:
+                    model.check_fault(f)
+                except SimulatorError as exc:
+                    raise SimulatorError(f"{name}: the scenario's fault {f.name!r} ({trigger}): "
+                                         f"{exc}") from None
         units = {"dice": dice, "box-sensors": boxes}.get(device_class, 1)
         identity = SimIdentity(device_class, serial, model=MODELS_NAMES[device_class],
                                firmware_hash=firmware_hash(device_class),

@@ -166,3 +166,12 @@ def test_a_trigger_whose_count_has_passed_is_refused_not_armed_for_ever(table):
             c.request("inject", device="shoe", fault="jam", at_card=1)
         c.request("inject", device="shoe", fault="jam", where="gate", at_card=3)
     assert [e["kind"] for e in shoe.draw()] == ["jam"]
+
+
+def test_a_die_the_agitator_does_not_hold_is_refused_when_the_fault_is_armed(table):
+    dice = table["dice"]                                  # four dice: 0 to 3
+    with pytest.raises(TablectlError, match="die 5 does not exist.*dice 0 to 3"):
+        dice.inject("die_not_flat", die=5, at_shake=1)
+    with pytest.raises(TablectlError, match="die 4 does not exist"):
+        dice.inject("die_out_of_cup", die=4, at_shake=1)
+    assert dice.runtime.schedule.pending() == []

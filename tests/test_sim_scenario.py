@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from controller.errors import TablectlError
 from controller.rules.cards import full_deck
 from firmware_sim import ScenarioError, SimulatedTable, parse_scenario, start_device
 from firmware_sim.scenario import bundled, load_scenario
@@ -176,3 +177,13 @@ def test_shoe_faults_scenario():
         assert [e["kind"] for e in shoe.draw()] == ["jam"]
     finally:
         shoe.stop()
+
+
+def test_a_scenario_fault_for_a_die_the_agitator_does_not_hold_is_refused_at_start(tmp_path):
+    p = tmp_path / "s.toml"
+    p.write_text("[devices.dice]\ndice = 2\n\n[[faults]]\ndevice = 'dice'\n"
+                 "fault = 'die_not_flat'\ndie = 3\nat_shake = 1\n")
+    with SimulatedTable(scenario=str(p)) as table:
+        with pytest.raises(TablectlError, match="die 3 does not exist.*dice 0 to 1"):
+            table.add("dice")
+        assert "dice" not in table.devices

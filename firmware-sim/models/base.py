@@ -261,6 +261,11 @@ class FirmwareModel:
     def _after_jam_cleared(self) -> None:
         pass
 
+    def check_fault(self, fault: Fault) -> None:
+        """Raise SimulatorError when ``fault`` could not apply to this unit (e.g. a die it does
+        not hold): called before a fault is armed for a later trigger, so the error comes
+        when it is given, not when it would fire."""
+
     def _apply_fault(self, fault: Fault) -> None:
         """Device-level faults shared by every class; subclasses handle the rest."""
         name, a = fault.name, fault.args

@@ -88,11 +88,14 @@ class DiceModel(FirmwareModel):
         self.last = values
         self._emit("dice_result", dice=list(values))
 
+    def check_fault(self, fault: Fault) -> None:
+        if fault.name in ("die_not_flat", "die_out_of_cup") and fault.args["die"] >= self.n_dice:
+            raise SimulatorError(f"die {fault.args['die']} does not exist: the agitator "
+                                 f"holds dice 0 to {self.n_dice - 1}")
+
     def _apply_own_fault(self, fault: Fault) -> None:
         if fault.name in ("die_not_flat", "die_out_of_cup"):
-            if fault.args["die"] >= self.n_dice:
-                raise SimulatorError(f"die {fault.args['die']} does not exist: the agitator "
-                                     f"holds dice 0 to {self.n_dice - 1}")
+            self.check_fault(fault)
             self._next_faults.append(fault)
         else:
             super()._apply_own_fault(fault)
