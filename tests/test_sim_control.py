@@ -175,3 +175,17 @@ def test_a_die_the_agitator_does_not_hold_is_refused_when_the_fault_is_armed(tab
     with pytest.raises(TablectlError, match="die 4 does not exist"):
         dice.inject("die_out_of_cup", die=4, at_shake=1)
     assert dice.runtime.schedule.pending() == []
+
+
+@pytest.mark.parametrize("fault, args, words", [
+    ("deck_missing", {"card": "Zz"}, "unknown card 'Zz'"),
+    ("deck_extra", {"card": "Xx"}, "unknown card 'Xx'"),
+    ("deck_duplicate", {"card": "11s"}, "unknown card '11s'"),
+    ("deck_order", {"cards": ["As", "Qq"]}, "unknown card 'Qq'"),
+])
+def test_a_card_named_wrongly_is_refused_when_a_deck_fault_is_armed(fault, args, words):
+    with SimulatedTable(seed=5, speed=500) as t:
+        shuffler = t.add("shuffler")
+        with pytest.raises(TablectlError, match=words):
+            shuffler.inject(fault, at_deck=1, **args)
+        assert shuffler.runtime.schedule.pending() == []

@@ -97,11 +97,20 @@ class CardModel(FirmwareModel):
             raise SimulatorError(f"card {want} is not in the {self.device_class}'s deck")
         return want
 
+    def check_fault(self, fault: Fault) -> None:
+        # A card named wrongly is rejected when the fault is given, not at the deck it changes.
+        a = fault.args
+        if fault.name in ("deck_missing", "deck_extra", "deck_duplicate"):
+            if a.get("card") is not None:
+                DeckCard.parse(a["card"])
+        elif fault.name == "deck_order":
+            parse_deck(a["cards"])
+        super().check_fault(fault)
+
     def _apply_own_fault(self, fault: Fault) -> None:
         name, a = fault.name, fault.args
         if name in ("deck_missing", "deck_extra", "deck_duplicate"):
-            if a.get("card") is not None:
-                DeckCard.parse(a["card"])         # reject a bad card now, not at the next deck
+            self.check_fault(fault)
             self._pending_changes.append(fault)
         elif name == "deck_sorted":
             self._order_mode.extend([("sorted", {})] * a["decks"])
