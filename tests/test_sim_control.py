@@ -189,3 +189,23 @@ def test_a_card_named_wrongly_is_refused_when_a_deck_fault_is_armed(fault, args,
         with pytest.raises(TablectlError, match=words):
             shuffler.inject(fault, at_deck=1, **args)
         assert shuffler.runtime.schedule.pending() == []
+
+
+def test_a_deck_fault_naming_a_card_the_deck_will_not_hold_is_refused_and_leaves_it_working():
+    import time
+    from drivers.protocol import get_codec
+
+    with SimulatedTable(seed=5, speed=500) as t:
+        shuffler = t.add("shuffler")
+        shuffler.inject("deck_missing", card="As")
+        with pytest.raises(TablectlError, match="card As is not in the shuffler's deck"):
+            shuffler.inject("deck_missing", card="As")     # the first takes it away
+        with pytest.raises(TablectlError, match="card As is not in the shuffler's deck"):
+            shuffler.inject("deck_duplicate", card="As")
+        # The fault armed happens at the next deck, and the shuffler is not wedged by the others.
+        rt, host = shuffler.runtime, get_codec("tablectl")
+        t._call(rt.receive, host.encode(m.Hello(), 0), time.monotonic())
+        t._call(rt.receive, host.encode(m.Shuffle(), 1), time.monotonic())
+        assert t._call(lambda: rt.model.state) == "shuffling"
+        held = t._call(lambda: [str(d) for d in rt.model.held])
+        assert len(held) == 51 and "As" not in held

@@ -81,6 +81,19 @@ class CardModel(FirmwareModel):
                 self.owned.remove(self.rng.choice(others))
             self.owned.append(twin)
 
+    def _try_changes(self, changes: list[Fault]) -> None:
+        """Raise SimulatorError if ``changes`` could not all be made to the deck as it is (a
+        card named that an earlier change takes away, or that the deck does not hold): the
+        error then comes when the fault is given, not in the middle of the next deck."""
+        owned, state = self.owned, self.rng.getstate()
+        self.owned = list(owned)
+        try:
+            for f in changes:
+                self._change_deck(f)
+        finally:
+            self.owned = owned
+            self.rng.setstate(state)
+
     def _face(self, text: str | None):
         if text is None:
             return self.rng.choice(new_deck()).card
@@ -111,6 +124,7 @@ class CardModel(FirmwareModel):
         name, a = fault.name, fault.args
         if name in ("deck_missing", "deck_extra", "deck_duplicate"):
             self.check_fault(fault)
+            self._try_changes([*self._pending_changes, fault])
             self._pending_changes.append(fault)
         elif name == "deck_sorted":
             self._order_mode.extend([("sorted", {})] * a["decks"])
