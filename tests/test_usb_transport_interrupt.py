@@ -40,6 +40,8 @@ class Device:
         self.codec = get_codec("tablectl", receive_from="host")
         self.received = []
         self.lock = threading.Lock()
+        self.handles_open = 0       # opened by the host and not closed
+        self.claimed = False        # interface 0 claimed by the host
 
     def from_host(self, data):
         with self.lock:
@@ -88,10 +90,11 @@ class IntrBackend(usb.backend.IBackend):
         return dev.endpoints[ep]
 
     def open_device(self, dev):
+        dev.handles_open += 1
         return dev
 
     def close_device(self, handle):
-        pass
+        handle.handles_open -= 1
 
     def set_configuration(self, handle, value):
         pass
@@ -100,10 +103,10 @@ class IntrBackend(usb.backend.IBackend):
         return 1
 
     def claim_interface(self, handle, intf):
-        pass
+        handle.claimed = True
 
     def release_interface(self, handle, intf):
-        pass
+        handle.claimed = False
 
     def bulk_write(self, handle, ep, intf, data, timeout):
         handle.from_host(data)
@@ -175,4 +178,18 @@ def test_device_without_the_protocol_endpoints_is_refused(devices):
         t = UsbTransport(VID, PID, serial="NO-EPS", backend=BACKEND)
         with pytest.raises(TransportError, match="does not speak docs/protocol.md over USB"):
             await t.open()
+    run(main())
+
+
+def test_a_device_refused_at_open_is_released_each_time(devices):
+    # The link tries again every few seconds for as long as it runs: each attempt gives back
+    # the handle it opened and the interface it claimed before the next one (not whenever the
+    # garbage collector finalises pyusb's device object).
+    async def main():
+        t = UsbTransport(VID, PID, serial="NO-EPS", backend=BACKEND)
+        for _ in range(3):
+            with pytest.raises(TransportError, match="does not speak docs/protocol.md"):
+                await t.open()
+            assert (devices[0].handles_open, devices[0].claimed) == (0, False)
+            assert not t.is_open
     run(main())

@@ -72,6 +72,18 @@ class UsbTransport(Transport):
                                  "in and usb_vendor / usb_product / usb_serial in the table "
                                  "configuration")
         try:
+            self._claim(dev)
+        except TransportError:
+            # Whatever was opened or claimed goes back now, not whenever the garbage collector
+            # finalises the pyusb object: the next attempt must not find interface 0 still
+            # claimed by this one.
+            self._ep_in = self._ep_out = None
+            _dispose(dev)
+            raise
+        self._dev = dev
+
+    def _claim(self, dev) -> None:
+        try:
             try:
                 if dev.is_kernel_driver_active(0):      # no kernel driver should own it
                     dev.detach_kernel_driver(0)
@@ -93,7 +105,6 @@ class UsbTransport(Transport):
         if self._ep_out is None or self._ep_in is None:
             raise TransportError(f"{self.name} has no OUT 0x01 and IN 0x81/0x82 endpoints on "
                                  "interface 0; it does not speak docs/protocol.md over USB")
-        self._dev = dev
 
     def _read_blocking(self) -> bytes:
         ep = self._ep_in
@@ -121,7 +132,12 @@ class UsbTransport(Transport):
         dev, self._dev = self._dev, None
         self._ep_in = self._ep_out = None
         if dev is not None:
-            try:
-                usb.util.dispose_resources(dev)
-            except Exception:  # noqa: BLE001 - the device may be gone already
-                pass
+            _dispose(dev)
+
+
+def _dispose(dev) -> None:
+    """Release the interface and close the handle; never raises."""
+    try:
+        usb.util.dispose_resources(dev)
+    except Exception:  # noqa: BLE001 - the device may be gone already
+        pass
