@@ -1120,3 +1120,23 @@ def test_a_card_message_the_driver_fails_on_is_logged_without_its_cards(link_pat
         assert line["message"] == "HandDispensed"
         assert "12" not in repr(line) and "25" not in repr(line)
     run(main())
+
+
+def test_device_uptime_going_back_over_a_second_is_a_reboot_but_its_wrap_is_not(link_path):
+    """docs/protocol.md 3.3: a device's heartbeat uptime going back by more than a second
+    betrays a reboot (its BOOT notice may have been lost); the u32 wrapping after 49.7 days
+    does not."""
+    async def main():
+        peer, drv, q, up = await started(link_path)
+        peer.send_now(m.Heartbeat(0xFFFFFF00))     # the counter about to wrap; then 0, 50…
+        await asyncio.sleep(0.3)
+        assert drv.is_up and q.empty()
+        peer.send_now(m.Heartbeat(5000))           # the peer's own beats go on from ~300 ms
+        peer.supports_resume = False
+        lost, _ = await next_event(q, "link_lost")
+        assert lost.rebooted and "uptime went back" in lost.reason
+        back, _ = await next_event(q, "link_restored")
+        assert back.resumed is False
+        await drv.close()
+        peer.unplug()
+    run(main())
