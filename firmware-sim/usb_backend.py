@@ -67,6 +67,7 @@ class UsbPort:
         self.product_id = product_id
         self.id = next(_ids)
         self.generation = 0          # bumped at every unplug: old handles then fail
+        self.handles = 0             # host handles open on this plug-in (generation)
         self.dropped_bytes = 0
         self._cond = threading.Condition()
         self._to_host = bytearray()
@@ -101,6 +102,7 @@ class UsbPort:
                 return
             self._connected = False
             self.generation += 1
+            self.handles = 0
             self._to_host.clear()
             self._cond.notify_all()
         with _lock:
@@ -131,7 +133,17 @@ class UsbPort:
     def host_opened(self, generation: int) -> None:
         with self._cond:
             self._check(generation)
-            self._to_host.clear()      # like a serial port's input flush on open
+            if not self.handles:
+                # Like a serial port's input flush on open: what piled up while no host had
+                # the device open. A second handle (another driver reading the serial number
+                # while it looks for its own device) takes nothing from the one in use.
+                self._to_host.clear()
+            self.handles += 1
+
+    def host_closed(self, generation: int) -> None:
+        with self._cond:
+            if generation == self.generation and self.handles:
+                self.handles -= 1
 
     def host_write(self, generation: int, data: bytes) -> int:
         with self._cond:
@@ -279,6 +291,7 @@ class SimBackend(usb.backend.IBackend):
 
     def close_device(self, dev_handle: _Handle) -> None:
         dev_handle.claimed.clear()
+        dev_handle.dev.port.host_closed(dev_handle.dev.generation)
 
     def set_configuration(self, dev_handle: _Handle, config_value: int) -> None:
         self._alive(dev_handle)

@@ -94,3 +94,27 @@ def test_default_libusb_path_fails_cleanly_without_the_device():
         with pytest.raises(TransportError, match="no USB (device|library)"):
             await t.open()
     run(main())
+
+
+def test_another_host_handle_on_a_device_in_use_loses_none_of_its_bytes():
+    """Another driver looking for its own device reads every device's serial number, which
+    opens a handle on each: the device in use keeps what it sent and its host has not read."""
+    import usb.core
+    import usb.util
+
+    from firmware_sim.usb_backend import get_backend
+
+    with firmware_sim.SimulatedTable(seed=3, speed=1000, transport="usb") as table:
+        sim = table.add("box-sensors", serial="BOX-1")
+        find = dict(find_all=True, idVendor=0x1D50, idProduct=0x6018, backend=get_backend())
+        (dev,) = list(usb.core.find(**find))
+        dev.set_configuration()
+        usb.util.claim_interface(dev, 0)
+        sim.runtime.port.write(b"\x00MARK\x00")      # sent; the host has not read it yet
+        for other in usb.core.find(**find):           # another driver's search for its serial
+            assert usb.util.get_string(other, other.iSerialNumber) == "BOX-1"
+            usb.util.dispose_resources(other)
+        got = b""
+        while b"MARK" not in got:
+            got += bytes(dev.read(0x81, 512, timeout=200))
+        usb.util.dispose_resources(dev)
