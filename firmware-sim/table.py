@@ -534,12 +534,13 @@ class SimulatedTable:
             model = MODELS[device_class](**kw)
         except TablectlError:
             raise
-        for trigger, f in schedule.pending():
+        for trigger, f in [*((None, f) for f in immediate), *schedule.pending()]:
             if f.level == "device":
                 try:
                     model.check_fault(f)
-                except SimulatorError as exc:
-                    raise SimulatorError(f"{name}: the scenario's fault {f.name!r} ({trigger}): "
+                except TablectlError as exc:
+                    when = f" ({trigger})" if trigger is not None else ""
+                    raise SimulatorError(f"{name}: the scenario's fault {f.name!r}{when}: "
                                          f"{exc}") from None
         units = {"dice": dice, "box-sensors": boxes}.get(device_class, 1)
         identity = SimIdentity(device_class, serial, model=MODELS_NAMES[device_class],
@@ -574,9 +575,13 @@ class SimulatedTable:
         holder["dev"] = dev
         runtime.on_emit = dev._record
         runtime.on_transmit = dev._transmitted
+        try:
+            for f in immediate:
+                runtime.inject(f, now)
+        except BaseException:
+            port.close()            # not started: its name and port are free again
+            raise
         self.devices[name] = dev
-        for f in immediate:
-            runtime.inject(f, now)
         dev._task = loop.create_task(dev._run())
         return dev
 

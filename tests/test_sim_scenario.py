@@ -187,3 +187,13 @@ def test_a_scenario_fault_for_a_die_the_agitator_does_not_hold_is_refused_at_sta
         with pytest.raises(TablectlError, match="die 3 does not exist.*dice 0 to 1"):
             table.add("dice")
         assert "dice" not in table.devices
+
+
+def test_a_device_whose_scenario_fault_cannot_apply_is_not_left_half_started(tmp_path):
+    p = tmp_path / "s.toml"
+    p.write_text("[[faults]]\ndevice = 'shoe'\nfault = 'deck_missing'\ncard = 'Zz'\n")
+    with SimulatedTable(scenario=str(p), link_dir=str(tmp_path)) as table:
+        with pytest.raises(TablectlError, match="shoe: the scenario's fault 'deck_missing'.*'Zz'"):
+            table.add("shoe")
+        assert "shoe" not in table.devices
+        assert not (tmp_path / "shoe").exists()        # no stable name left to a dead port
