@@ -34,6 +34,8 @@ from .protocol.codec import Codec, CodecError, Received, Rejected, get_codec
 from .transport import Transport, TransportClosed, make_transport
 
 RECENT_SEQS = 32
+# Malfunction.code of a malfunction the host finds in what a device sent (no device sends 0).
+LOST_EVENT_CODE = 0
 # Commands numbered ahead in one go when the numbering must outlive the process (confirm mode):
 # one, so each command's number is recorded before it is sent and a restarted host numbers on
 # right after the last one it may have used, never onto one of the 32 the device remembers
@@ -440,6 +442,8 @@ class Link:
             if item.nak is not None and self.codec.sequenced and self.state == "up":
                 self.stats.naks_sent += 1
                 self._send(m.Nak(item.seq, item.nak))
+                if item.nak != m.NAK_CRC:
+                    self._lost_event(item)
             return
         msg = item.message
         self.stats.frames_in += 1
@@ -511,6 +515,19 @@ class Link:
         if p is not None and not p.future.done() and (not self.codec.sequenced
                                                       or ack.seq == p.seq):
             p.future.set_result(ack.code)
+
+    def _lost_event(self, item: Rejected) -> None:
+        """A reliable frame the device will not send again (NAK 2 or 3, section 3.1): whatever
+        it reported, a card out of the shoe among others, is lost to the table, and a device
+        that sends what the protocol does not allow is out of order. The table hears of it as
+        the device's malfunction, which its regulation rules on; the frame's detail stays in
+        the log (it may name a field's value)."""
+        name = m.MESSAGE_TYPES[item.type].__name__ if item.type in m.MESSAGE_TYPES \
+            else f"type 0x{item.type:02x}"
+        self._emit(ev.Malfunction(
+            device=self.spec.id, ts=self.clock(), code=LOST_EVENT_CODE,
+            text=f"sent a {name} frame the controller cannot read ({item.reason}); what it "
+                 "reported is lost: check the device before the next round"))
 
     def _on_nak(self, nak: m.Nak) -> None:
         p = self._pending

@@ -345,6 +345,9 @@ def test_corrupted_frame_is_nakked_resent_and_arrives_once(link_path):
 
 
 def test_garbage_and_malformed_frames_are_counted_and_dropped(link_path):
+    """Garbage and damaged frames are dropped; a reliable frame the host refuses (NAK 2 or
+    3), which the device will not send again, is a lost event: the table hears of it as the
+    device's malfunction, with no field of the frame in it."""
     async def main():
         peer, drv, q, _ = await started(link_path)
         peer.write(b"\x00\xff\xa5\x13garbage\xa5\xa5" * 5)
@@ -354,7 +357,11 @@ def test_garbage_and_malformed_frames_are_counted_and_dropped(link_path):
         peer.write(encode_frame(97, 0xEE, b"?"))                          # unknown type
         peer.send(m.CardDispensed(2, 1))
         e, before = await next_event(q, "card_dispensed")
-        assert e.card == Card.from_code(2) and before == []
+        assert e.card == Card.from_code(2)
+        assert [(type(b), b.code) for b in before] == [(ev.Malfunction, 0)] * 2
+        assert "CardDispensed frame" in before[0].text and "96" not in before[0].text
+        assert "type 0xee frame" in before[1].text
+        assert all("lost" in b.text for b in before)
         assert drv.stats.garbage_bytes > 0 and drv.stats.rejected >= 2 and drv.is_up
         naks = lambda: {msg.seq: msg.reason for _, msg in peer.received
                         if isinstance(msg, m.Nak)}
