@@ -111,6 +111,28 @@ def test_art_5_4_applies_only_after_a_win():
         bank.second_round_capital(1000, -1001)
 
 
+def test_art_5_1_and_5_4_the_bank_turn_at_the_table():
+    turn = bank.after_round(None, 3, 1000, 95)             # seat 3 won 95 net in its first round
+    assert turn == bank.BankTurn(3, 1, 1000, 95) and turn.capital_floor == 1095
+    with pytest.raises(RuleError, match=r"capital 500 is less than 1095 = 1000 \+ winnings 95 "
+                       r"\(261/96/M art\. 5\(4\)\); put at least 1095"):
+        turn.check(3, 500)
+    turn.check(3, 1095)
+    turn.check(3, 5000)                                     # he may add
+    turn.check(4, 10)                                       # another seat: its own turn
+    turn = bank.after_round(turn, 3, 1095, -200)
+    assert turn == bank.BankTurn(3, 2, 1000, 95) and turn.capital_floor is None
+    with pytest.raises(RuleError, match=r"seat 3 has banked two rounds in a row .*5\(1\).*"
+                       r"all_agree=true"):
+        turn.check(3, 1000)
+    turn.check(3, 1000, all_agree=True)
+    assert bank.after_round(turn, 5, 700, -700) == bank.BankTurn(5, 1, 700, -700)
+    assert bank.BankTurn.from_json(turn.to_json()) == turn
+    lost = bank.after_round(None, 1, 1000, -100)
+    assert lost.capital_floor is None
+    lost.check(1, 1)                                        # no floor after a loss
+
+
 # --- art. 5(5) ---------------------------------------------------------------------------
 
 BANKER = BankShare("banker", 100, 4, "banker")

@@ -695,3 +695,157 @@ def test_a_name_or_reason_that_spells_a_card_is_refused_and_voids_nothing():
     assert t.state == "player_decisions" and t.round.void is None
     t.command("void_round", role="supervisor", reason="10h exposed")
     assert t.round.void is not None
+
+
+# --- Super Pan 9: the bank's turn (261/96/M art. 5(1), 5(4)) -------------------------------
+
+def pan9_banked(t, seat=1, capital=1000, banker_wins=True, run=None, **banker_args):
+    """One whole Super Pan 9 round banked by ``seat``; seat 2 bets 100. The banker holds 4h 2h
+    (6 points) against seat 2's 2c 3c (5: the bank wins 100, 95 after the 5 % commission of
+    art. 9, P8 floor) or 9s Kd (9: the bank loses 100). ``run``: a TableRunner driving ``t``."""
+    command = run.command if run is not None else t.command
+    device = run.device if run is not None else t.handle_device
+    command("set_banker", seat=seat, capital=capital, **banker_args)
+    command("place_bet", box=2, wager="seat", amount=100, player="ana")
+    command("shake")
+    device(ev.DiceResult(device="dice", ts=1.0, dice=(1, 1, 1, 2)))
+    for _ in range(2):                  # two consecutive cards a seat (art. 2(3))
+        who = t.tracker.expected.deal.recipient.box
+        cards = ("4h", "2h") if who == seat else (("2c", "3c") if banker_wins else ("9s", "Kd"))
+        for c in cards:
+            device(ev.CardDrawn(device="shoe", ts=0.0, card=Card.parse(c), face_up=False))
+    assert t.state == "settlement"
+    command("confirm_result")
+    command("next_round")
+    if t.state == "shuffling":
+        command("deck_ready")
+    assert t.state == "bets_open"
+
+
+def test_pan9_a_seat_banks_two_rounds_in_a_row_unless_every_player_agrees_art_5_1():
+    t = table("super-pan-9")
+    pan9_banked(t, banker_wins=False)
+    pan9_banked(t, banker_wins=False)
+    events = len(t.outbox)
+    with pytest.raises(TablectlError, match=r"seat 1 has banked two rounds in a row "
+                       r"\(261/96/M art\. 5\(1\)\); pass the bank counter-clockwise, or give "
+                       r"all_agree=true when every player agrees"):
+        t.command("set_banker", seat=1, capital=1000)
+    assert t.round.banker is None and t.round.capital is None and len(t.outbox) == events
+    with pytest.raises(TablectlError, match="all_agree must be true or false"):
+        t.command("set_banker", seat=1, capital=1000, all_agree="yes")
+    # every player agrees: a third round, and each further one needs the agreement again
+    pan9_banked(t, all_agree=True, banker_wins=False)
+    assert t.public_view()["bank_turn"]["rounds"] == 3
+    with pytest.raises(TablectlError, match=r"art\. 5\(1\)"):
+        t.command("set_banker", seat=1, capital=1000)
+    # the bank passed on: any other seat may take it
+    t.command("set_banker", seat=8, capital=1000)
+    assert t.round.banker == 8
+
+
+def test_pan9_the_bank_passed_on_and_back_starts_a_new_turn_art_5_1():
+    t = table("super-pan-9")
+    pan9_banked(t)
+    pan9_banked(t, capital=1095)
+    pan9_banked(t, seat=3, banker_wins=False)
+    pan9_banked(t, seat=1, capital=200)                # a new turn: no floor from the old one
+    assert t.public_view()["bank_turn"] == {"seat": 1, "rounds": 1, "first_capital": 200,
+                                            "first_net": 95, "capital_floor": 295,
+                                            "may_keep": True}
+
+
+def test_pan9_a_void_round_is_not_a_round_banked_art_5_1():
+    t = table("super-pan-9")
+    pan9_banked(t, banker_wins=False)
+    t.command("set_banker", seat=1, capital=1000)
+    t.command("place_bet", box=2, wager="seat", amount=100, player="ana")
+    t.command("void_round", role="supervisor", reason="a player disputes the shake")
+    t.command("next_round")
+    ready(t)
+    assert t.public_view()["bank_turn"]["rounds"] == 1
+    pan9_banked(t, banker_wins=False)                   # the turn's second round
+    with pytest.raises(TablectlError, match=r"two rounds in a row"):
+        t.command("set_banker", seat=1, capital=1000)
+
+
+def test_pan9_a_banker_who_won_keeps_capital_and_winnings_on_the_table_art_5_4():
+    t = table("super-pan-9")
+    pan9_banked(t, capital=1000)                        # the bank wins 100, 95 after commission
+    assert settlement_before_last(t)["bank"][0]["net"] == 95
+    events = len(t.outbox)
+    with pytest.raises(TablectlError, match=r"capital 500 is less than 1095 = 1000 \+ winnings "
+                       r"95 \(261/96/M art\. 5\(4\)\); put at least 1095"):
+        t.command("set_banker", seat=1, capital=500)
+    for low in (1000, 1094):
+        with pytest.raises(TablectlError, match="at least 1095"):
+            t.command("set_banker", seat=1, capital=low)
+    with pytest.raises(TablectlError, match="at least 1095"):      # agreement is on rounds only
+        t.command("set_banker", seat=1, capital=1094, all_agree=True)
+    assert t.round.banker is None and t.round.capital is None and len(t.outbox) == events
+    t.command("set_banker", seat=1, capital=1095)
+    t.command("set_banker", seat=1, capital=2000)       # he may add
+    assert (t.round.banker, t.round.capital) == (1, 2000)
+    t.command("set_banker", seat=3, capital=500)        # another seat: a turn of its own
+    assert (t.round.banker, t.round.capital) == (3, 500)
+
+
+def settlement_before_last(t):
+    return [e.to_json() for e in t.outbox if e.kind == "settlement"][-1]
+
+
+def test_pan9_after_a_first_round_lost_the_text_sets_no_floor_art_5_4():
+    t = table("super-pan-9")
+    pan9_banked(t, capital=1000, banker_wins=False)     # the bank loses 100
+    assert t.public_view()["bank_turn"]["capital_floor"] is None
+    pan9_banked(t, capital=300)
+    # after the second round the turn is over: no floor is carried into a third
+    assert t.public_view()["bank_turn"] == {"seat": 1, "rounds": 2, "first_capital": 1000,
+                                            "first_net": -100, "capital_floor": None,
+                                            "may_keep": False}
+
+
+def test_pan9_the_bank_turn_is_in_the_snapshot_and_comes_back_with_it():
+    from controller.rules import get_game
+    from controller.table import Table
+    from table_helpers import DEVICES
+    t = table("super-pan-9")
+    pan9_banked(t, capital=1000)
+    snap = json.loads(json.dumps(t.snapshot()))
+    t2 = Table("T1", get_game("super-pan-9"), "shoe", layout_boxes=8, devices=DEVICES)
+    t2.restore(snap)
+    with pytest.raises(TablectlError, match="at least 1095"):
+        t2.command("set_banker", seat=1, capital=500)
+    pan9_banked(t2, capital=1095)
+    with pytest.raises(TablectlError, match="two rounds in a row"):
+        t2.command("set_banker", seat=1, capital=1000)
+
+
+def test_pan9_the_bank_turn_is_rebuilt_from_the_journal_and_a_refusal_journaled(tmp_path):
+    from controller.journal import Journal
+    from controller.rules import get_game
+    from controller.table import Table
+    from controller.table.runner import TableRunner
+    from table_helpers import DEVICES
+
+    def runner():
+        t = Table("T1", get_game("super-pan-9"), "shoe", layout_boxes=8, devices=DEVICES)
+        return TableRunner(t, Journal.open(tmp_path / "j.db", "T1"))
+    run = runner()
+    run.command("open_table", role="supervisor")
+    run.command("deck_ready")
+    pan9_banked(run.table, capital=1000, run=run)       # won: 95 after commission
+    pan9_banked(run.table, capital=1095, run=run)
+    run.command("set_banker", seat=3, capital=1000)
+    run.journal.close()                                 # the process dies here
+    run = runner()
+    run.recover()
+    assert run.table.round.banker == 3
+    assert run.table.public_view()["bank_turn"]["rounds"] == 2
+    before = len(run.journal)
+    with pytest.raises(TablectlError, match="two rounds in a row"):
+        run.command("set_banker", seat=1, capital=1000)
+    recs = list(run.journal.records(since=before))
+    assert [r.kind for r in recs] == ["command", "refused"]
+    assert "5(1)" in recs[-1].payload["error"]
+    assert run.table.round.banker == 3

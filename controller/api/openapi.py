@@ -19,6 +19,9 @@ PARAMS: dict[str, dict[str, Any]] = {
     "player": {"type": ["string", "null"], "description": "player on a shared box (Q Poker)"},
     "seat": {"type": "integer", "minimum": 1},
     "capital": {"type": "integer", "minimum": 1, "description": "banker's capital, chip units"},
+    "all_agree": {"type": "boolean", "default": False,
+                  "description": "Super Pan 9: every player agrees that the seat banks beyond "
+                                 "two rounds in a row (261/96/M art. 5(1))"},
     "points": {"type": "integer", "description": "Super Pan 9 points declared before the shake"},
     "seats": {"type": "array", "items": {"type": "integer", "minimum": 1}},
     "button": {"type": "integer", "minimum": 1},

@@ -135,6 +135,74 @@ def second_round_capital(first_capital: int, first_round_net: int,
     return check_capital(offered, "the banker's second round")
 
 
+# --- art. 5(1), 5(4): the bank's turn at the table -----------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BankTurn:
+    """The seat holding the bank and what its turn has played so far (art. 5(1), 5(4)).
+
+    ``rounds`` counts the rounds this seat has banked in a row (settled rounds only: a void
+    round is not a round played). ``first_capital`` and ``first_net`` are the capital of the
+    turn's first round and the banker's own net of it after commission (co-bankers' and the
+    house's shares not included): art. 5(4) carries that win into the second round.
+    """
+
+    seat: int
+    rounds: int
+    first_capital: int
+    first_net: int
+
+    @property
+    def capital_floor(self) -> int | None:
+        """The least capital with which this seat may bank the next round of its turn: after a
+        winning first round, capital plus the win (art. 5(4)); otherwise none. The text sets
+        the floor for the second round only, so a round beyond it (art. 5(1) agreement) has
+        none."""
+        if self.rounds == 1 and self.first_net > 0:
+            return second_round_capital(self.first_capital, self.first_net)
+        return None
+
+    def check(self, seat: int, capital: int, *, all_agree: bool = False) -> None:
+        """RuleError when ``seat`` may not bank the next round with ``capital``: a seat that
+        has banked two rounds in a row, unless every player agrees (art. 5(1)); a banker who
+        won his first round and keeps the bank with less than capital plus win (art. 5(4)).
+        Another seat starts a turn of its own and is not checked here."""
+        if seat != self.seat:
+            return
+        if not may_keep_bank(self.rounds, all_agree=all_agree):
+            raise RuleError(f"seat {seat} has banked {_rounds(self.rounds)} in a row (261/96/M "
+                            f"art. 5(1)); pass the bank counter-clockwise, or give "
+                            "all_agree=true when every player agrees")
+        floor = self.capital_floor
+        if floor is not None and capital < floor:
+            raise RuleError(f"capital {capital} is less than {floor} = {self.first_capital} + "
+                            f"winnings {self.first_net} (261/96/M art. 5(4)); put at least "
+                            f"{floor}")
+
+    def to_json(self) -> dict[str, int]:
+        return {"seat": self.seat, "rounds": self.rounds, "first_capital": self.first_capital,
+                "first_net": self.first_net}
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, int]) -> "BankTurn":
+        return cls(int(doc["seat"]), int(doc["rounds"]), int(doc["first_capital"]),
+                   int(doc["first_net"]))
+
+
+def _rounds(n: int) -> str:
+    return {2: "two rounds", 3: "three rounds"}.get(n, f"{n} rounds")
+
+
+def after_round(turn: BankTurn | None, seat: int, capital: int, net: int) -> BankTurn:
+    """The turn once ``seat`` has banked a settled round with ``capital``, the banker's own
+    net of it being ``net``: the same seat's turn goes on one round longer; another seat's
+    begins (art. 5(1))."""
+    if turn is not None and turn.seat == seat:
+        return BankTurn(seat, turn.rounds + 1, turn.first_capital, turn.first_net)
+    return BankTurn(seat, 1, capital, net)
+
+
 # --- art. 5(5): co-banking ---------------------------------------------------------------
 
 

@@ -33,6 +33,7 @@ from controller.rules.base import (CROUPIER, BOARD, Game, Irregularity, Mode, Ph
                                    PlanRequest, Recipient, Remedy, Ruling, box as box_recipient)
 from controller.rules.cards import Card
 from controller.rules.errors import RuleError
+from controller.rules.pan9_bank import BankTurn, after_round as bank_after_round, may_keep_bank
 from controller import inputs as panel_inputs   # registers the panel's events for replay
 from drivers import events as ev
 
@@ -146,8 +147,9 @@ COMMANDS: dict[str, CommandSpec] = {c.name: c for c in (
     CommandSpec("remove_bet", ("dealer", "supervisor"), ("box", "wager", "player"),
                 "take a bet back before betting closes"),
     CommandSpec("close_bets", ("dealer", "supervisor"), (), "no more bets"),
-    CommandSpec("set_banker", ("dealer", "supervisor"), ("seat", "capital"),
-                "Super Pan 9: the banker's seat and capital"),
+    CommandSpec("set_banker", ("dealer", "supervisor"), ("seat", "capital", "all_agree"),
+                "Super Pan 9: the banker's seat and capital; all_agree when every player "
+                "agrees to a seat banking beyond two rounds in a row (art. 5(1))"),
     CommandSpec("declare_adjust", ("dealer", "supervisor"), ("points",),
                 "Super Pan 9: points the banker adds or subtracts, before the shake"),
     CommandSpec("shake", ("dealer", "supervisor"), (),
@@ -226,6 +228,9 @@ class Table:
         # shuffler is put right): no hand is asked of it before its shuffle is done.
         self._awaiting_shuffle = False
         self._reshake_owed = False      # a reshake was ruled; the banker shakes again
+        # Super Pan 9: the seat holding the bank and its settled rounds in a row (261/96/M
+        # art. 5(1), 5(4)); kept from round to round, in the snapshot.
+        self._bank_turn: BankTurn | None = None
         self._busy_asks = 0             # status requests after a "busy" refusal, this round
         self._unsettled = False
         self._last_dealt: Recipient | None = None
@@ -387,6 +392,7 @@ class Table:
             "expected": self._expected_json(),
             "holdem": self._holdem_json(),
             "integrity_stop": not self.gate.may_open_round(),
+            "bank_turn": self._bank_turn_json(),
         })
         return ev_.to_json()
 
@@ -1455,7 +1461,7 @@ class Table:
             self._make_tracker()
             self._ask_shuffler()
 
-    def _cmd_set_banker(self, seat: int, capital: int) -> None:
+    def _cmd_set_banker(self, seat: int, capital: int, all_agree: bool = False) -> None:
         self._require("bets_open", what="set the banker")
         if not self.flow.dice:
             raise TablectlError(f"{self.game.title} has no banker seat")
@@ -1463,9 +1469,17 @@ class Table:
         if any(k.box == seat for k in self.round.bets):
             raise TablectlError(f"seat {seat} holds bets; the banker's seat takes none "
                                 "(261/96/M art. 5): remove them or choose another seat")
+        capital = check_amount(capital, "the banker's capital")
+        if not isinstance(all_agree, bool):
+            raise TablectlError(f"all_agree must be true or false (every player agrees to the "
+                                f"seat banking again, 261/96/M art. 5(1)), got {all_agree!r}")
+        if self._bank_turn is not None:
+            # art. 5(1): two rounds in a row at most; art. 5(4): a winner keeps his win in
+            self._bank_turn.check(seat, capital, all_agree=all_agree)
         self.round.banker = seat
-        self.round.capital = check_amount(capital, "the banker's capital")
-        self._publish("banker", seat=seat, capital=capital)
+        self.round.capital = capital
+        self._publish("banker", seat=seat, capital=capital,
+                      **({"all_agree": True} if all_agree else {}))
 
     def _cmd_declare_adjust(self, points: int) -> None:
         self._require("bets_open", "bets_closed", what="declare points")
@@ -1610,11 +1624,30 @@ class Table:
 
     def _cmd_confirm_result(self) -> None:
         self._require("settlement", what="confirm the result")
+        if self.flow.dice and self.round.banker is not None:
+            self._count_bank_round()
         self._publish("round_complete", settlement=self.round.settlement is not None)
         self._release_alarms()
         if self.integrity is not None:
             self._integrity(self.integrity.round_ended())
         self.confirm_result()
+
+    def _count_bank_round(self) -> None:
+        """A settled round counts in the banker's turn (261/96/M art. 5(1)); the banker's own
+        net of it, after commission, is what art. 5(4) carries into a second round. A void
+        round never comes here: it is not a round banked."""
+        doc = self.round.settlement or {}
+        net = next((row.get("net", 0) for row in doc.get("bank", ())
+                    if row.get("role") == "banker"), 0)
+        self._bank_turn = bank_after_round(self._bank_turn, self.round.banker,
+                                           self.round.capital, int(net))
+
+    def _bank_turn_json(self) -> dict[str, Any] | None:
+        turn = self._bank_turn
+        if turn is None:
+            return None
+        return {**turn.to_json(), "capital_floor": turn.capital_floor,
+                "may_keep": may_keep_bank(turn.rounds)}
 
     def _cmd_next_round(self) -> None:
         self._require("round_complete", "round_void", what="start the next round")
@@ -1740,7 +1773,8 @@ class Table:
                 "integrity_pending": [a.to_json() for a in self.gate.pending],
                 "deck_check": self._deck_check,
                 "shuffle_after_check": self._shuffle_after_check,
-                "dispensing": self._dispensing, "awaiting_shuffle": self._awaiting_shuffle}
+                "dispensing": self._dispensing, "awaiting_shuffle": self._awaiting_shuffle,
+                "bank_turn": self._bank_turn.to_json() if self._bank_turn else None}
 
     def restore(self, snap: Mapping[str, Any]) -> None:
         """Put the table back as :meth:`snapshot` described it (before replaying inputs)."""
@@ -1762,6 +1796,8 @@ class Table:
         self._shuffle_after_check = bool(snap.get("shuffle_after_check", False))
         self._dispensing = bool(snap.get("dispensing", False))
         self._awaiting_shuffle = bool(snap.get("awaiting_shuffle", False))
+        turn = snap.get("bank_turn")
+        self._bank_turn = BankTurn.from_json(turn) if turn else None
         from controller.integrity.alarms import Alarm
         self.gate.pending = [Alarm.from_json(a) for a in snap.get("integrity_pending", [])]
         self._held_alarms = []
