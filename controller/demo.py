@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from controller.access import reason
+from controller.bench.rounds import pan9_banker
 from controller.errors import TablectlError
 from controller.rig import LAYOUT, Rig
 
@@ -215,9 +216,10 @@ class Croupier:
             seats = sorted(rng.sample(range(1, LAYOUT[self.game] + 1), rng.randint(2, 4)))
             r.must("seat_players", seats=seats, stacks=[200] * len(seats))
         else:
-            seats = rng.sample(range(1, LAYOUT[self.game] + 1), 3)
-            r.must("set_banker", seat=seats[0], capital=1000)
-            for s in seats[1:]:
+            banker, bettors, capital = pan9_banker(
+                r.view(), rng.sample(range(1, LAYOUT[self.game] + 1), 3))
+            r.must("set_banker", seat=banker, capital=capital)
+            for s in bettors:
                 r.must("place_bet", box=s, wager="seat", amount=10 * rng.randint(1, 10),
                        player=f"p{s}")
 

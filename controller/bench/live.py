@@ -29,7 +29,7 @@ from controller.table.machine import Command
 from controller.table.runner import TableRunner
 from controller.table.secrecy import PublicEvent
 
-from .rounds import LAYOUT, make_table
+from .rounds import LAYOUT, make_table, pan9_banker
 
 FAST_LINK = {"heartbeat_s": 0.05, "link_timeout_s": 0.4}
 ROUND_END = ("round_complete", "round_void")
@@ -417,9 +417,10 @@ class LiveCroupier:
             await live.command("seat_players", seats=seats, stacks=[200] * len(seats))
             return
         if self.game == "super-pan-9":
-            seats = rng.sample(range(1, layout + 1), 3)
-            await live.command("set_banker", seat=seats[0], capital=1000)
-            for s in seats[1:]:
+            banker, bettors, capital = pan9_banker(live.table.public_view(),
+                                                   rng.sample(range(1, layout + 1), 3))
+            await live.command("set_banker", seat=banker, capital=capital)
+            for s in bettors:
                 await live.command("place_bet", box=s, wager="seat", amount=10, player=f"p{s}")
             return
         for b in sorted(rng.sample(range(1, layout + 1), rng.randint(1, 3))):

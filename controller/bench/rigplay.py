@@ -12,7 +12,7 @@ import random
 import time
 from typing import Any
 
-from .rounds import LAYOUT
+from .rounds import LAYOUT, pan9_banker
 
 ROUND_END = ("round_complete", "round_void")
 
@@ -140,9 +140,10 @@ class RigCroupier:
         r, rng = self.rig, self.rng
         layout = LAYOUT[self.game]
         if self.game == "super-pan-9":
-            seats = rng.sample(range(1, layout + 1), 3)
-            r.command("set_banker", seat=seats[0], capital=1000)
-            for s in seats[1:]:
+            banker, bettors, capital = pan9_banker(r.view(),
+                                                   rng.sample(range(1, layout + 1), 3))
+            r.command("set_banker", seat=banker, capital=capital)
+            for s in bettors:
                 r.command("place_bet", box=s, wager="seat", amount=10, player=f"p{s}")
             return
         for b in sorted(rng.sample(range(1, layout + 1), rng.randint(1, 3))):

@@ -35,6 +35,23 @@ def make_table(game: str, mode: str = "shoe", table_id: str = "bench-1") -> Any:
                  holdem=HOLDEM if game == "texas-holdem" else None)
 
 
+def pan9_banker(view: dict[str, Any], seats: list[int],
+                capital: int = 1000) -> tuple[int, list[int], int]:
+    """Super Pan 9: the banker's seat, the seats that bet and the banker's capital, as a
+    croupier keeping 261/96/M art. 5 sets them from the table's ``bank_turn`` (public view).
+
+    The first of ``seats`` takes the bank, unless it has banked two rounds in a row: the bank
+    then passes and the next seat takes it (art. 5(1)); the others bet. A banker keeping the
+    bank after a winning first round puts at least capital plus win (art. 5(4)).
+    """
+    turn = view.get("bank_turn") or {}
+    banker, bettors = seats[0], list(seats[1:])
+    if turn.get("seat") == banker and not turn.get("may_keep", True):
+        banker, bettors = seats[1], [seats[0], *seats[2:]]
+    floor = turn.get("capital_floor") if turn.get("seat") == banker else None
+    return banker, bettors, max(capital, floor or 0)
+
+
 class TableTarget:
     """A bare table machine: no journal (the core figure)."""
 
@@ -132,9 +149,10 @@ class Croupier:
                 t.command("place_bet", box=b, wager="ante", amount=rng.randint(1, 9),
                           player=f"p{b}")
         else:
-            seats = rng.sample(range(1, LAYOUT[self.game] + 1), 3)
-            t.command("set_banker", seat=seats[0], capital=1000)
-            for s in seats[1:]:
+            banker, bettors, capital = pan9_banker(
+                t.view(), rng.sample(range(1, LAYOUT[self.game] + 1), 3))
+            t.command("set_banker", seat=banker, capital=capital)
+            for s in bettors:
                 t.command("place_bet", box=s, wager="seat", amount=10, player=f"p{s}")
             t.command("shake")
             self._device(ev.ShakeStarted(device="dice", ts=0.0))
