@@ -148,8 +148,9 @@ COMMANDS: dict[str, CommandSpec] = {c.name: c for c in (
                 "take a bet back before betting closes"),
     CommandSpec("close_bets", ("dealer", "supervisor"), (), "no more bets"),
     CommandSpec("set_banker", ("dealer", "supervisor"), ("seat", "capital", "all_agree"),
-                "Super Pan 9: the banker's seat and capital; all_agree when every player "
-                "agrees to a seat banking beyond two rounds in a row (art. 5(1))"),
+                "Super Pan 9: the banker's seat and capital; two rounds in a row at most "
+                "unless all_agree (261/96/M art. 5(1)); after a winning first round, capital "
+                "at least capital plus win (art. 5(4))"),
     CommandSpec("declare_adjust", ("dealer", "supervisor"), ("points",),
                 "Super Pan 9: points the banker adds or subtracts, before the shake"),
     CommandSpec("shake", ("dealer", "supervisor"), (),
