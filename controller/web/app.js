@@ -463,7 +463,17 @@
     if (s === "bets_open" && d.game.id === "super-pan-9" && can("set_banker")) {
       const seat = field("input", "banker-seat", { type: "number", min: "1", value: "1", "aria-label": "seat", class: "amount" });
       const cap = field("input", "banker-capital", { type: "number", min: "1", value: "1000", "aria-label": "capital", class: "amount" });
-      add(seat, cap, button("set_banker", () => ({ seat: num(seat.value), capital: num(cap.value) })));
+      // 261/96/M art. 5(1): a seat banks a third round in a row only when every player agrees;
+      // the agreement is for one round, so the box is cleared once the command is sent.
+      const agree = el("input", { type: "checkbox", "data-testid": "banker-all-agree", "aria-label": "all agree" });
+      agree.checked = drafts["banker-all-agree"] === true;
+      agree.addEventListener("change", () => { drafts["banker-all-agree"] = agree.checked; });
+      add(seat, cap, el("label", {}, agree, bi("labels", "all_agree")), button("set_banker", () => {
+        const args = { seat: num(seat.value), capital: num(cap.value) };
+        if (agree.checked) args.all_agree = true;
+        drafts["banker-all-agree"] = false;
+        return args;
+      }));
     }
     if (s === "bets_open" && d.game.id === "texas-holdem" && can("seat_players")) {
       const seats = field("input", "seats", { type: "text", value: "1,2,3", "aria-label": "seats", size: "8" });

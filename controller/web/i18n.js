@@ -15,7 +15,7 @@ window.L = {
     net: ["輸贏", "Net"], amount: ["金額", "Amount"], place_bet: ["下注", "Place bet"],
     play: ["博彩", "Play"], fold: ["放棄", "Fold"], house_net: ["賭場淨額", "House net"],
     commission: ["佣金", "Commission"], seconds: ["秒前", "s ago"], none: ["—", "—"],
-    capital: ["本金", "Capital"], expected: ["下一張", "Next card to"],
+    capital: ["本金", "Capital"], all_agree: ["全檯同意", "All agree"], expected: ["下一張", "Next card to"],
     stream_up: ["即時", "live"], stream_down: ["重新連線中", "reconnecting"],
     returned: ["退回投注", "bets returned"], remedy: ["處理", "Remedy"],
     display: ["顯示", "display"], dealer: ["荷官", "dealer"], supervisor: ["主任", "supervisor"],
