@@ -323,6 +323,7 @@ def test_shuffler_jam_while_dealing_shows_art_11_5_and_the_supervisor_switches_t
     assert dealer.locator("[data-command=clear_malfunction]").count() == 0
     boss = open_page(browser, live, "supervisor")
     expect(boss.locator("[data-command=switch_mode]")).to_be_visible()
+    assert boss.locator("[data-command=void_round]").count() == 0    # already void
     shot(boss, "q-poker-supervisor-malfunction")
     # art. 11(5): replace the shuffler or deal from the shoe; the supervisor switches
     front(boss).locator("[data-command=switch_mode]").click()
@@ -382,6 +383,28 @@ def test_a_jam_during_decisions_is_cleared_by_the_supervisor_from_the_page_and_t
     assert live.view()["round"]["round"] > round_no
     expect(boss.get_by_test_id("light")).to_have_attribute("data-colour", "green")
     shot(front(boss), "q-poker-supervisor-next-round-after-jam")
+
+
+@pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)
+def test_a_round_held_by_a_malfunction_is_voided_by_the_supervisor_from_the_page(browser, live):
+    """A shoe that jams with bets on the layout stops the table in malfunction with the round
+    held; voiding it (to switch mode, or because the shoe cannot be freed) is one of the
+    supervisor's ways out, and the page offers it there."""
+    supervisor(live, "open_table")
+    dealer, boss = open_page(browser, live, "dealer"), open_page(browser, live, "supervisor")
+    front(dealer).locator("[data-command=deck_ready]").click()
+    state_is(dealer, "bets_open")
+    bet(dealer, 1, "versus_croupier", 10)
+    live.devices["shoe"].inject("jam")
+    state_is(front(boss), "malfunction")
+    assert dealer.locator("[data-command=void_round]").count() == 0   # the supervisor's
+    front(boss).get_by_test_id("void-reason").fill("shoe jammed before the deal")
+    front(boss).locator("[data-command=void_round]").click()
+    state_is(boss, "round_void")
+    assert live.view()["round"]["void"] is not None
+    with live.journal() as journal:
+        close = journal.last(kind="round_close")
+    assert close.payload["outcome"] == "void"
 
 
 # --- what the dealer types goes to the table as typed ------------------------------------------

@@ -514,7 +514,10 @@
     }
     if (s === "settlement" && can("confirm_result")) add(button("confirm_result", {}, { class: "primary" }));
     if ((s === "round_complete" || s === "round_void") && can("next_round")) add(button("next_round", {}, { class: "primary" }));
-    if (can("void_round") && ["bets_open", "bets_closed", "dice_shaking", "dealing", "player_decisions", "croupier_reveal", "settlement", "shuffling"].includes(s)) {
+    // In malfunction only while the round is held there (a round the ruling already voided
+    // has nothing left to void).
+    if (can("void_round") && (["bets_open", "bets_closed", "dice_shaking", "dealing", "player_decisions", "croupier_reveal", "settlement", "shuffling"].includes(s)
+        || (s === "malfunction" && r && !r.void))) {
       const reason = field("input", "void-reason", { type: "text", placeholder: "原因 reason", "aria-label": "reason" });
       add(reason, button("void_round", () => ({ reason: reason.value }), { class: "danger" }));
     }
