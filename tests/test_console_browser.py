@@ -407,6 +407,28 @@ def test_a_round_held_by_a_malfunction_is_voided_by_the_supervisor_from_the_page
     assert close.payload["outcome"] == "void"
 
 
+@pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)
+def test_the_supervisor_closes_an_idle_table_from_the_page(browser, live):
+    """A table waiting for its deck or for bets, with none on the layout, may be taken out
+    of service; the page offers it there, and not while bets are on the layout."""
+    supervisor(live, "open_table")
+    dealer, boss = open_page(browser, live, "dealer"), open_page(browser, live, "supervisor")
+    state_is(boss, "shuffling")
+    expect(front(boss).locator("[data-command=close_table]")).to_be_visible()
+    front(dealer).locator("[data-command=deck_ready]").click()
+    state_is(dealer, "bets_open")
+    bet(dealer, 1, "versus_croupier", 10)
+    state_is(front(boss), "bets_open")
+    expect(boss.get_by_test_id("box-1").locator("[data-wager=versus_croupier]")).to_contain_text("10")
+    assert boss.locator("[data-command=close_table]").count() == 0
+    supervisor(live, "remove_bet", box=1, wager="versus_croupier")
+    expect(front(boss).locator("[data-command=close_table]")).to_be_visible()
+    assert dealer.locator("[data-command=close_table]").count() == 0   # the supervisor's
+    boss.locator("[data-command=close_table]").click()
+    state_is(boss, "out_of_service")
+    assert live.state() == "out_of_service"
+
+
 # --- what the dealer types goes to the table as typed ------------------------------------------
 
 @pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)

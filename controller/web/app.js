@@ -536,7 +536,9 @@
       const other = d.mode === "shoe" ? "shuffler" : "shoe";
       add(el("button", { type: "button", "data-command": "switch_mode", onclick: () => send("switch_mode", { mode: other }) }, bi("commands", "switch_mode"), " → ", bi("modes", other)));
     }
-    if (can("close_table") && ["round_complete", "round_void", "malfunction"].includes(s)) add(button("close_table"));
+    // Also while the table waits for its deck or its bets, with none on the layout.
+    const idle = s === "shuffling" || (s === "bets_open" && !((r && r.bets) || []).length);
+    if (can("close_table") && (["round_complete", "round_void", "malfunction"].includes(s) || idle)) add(button("close_table"));
   }
 
   // ---- the generic form: every command the role may give --------------------------------------
