@@ -390,6 +390,16 @@ def _alpha(v: Any) -> str:
                                            "the default 1e-5 is one deck in 100,000)")
 
 
+def _journal_path(v: Any) -> str:
+    # The service runs in its state directory and `tablectl journal` wherever it is typed:
+    # a relative path would name a different file for each.
+    if not v.startswith("/") or v.endswith("/"):
+        return (f"must be an absolute path ending in the file's name, such as "
+                f"{DEFAULT_JOURNAL} (a relative one depends on the directory each command "
+                "runs in)")
+    return ""
+
+
 def _usb_id(v: Any) -> str:
     return "" if 0 <= v <= 0xFFFF else "must be a 16-bit USB id such as 0x1d50"
 
@@ -427,8 +437,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
                                  "0 for none (11/2008 art. 16)"),
     },
     "journal": {
-        "path": Key("str", DEFAULT_JOURNAL, help="the journal file (SQLite); its directory must "
-                                                 "be writable by the service user"),
+        "path": Key("str", DEFAULT_JOURNAL, check=_journal_path,
+                    help="the journal file (SQLite), an absolute path; its directory must "
+                         "be writable by the service user"),
     },
     "api": {
         "listen": Key("str", "127.0.0.1", check=_address,

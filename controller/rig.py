@@ -34,7 +34,7 @@ class Rig:
                  interpretations: dict[str, str] | None = None,
                  holdem: dict[str, Any] | None = None,
                  cpu_wakeup_us: int | None = None) -> None:
-        self.dir = Path(workdir)
+        self.dir = Path(workdir).resolve()     # the config names the journal absolutely
         self.dir.mkdir(parents=True, exist_ok=True)
         self.game, self.mode, self.seed, self.speed = game, mode, seed, speed
         self.box_sensors = box_sensors

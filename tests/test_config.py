@@ -645,3 +645,19 @@ def test_a_device_spec_refuses_a_heartbeat_the_protocol_cannot_carry():
                    link_timeout_s=0.03)
     assert DeviceSpec(id="shoe", device_class="shoe", port="/dev/null", heartbeat_s=0.05,
                       link_timeout_s=0.5).heartbeat_s == 0.05
+
+
+@pytest.mark.parametrize("path", ["", "journal.db", "./var/journal.db", "/var/lib/tablectl/"])
+def test_a_journal_path_that_is_empty_relative_or_a_directory_is_refused(path):
+    """The service runs in /var/lib/tablectl, `tablectl journal` wherever it is typed: a
+    relative path names a different file for each (an empty one is the directory itself)."""
+    text = BASE + f'\n[journal]\npath = "{path}"\n'
+    p = only(text)
+    assert p.key == "journal.path" and p.line == line_of(text, "path = ")
+    assert p.reason == f"is {path!r}"
+    assert "absolute" in p.fix and "/var/lib/tablectl/journal.db" in p.fix
+
+
+def test_an_absolute_journal_path_is_taken():
+    assert str(parse_text(BASE + '\n[journal]\npath = "/srv/t1/journal.db"\n').journal_path) \
+        == "/srv/t1/journal.db"

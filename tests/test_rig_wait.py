@@ -33,3 +33,11 @@ def test_an_old_state_change_neither_ends_the_wait_nor_spins_it(tmp_path):
     # Asked on entry, at most once more on the wait's own 0.5 s timeout, and after the change
     # (an old change made it ask in a loop, thousands of times in 0.4 s).
     assert len(asked) <= 3, len(asked)
+
+
+def test_a_rig_in_a_relative_folder_names_its_journal_absolutely(tmp_path, monkeypatch):
+    """[journal] path must be absolute (docs/configuration.md): `tablectl demo --dir DIR`
+    with a relative DIR still writes a configuration the controller takes."""
+    monkeypatch.chdir(tmp_path)
+    rig = Rig("bench", "q-poker")
+    assert rig.journal_path == tmp_path / "bench" / "journal.db"
