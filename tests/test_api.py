@@ -580,3 +580,21 @@ def test_a_body_that_is_not_an_object_is_named_in_json_words(runner, body, kind)
     status, doc = client(create_app(runner, api_config()), check)
     assert status == 400 and doc["error"]["code"] == "bad_body"
     assert doc["error"]["message"].endswith(f"got {kind}")
+
+
+@pytest.mark.parametrize("number", ["1e400", "-1e400"])
+def test_a_number_beyond_a_float_in_a_body_is_400_like_infinity(runner, number):
+    """1e400 is valid JSON, but Python reads it as infinity, which the journal cannot hold:
+    it is refused with NaN and Infinity, before the table, not as the table's refusal."""
+    open_round(runner)
+    before = len(runner.journal)
+
+    async def check(c):
+        bad = await c.post("/api/commands/place_bet", headers=auth("dealer"),
+                           data=b'{"box": 1, "wager": "versus_croupier", "amount": '
+                           + number.encode() + b"}")
+        return bad.status, await bad.json()
+    status, doc = client(create_app(runner, api_config()), check)
+    assert status == 400 and doc["error"]["code"] == "bad_json"
+    assert number in doc["error"]["message"] and "whole number" in doc["error"]["message"]
+    assert len(runner.journal) == before

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Mapping
@@ -261,6 +262,15 @@ def _no_constant(name: str) -> Any:
     raise _NotANumber(name)
 
 
+def _finite(text: str) -> float:
+    """A JSON number with a fraction or an exponent; one beyond a float (1e400) would be
+    read as infinity."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotANumber(text)
+    return value
+
+
 def _nesting(value: Any) -> int:
     """How deep lists and objects nest in ``value`` ({"box": 1} is 1, {"seats": [1]} 2)."""
     depth, level = 0, [value]
@@ -282,9 +292,9 @@ async def _args(request: web.Request, params: tuple[str, ...]) -> dict[str, Any]
     if not text.strip():
         return {}
     try:
-        body = json.loads(text, parse_constant=_no_constant)
+        body = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
     except _NotANumber as exc:
-        return error(400, "bad_json", f"the body holds {exc}, which is not a JSON number; "
+        return error(400, "bad_json", f"the body holds {exc}, which is no finite number (JSON has no NaN or infinity); "
                      "amounts are whole numbers, such as {\"amount\": 10}")
     except json.JSONDecodeError as exc:
         return error(400, "bad_json", f"the body is not JSON ({exc.msg} at character "
