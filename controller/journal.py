@@ -297,6 +297,9 @@ class Journal:
                 conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
                                        isolation_level=None, check_same_thread=False)
             else:
+                if path.is_dir():
+                    raise JournalError(f"journal {path} is a directory; name the journal file "
+                                       f"in it ([journal] path), such as {path / 'journal.db'}")
                 path.parent.mkdir(parents=True, exist_ok=True)
                 if not os.access(path.parent, os.W_OK | os.X_OK):
                     # The writer makes -wal and -shm files beside the journal: SQLite would

@@ -615,3 +615,15 @@ def _same_json(a, b):
         return json.loads(str(a)) == json.loads(b)
     except ValueError:
         return False
+
+
+def test_a_writer_given_a_directory_says_so_and_names_a_file_in_it(tmp_path):
+    """[journal] path = "/var/lib/tablectl", the state directory without the file's name:
+    SQLite only says "unable to open database file"."""
+    from controller.journal import JournalError
+    with pytest.raises(JournalError) as info:
+        Journal.open(tmp_path, "T1")
+    msg = str(info.value)
+    assert "is a directory" in msg and str(tmp_path / "journal.db") in msg
+    assert "damaged" not in msg
+    assert list(tmp_path.iterdir()) == []
