@@ -849,3 +849,18 @@ def test_pan9_the_bank_turn_is_rebuilt_from_the_journal_and_a_refusal_journaled(
     assert [r.kind for r in recs] == ["command", "refused"]
     assert "5(1)" in recs[-1].payload["error"]
     assert run.table.round.banker == 3
+
+# --- a player's name on a shared box ----------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["", "   ", "box 1", "Box 1", "ana\x00", "ana\n"])
+def test_a_player_name_the_settlement_could_not_tell_apart_is_refused(name):
+    """The settlement names a box's unnamed bets "box N": a player named so, or with no name
+    at all, would be paid under the same name as the box's own bets."""
+    t = table("q-poker", "shoe")
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    with pytest.raises(TablectlError, match="player") as info:
+        t.command("place_bet", box=1, wager="versus_croupier", amount=20, player=name)
+    assert "name" in str(info.value)
+    assert [(k.box, k.player, v) for k, v in t.round.bets.items()] == [(1, None, 10)]
+    t.command("place_bet", box=1, wager="versus_croupier", amount=20, player="ana")
+    assert len(t.round.bets) == 2

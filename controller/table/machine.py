@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -1403,12 +1405,32 @@ class Table:
                                 f"1-{self.layout_boxes}")
         return box
 
+    @staticmethod
+    def _check_player(player: Any) -> None:
+        """A player's name sets his bets apart from the box's own (player left out), which
+        the settlement names "box N": a name it could not tell from them is refused."""
+        if player is None:
+            return
+        if not isinstance(player, str):
+            raise TablectlError(f"a player's name must be text, got {player!r}")
+        if not player.strip():
+            raise TablectlError("a player's name may not be empty; give the name, or leave "
+                                "player out for the box's own bet")
+        if any(unicodedata.category(ch) in ("Cc", "Cf") for ch in player):
+            raise TablectlError(f"a player's name must be printable text, got {player!r}; "
+                                "type the name again")
+        if re.fullmatch(r"box\s*\d+", player.strip(), re.IGNORECASE):
+            raise TablectlError(f"{player!r} is how the settlement names a box's own bets, so "
+                                "it cannot be a player's name; give the player's own name, or "
+                                "leave player out for the box's own bet")
+
     def _cmd_place_bet(self, box: int, wager: str, amount: int, player: str | None = None) -> None:
         self._require("bets_open", what="place a bet")
         if self.flow.betting_streets:
             raise TablectlError("in Texas Hold'em the blinds and bets come from the betting "
                                 "engine: seat the players (seat_players), then holdem_action")
         box = self._check_box(box)
+        self._check_player(player)
         amount = check_amount(amount)
         if self.wagers and wager not in self.wagers:
             raise TablectlError(f"{self.game.title} has no wager {wager!r}; its wagers are: "
