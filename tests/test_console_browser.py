@@ -446,6 +446,27 @@ def test_a_bet_of_a_fraction_typed_on_the_console_is_refused_not_rounded_down(br
     assert live.view()["round"]["bets"] == []
 
 
+@pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)
+def test_a_reason_given_for_one_void_is_not_offered_again_for_the_next(browser, live):
+    """What was typed for a command that the table took is spent: the next round's void form
+    starts empty, not with the last void's reason ready to be journaled for another round."""
+    supervisor(live, "open_table")
+    boss = open_page(browser, live, "supervisor")
+    for reason in ("a player disputed the cut", "the shoe was loaded twice"):
+        state_is(front(boss), "shuffling")
+        front(boss).locator("[data-command=deck_ready]").click()
+        state_is(boss, "bets_open")
+        field = boss.get_by_test_id("void-reason")
+        assert field.input_value() == ""
+        field.fill(reason)
+        boss.locator("[data-command=void_round]").click()
+        state_is(boss, "round_void")
+        front(boss).locator("[data-command=next_round]").click()
+    with live.journal() as journal:
+        voids = [r.payload["reason"] for r in journal.records(kinds=["round_close"])]
+    assert voids == ["a player disputed the cut", "the shoe was loaded twice"]
+
+
 # --- the display is read only ----------------------------------------------------------------
 
 @pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)

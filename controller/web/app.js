@@ -391,12 +391,17 @@
     return Number.isFinite(n) ? n : t;
   }
 
+  // Fields whose text is spent once the table takes the command: a void's reason, the cards
+  // entered for a hand. The bet forms keep their wager and amount for the next bet.
+  const SPENT = { void_round: ["void-reason"], enter_cards: ["enter-cards"] };
+
   async function send(name, args) {
     const msg = $("message");
     msg.className = "message busy";
     msg.textContent = "…";
     const r = await api("/api/commands/" + name, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(args || {}) });
     if (r.body && r.body.ok) {
+      for (const key of SPENT[name] || []) delete drafts[key];
       msg.className = "message ok";
       put(msg, bi("commands", name), " ✓");
       render(Object.assign({}, doc, { state: r.body.state, view: r.body.view, event_id: r.body.event_id }));
