@@ -467,6 +467,32 @@ def test_a_reason_given_for_one_void_is_not_offered_again_for_the_next(browser, 
     assert voids == ["a player disputed the cut", "the shoe was loaded twice"]
 
 
+@pytest.mark.parametrize("kind, data, shown", [
+    ("settlement_refused", {"reason": "the croupier's hand holds As twice"},
+     "the croupier's hand holds As twice"),
+    ("cards_needed", {"recipients": ["box 1", "croupier"]}, "box 1, croupier"),
+])
+def test_what_stops_a_settlement_is_shown_in_words_with_its_reason(browser, tmp_path, kind,
+                                                                     data, shown):
+    """A round the rules cannot settle from what was recorded, or a hand the device could
+    not read, stops the table until someone acts: the page says so and why, in both
+    languages, not the event's bare name."""
+    from test_api_support import LiveTable
+    from controller.table.secrecy import PublicEvent
+    live = LiveTable(tmp_path, "q-poker", "shoe")
+    try:
+        page = browser.new_page()
+        page.goto(f"{live.url}/#token={TOKENS['supervisor']}")
+        expect(page.get_by_test_id("stream")).to_have_class(re.compile(r"\bup\b"))
+        live.do(lambda: live.hub.publish(PublicEvent(kind, "T1", 1, "malfunction", data)))
+        item = page.locator(f"#events li[data-kind={kind}]")
+        expect(item).to_have_count(1)
+        assert kind not in item.inner_text()
+        expect(item).to_contain_text(shown)
+    finally:
+        live.close()
+
+
 # --- the display is read only ----------------------------------------------------------------
 
 @pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)

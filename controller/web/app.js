@@ -352,6 +352,8 @@
       case "action": return `box ${e.box} ${e.action}${e.added ? " +" + e.added : ""} · pot ${e.pot}`;
       case "blinds": return `${e.small_blind || ""}/${e.big_blind || ""} · pot ${e.pot}`;
       case "seats": return `${(e.seats || []).join(", ")} · D ${e.button}`;
+      case "cards_needed": return (e.recipients || []).join(", ");
+      case "settlement_refused": return e.reason || "";
       default: return "";
     }
   }
