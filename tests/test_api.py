@@ -598,3 +598,25 @@ def test_a_number_beyond_a_float_in_a_body_is_400_like_infinity(runner, number):
     assert status == 400 and doc["error"]["code"] == "bad_json"
     assert number in doc["error"]["message"] and "whole number" in doc["error"]["message"]
     assert len(runner.journal) == before
+
+
+def test_cards_given_as_a_number_at_the_reveal_are_a_409_and_the_round_goes_on(tmp_path):
+    """They used to fail inside the table: 200 ok, and the round void by a controller fault
+    after every card was out."""
+    run = make_runner(tmp_path / "j.db", "q-poker", "shuffler")
+    run.command("open_table", "supervisor")
+    run.device(ev.ShuffleDone(device="shuffler", ts=0.0, count=52))
+    run.command("place_bet", "dealer", box=1, wager="versus_croupier", amount=10)
+    run.command("close_bets", "dealer")
+    for _ in range(2):          # box 1 and the croupier, read by nobody
+        run.device(ev.HandDispensed(device="shuffler", ts=0.0, cards=(None, None, None)))
+    run.command("decide", "dealer", box=1, decision="play")
+
+    async def check(c):
+        r = await c.post("/api/commands/enter_cards", headers=auth("dealer"),
+                         json={"recipient": "box 1", "cards": 5})
+        return r.status, await r.json()
+    status, doc = client(create_app(run, api_config()), check)
+    assert status == 409 and "cards must be text" in doc["error"]["message"]
+    assert run.table.state == "croupier_reveal" and run.table.round.void is None
+    run.journal.close()

@@ -864,3 +864,38 @@ def test_a_player_name_the_settlement_could_not_tell_apart_is_refused(name):
     assert [(k.box, k.player, v) for k, v in t.round.bets.items()] == [(1, None, 10)]
     t.command("place_bet", box=1, wager="versus_croupier", amount=20, player="ana")
     assert len(t.round.bets) == 2
+
+
+
+def test_an_adjustment_the_count_refuses_is_refused_when_declared_not_blamed_on_the_dice():
+    """With adjusted_total=refuse, -10 leaves every throw below 1: it used to be taken, and
+    each throw then reported as a failure of the dice agitator, the table in malfunction."""
+    t = table("super-pan-9", "shoe", interpretations={"adjusted_total": "refuse"})
+    t.command("set_banker", seat=1, capital=1000)
+    t.command("place_bet", box=2, wager="seat", amount=10)
+    with pytest.raises(TablectlError, match="adjusted_total=refuse"):
+        t.command("declare_adjust", points=-10)
+    assert t.round.adjust in (None, 0) and t.state == "bets_open"
+    t.command("declare_adjust", points=-3)              # the lowest throw, 4, still counts 1
+    t.command("shake")
+    t.handle_device(ev.DiceResult(device="dice", ts=2.0, dice=(1, 1, 1, 2)))
+    assert t.state == "dealing"
+
+
+@pytest.mark.parametrize("cards", [None, 5, 1.5, True, {"As": 1}])
+def test_cards_entered_as_anything_but_text_or_a_list_are_refused_not_a_fault(cards):
+    """A number where the cards go failed inside the table: a controller fault, which voided
+    the round after every card was out and returned the bets the players had won."""
+    t = table("q-poker", "shuffler")
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    t.command("close_bets")
+    t.handle_device(ev.HandDispensed(device="shuffler", ts=0.0, cards=(None, None, None)))
+    t.handle_device(ev.HandDispensed(device="shuffler", ts=0.0, cards=(None, None, None)))
+    t.command("decide", box=1, decision="play")
+    with pytest.raises(TablectlError, match="cards"):
+        t.command("enter_cards", recipient="box 1", cards=cards)
+    assert t.state == "croupier_reveal" and t.round.void is None
+    assert "controller_fault" not in kinds(t)
+    t.command("enter_cards", recipient="box 1", cards=["As", "Ah", "Ad"])
+    t.command("enter_cards", recipient="croupier", cards="Kc Kd 2h")
+    assert t.state == "settlement"

@@ -1631,6 +1631,9 @@ class Table:
         rec = _parse_recipient(recipient, self.layout_boxes)
         if isinstance(cards, str):
             cards = cards.replace(",", " ").split()
+        elif not isinstance(cards, (list, tuple)):
+            raise TablectlError(f"cards must be text, the cards separated by spaces, or a list "
+                                f"with one text per card; got {cards!r:.40}")
         parsed = [Card.parse(c) for c in cards]
         # TablectlError when they do not fit the hand. A card the device read for a hand still
         # face down goes to the journal alone: a refusal or an alarm now would tell the
