@@ -984,7 +984,15 @@ def _api(ck: _Checker, doc: dict[str, Any]) -> ApiConfig:
         else:
             values = ck.section(tdoc, ("api", "tokens"),
                                 {r: Key("str", None, check=_token) for r in ROLES})
-            tokens = {r: v for r, v in values.items() if v is not None}
+            tokens = {r: v for r, v in values.items() if v is not None and v is not _BAD}
+            first: dict[str, str] = {}
+            for role in [r for r in tdoc if r in tokens]:     # in the file's order
+                other = first.setdefault(tokens[role].lower(), role)
+                if other != role:
+                    # The console would give this token the last role it matches.
+                    ck.add(("api", "tokens", role), f"is the same token as api.tokens.{other}",
+                           f"give each role its own token: tablectl config hash-token --new "
+                           f"--role {role}")
     return ApiConfig(base["listen"], base["port"], tokens)
 
 

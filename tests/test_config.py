@@ -661,3 +661,14 @@ def test_a_journal_path_that_is_empty_relative_or_a_directory_is_refused(path):
 def test_an_absolute_journal_path_is_taken():
     assert str(parse_text(BASE + '\n[journal]\npath = "/srv/t1/journal.db"\n').journal_path) \
         == "/srv/t1/journal.db"
+
+
+def test_one_token_for_two_roles_is_refused():
+    """The console takes a token for the last role it matches: the dealer's token, pasted
+    again as the supervisor's, would open the supervisor's console to every dealer."""
+    h = "sha256:" + "ab" * 32
+    text = BASE + f'\n[api.tokens]\ndealer = "{h}"\nsupervisor = "{h}"\n'
+    p = only(text)
+    assert p.key == "api.tokens.supervisor" and p.line == line_of(text, "supervisor = ")
+    assert "dealer" in p.reason
+    assert "hash-token --new --role supervisor" in p.fix
