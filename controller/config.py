@@ -932,7 +932,32 @@ def _devices(ck: _Checker, doc: dict[str, Any]) -> dict[str, DeviceSpec] | None:
             continue
         if len(ck.problems) == before:
             out[dev_id] = spec
+    _devices_shared(ck, out)
     return out
+
+
+def _devices_shared(ck: _Checker, devices: Mapping[str, DeviceSpec]) -> None:
+    """One device, one section: a serial port or a USB device named twice would be opened by
+    the first and never linked by the other."""
+    ports: dict[str, str] = {}
+    usb: dict[tuple[int, int, str], str] = {}
+    for dev_id, spec in devices.items():
+        if spec.transport == "serial" and spec.port:
+            other = ports.setdefault(spec.port, dev_id)
+            if other != dev_id:
+                ck.add(("devices", dev_id, "port"),
+                       f"{spec.port} is already the port of devices.{other}",
+                       "give each device its own port (a stable name from the udev rules, "
+                       "such as /dev/tablectl/shoe)")
+        elif spec.transport == "usb":
+            key = (spec.usb_vendor, spec.usb_product, spec.usb_serial)
+            other = usb.setdefault(key, dev_id)
+            if other != dev_id:
+                ck.add(("devices", dev_id),
+                       f"names the same USB device as devices.{other} (vendor "
+                       f"0x{spec.usb_vendor:04x}, product 0x{spec.usb_product:04x}, serial "
+                       f"{spec.usb_serial or 'any'})",
+                       "set usb_serial in each to pick one of the identical devices")
 
 
 def _gpio(ck: _Checker, doc: Mapping[str, Any], boxes: Any) -> GpioConfig | None:

@@ -672,3 +672,24 @@ def test_one_token_for_two_roles_is_refused():
     assert p.key == "api.tokens.supervisor" and p.line == line_of(text, "supervisor = ")
     assert "dealer" in p.reason
     assert "hash-token --new --role supervisor" in p.fix
+
+
+def test_one_serial_port_for_two_devices_is_refused():
+    """The first to open it locks it; the other then never links, and the log says to check
+    that it is plugged in."""
+    text = BASE.replace('mode = "shoe"', 'mode = "shuffler"') + \
+        '\n[devices.shuffler]\nclass = "shuffler"\nport = "/dev/tablectl/shoe"\n'
+    p = only(text)
+    assert p.key == "devices.shuffler.port"
+    assert p.line == [n for n, line in enumerate(text.splitlines(), 1)
+                      if line == 'port = "/dev/tablectl/shoe"'][-1]
+    assert "devices.shoe" in p.reason and "its own port" in p.fix
+
+
+def test_one_usb_device_named_by_two_sections_is_refused():
+    usb = '\nclass = "{cls}"\ntransport = "usb"\nusb_vendor = 0x1d50\nusb_product = 0x6018\n'
+    text = BASE + "\n[devices.shuffler]" + usb.format(cls="shuffler") + \
+        "\n[devices.spare]" + usb.format(cls="shoe")
+    p = only(text)
+    assert p.key == "devices.spare" and "devices.shuffler" in p.reason
+    assert "usb_serial" in p.fix
