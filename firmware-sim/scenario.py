@@ -30,6 +30,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from controller.access import reason
 from controller.errors import TablectlError
 
 from .faults import FAULTS, TRIGGER_KINDS, Fault, Trigger, make_fault
@@ -124,8 +125,15 @@ def load_scenario(path_or_name: str | Path) -> Scenario:
     except FileNotFoundError:
         raise ScenarioError(f"scenario {str(path_or_name)!r} not found; give a .toml path or a "
                             f"bundled scenario ({', '.join(bundled())})") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError(f"scenario {str(path_or_name)!r} cannot be read: {exc}") from None
+    except IsADirectoryError:
+        raise ScenarioError(f"scenario {str(path_or_name)!r} is a directory; give a scenario "
+                            "file (.toml) or a bundled scenario's name") from None
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(f"scenario {str(path_or_name)!r} is not UTF-8 text (byte "
+                            f"{exc.start}); give a TOML scenario file") from None
+    except OSError as exc:
+        raise ScenarioError(f"scenario {str(path_or_name)!r} cannot be read: "
+                            f"{reason(exc)}; check the path and its permissions") from None
     return parse_scenario(text, str(p))
 
 

@@ -197,3 +197,9 @@ def test_a_device_whose_scenario_fault_cannot_apply_is_not_left_half_started(tmp
             table.add("shoe")
         assert "shoe" not in table.devices
         assert not (tmp_path / "shoe").exists()        # no stable name left to a dead port
+
+def test_a_scenario_path_that_is_a_directory_is_named_plainly(tmp_path):
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(tmp_path)
+    msg = str(info.value)
+    assert "is a directory" in msg and "Errno" not in msg and ".toml" in msg
