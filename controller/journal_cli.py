@@ -64,7 +64,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                              "an ISO 8601 time such as 2026-11-21T19:00:00Z (records at or after "
                              "it; a time without a zone is UTC; a time after 2262-04-11, past "
                              "every record the journal can hold, selects none)")
-    export.add_argument("--round", metavar="ROUND", help="only this round's records")
+    export.add_argument("--round", metavar="ROUND", help="only this round's records ('last' "
+                        "for the latest round)")
     open_round(export)
     where(export)
     export.set_defaults(func=cmd_export)
@@ -324,6 +325,11 @@ def parse_since(text: str) -> tuple[int | None, int | None]:
 def cmd_export(args: argparse.Namespace) -> int:
     since, since_wall = parse_since(args.since)
     with open_journal(args) as journal:
+        if args.round == "last":
+            latest = journal.last_round()
+            if latest is None:
+                raise TablectlError(f"{journal.path} holds no round yet")
+            args.round = latest.round_id
         if args.round is not None and journal.round(args.round) is None:
             latest = journal.last_round()
             hint = f" (the latest round is {latest.round_id})" if latest else ""

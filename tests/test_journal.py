@@ -627,3 +627,10 @@ def test_a_writer_given_a_directory_says_so_and_names_a_file_in_it(tmp_path):
     assert "is a directory" in msg and str(tmp_path / "journal.db") in msg
     assert "damaged" not in msg
     assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_export_round_last_is_the_latest_round_as_for_show(path):
+    fill(path)
+    last = tablectl("journal", "export", "--round", "last", "--journal", str(path))
+    assert last.returncode == 0, last.stderr
+    assert {json.loads(l)["round_id"] for l in last.stdout.splitlines()} == {"3"}
