@@ -84,8 +84,12 @@ def journal_path(args: argparse.Namespace) -> Path:
                                 "config file (--config FILE) or the journal (--journal PATH)")
         raise TablectlError(f"no --journal PATH given and {DEFAULT_CONFIG} does not exist; "
                             "name the journal with --journal PATH or the config with --config")
-    from controller.config import load_config  # config is only needed on this path
-    return load_config(config).journal_path
+    from controller.config import ConfigError, load_config  # only needed on this path
+    try:
+        return load_config(config).journal_path
+    except ConfigError as exc:
+        raise TablectlError(f"{exc}\n(to read the journal meanwhile, name it with "
+                            "--journal PATH)") from None
 
 
 def open_journal(args: argparse.Namespace) -> Journal:

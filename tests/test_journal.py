@@ -501,6 +501,8 @@ def test_cli_finds_the_journal_through_the_config(path, tmp_path):
     config.write_text(config.read_text().replace("boxes = 7", "boxes = 7\nboxs = 7"))
     bad = tablectl("journal", "verify", "--config", str(config))
     assert bad.returncode == 2 and "boxs: unknown key" in bad.stderr
+    # the journal can still be read meanwhile, by its path
+    assert "--journal PATH" in bad.stderr
     gone = tablectl("journal", "verify", "--config", str(tmp_path / "none.toml"))
     assert gone.returncode == 2 and "does not exist" in gone.stderr
 
