@@ -634,6 +634,11 @@ class Service:
                     break
                 if req.get("query") == "view":
                     reply = {"ok": True, "view": self.runner.table.public_view()}
+                elif "command" in req and not isinstance(req.get("args") or {}, dict):
+                    reply = {"ok": False, "error": "\"args\" must be an object of the command's "
+                             "parameters, e.g. {\"command\": \"place_bet\", \"role\": "
+                             "\"dealer\", \"args\": {\"box\": 3, \"wager\": \"ante\", "
+                             "\"amount\": 10}}"}
                 elif "command" in req:
                     reply = await self.submit(str(req["command"]), str(req.get("role", "dealer")),
                                               req.get("args") or {})

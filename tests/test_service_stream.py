@@ -125,3 +125,33 @@ def test_a_listener_that_stops_reading_is_cut_off_and_holds_nobody_up(tmp_path, 
     cut = [json.loads(x) for x in whole.splitlines()]
     assert 0 < len(cut) < len(got)
     assert cut == got[:len(cut)]
+
+
+def test_a_request_whose_args_are_not_an_object_gets_an_answer_and_the_socket_goes_on(tmp_path):
+    """"args": [1] failed in the connection's task: no answer, the connection dropped and an
+    unretrieved task exception in the log."""
+    cfg = parse_text(CONFIG.format(journal=tmp_path / "j.db"))
+    control = tmp_path / "control.sock"
+
+    async def scenario():
+        svc = Service(cfg, control=control, notifier=Notifier(None), open_panel=False)
+        task = asyncio.create_task(svc.run())
+        while svc.runner is None or not control.exists():
+            await asyncio.sleep(0.01)
+        reader, writer = await asyncio.open_unix_connection(str(control))
+        answers = []
+        for args in ([1], "x", 5):
+            writer.write(json.dumps({"command": "open_table", "role": "supervisor",
+                                     "args": args}).encode() + b"\n")
+            answers.append(json.loads(await asyncio.wait_for(reader.readline(), 5)))
+        writer.write(b'{"command": "open_table", "role": "supervisor"}\n')
+        answers.append(json.loads(await asyncio.wait_for(reader.readline(), 5)))
+        writer.close()
+        svc.stop()
+        await task
+        return answers
+
+    answers = asyncio.run(scenario())
+    for bad in answers[:3]:
+        assert bad["ok"] is False and "args" in bad["error"] and "object" in bad["error"]
+    assert answers[3] == {"ok": True, "state": "shuffling"}
