@@ -899,3 +899,17 @@ def test_cards_entered_as_anything_but_text_or_a_list_are_refused_not_a_fault(ca
     t.command("enter_cards", recipient="box 1", cards=["As", "Ah", "Ad"])
     t.command("enter_cards", recipient="croupier", cards="Kc Kd 2h")
     assert t.state == "settlement"
+
+
+def test_switching_to_a_mode_whose_device_the_table_lacks_is_refused():
+    """With no shuffler configured, a switch to it opened the table in shuffling, waiting for
+    a shuffle nothing would ever report (the daemon logs "no device for command")."""
+    from controller.rules import get_game
+    from controller.table import Table
+    t = Table("T1", get_game("q-poker"), "shoe", layout_boxes=7, devices={"shoe": "shoe"})
+    with pytest.raises(TablectlError, match="no shuffler") as info:
+        t.command("switch_mode", role="supervisor", mode="shuffler")
+    assert "[devices" in str(info.value)
+    assert t.mode.value == "shoe"
+    t.command("open_table", role="supervisor")
+    assert t.state == "shuffling" and t.mode.value == "shoe"

@@ -1770,6 +1770,11 @@ class Table:
         new = Mode.parse(mode)
         if new is self.mode:
             raise TablectlError(f"the table already deals by {new.value}")
+        if self.devices and new.value not in self.devices.values():
+            raise TablectlError(f"this table has no {new.value} configured; add it as a "
+                                f"[devices.*] section with class = \"{new.value}\" in "
+                                "table.toml and restart the service, or go on dealing by "
+                                f"{self.mode.value}")
         if self.round_held():
             raise TablectlError("bets of an unfinished round are on the layout; void the round "
                                 "or clear the malfunction first")
