@@ -913,3 +913,11 @@ def test_switching_to_a_mode_whose_device_the_table_lacks_is_refused():
     assert t.mode.value == "shoe"
     t.command("open_table", role="supervisor")
     assert t.state == "shuffling" and t.mode.value == "shoe"
+
+
+@pytest.mark.parametrize("reason", ["", "   ", "\n\t"])
+def test_a_void_needs_a_reason_with_words_in_it(reason):
+    t = q_round()
+    with pytest.raises(TablectlError, match="give the reason"):
+        t.command("void_round", role="supervisor", reason=reason)
+    assert t.state == "bets_open" and t.round.void is None

@@ -1717,7 +1717,7 @@ class Table:
         self._require(*ROUND_STATES, "shuffling", "malfunction", what="void the round")
         if self.round is None or self.round.void is not None:
             raise TablectlError("there is no round in play to void")
-        if not reason:
+        if not str(reason).strip():
             raise TablectlError("give the reason the round is voided; it goes into the journal")
         ruling = Ruling(Remedy.ROUND_VOID, "supervisor", str(reason))
         self._void(ruling, "supervisor")
