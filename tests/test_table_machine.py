@@ -921,3 +921,20 @@ def test_a_void_needs_a_reason_with_words_in_it(reason):
     with pytest.raises(TablectlError, match="give the reason"):
         t.command("void_round", role="supervisor", reason=reason)
     assert t.state == "bets_open" and t.round.void is None
+
+
+@pytest.mark.parametrize("first, second", [("ana", None), (None, "ana")])
+def test_fortune_a_box_holds_one_player_named_or_not_art_6(first, second):
+    """A named bet and an unnamed one on one box were both taken (the other order named the
+    owner "None"): the box then needed two decisions and the round could not be settled,
+    the table stopped in malfunction with only a void left."""
+    t = table("fortune-3-card-poker", "shoe")
+    t.command("place_bet", box=2, wager="ante", amount=10, player=first)
+    with pytest.raises(TablectlError, match="78/2008 art. 6") as info:
+        t.command("place_bet", box=2, wager="ante", amount=30, player=second)
+    assert "None" not in str(info.value)
+    assert [(k.player, v) for k, v in t.round.bets.items()] == [(first, 10)]
+    t.command("place_bet", box=2, wager="pair_plus", amount=5, player=first)   # his own
+    draw(t, "Ah", "Qs", "Kh", "Jd", "Qh", "4s")
+    t.command("decide", box=2, decision="play", **({"player": first} if first else {}))
+    assert t.state == "settlement"

@@ -1435,12 +1435,19 @@ class Table:
         if self.wagers and wager not in self.wagers:
             raise TablectlError(f"{self.game.title} has no wager {wager!r}; its wagers are: "
                                 f"{', '.join(self.wagers)}")
-        if self.flow.decision_wager == "ante" and player is not None:
-            # 78/2008 art. 6: a player bets only on his own box.
+        if self.flow.decision_wager == "ante":
+            # 78/2008 art. 6: a player bets only on his own box. A bet without a name and a
+            # named one would be two players, each with a decision the box has only one of.
             others = {k.player for k in self.round.bets if k.box == box} - {player}
             if others:
-                raise TablectlError(f"box {box} belongs to {sorted(others)[0]}; under 78/2008 "
-                                    "art. 6 a player bets only on his own box")
+                owner = sorted(others, key=str)[0]
+                mine = ("leave player out" if owner is None
+                        else f"give player {owner!r}")
+                raise TablectlError(
+                    f"box {box} belongs to "
+                    + ("the player of its bets without a name" if owner is None else owner)
+                    + f"; under 78/2008 art. 6 a player bets only on his own box: for a bet of "
+                    f"that player {mine}, or place this one on another box")
         if self.flow.dice and box == self.round.banker:
             raise TablectlError(f"box {box} is the banker's seat; no bet is placed on it "
                                 "(261/96/M art. 5)")
