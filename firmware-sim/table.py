@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from controller.errors import TablectlError
 
-from .faults import Fault, FaultSchedule, Trigger, make_fault
+from .faults import TRIGGER_KINDS, Fault, FaultSchedule, Trigger, make_fault
 from .models import MODELS, SimulatorError
 from .models.base import Emit
 from .models.deck import DeckCard
@@ -186,6 +186,15 @@ class SimulatedDevice:
             self.table._call(self._arm, Trigger(kind, value), f)
         else:
             self.table._call(self._now, self.runtime.inject, f)
+
+    def reached(self, trigger: str) -> int:
+        """How far the count of ``trigger`` (``at_card``, ``at_command``, ``at_deck`` or
+        ``at_shake``) has gone since the device's start: a fault armed for that trigger must
+        name a later one."""
+        if trigger not in TRIGGER_KINDS or trigger == "after_s":
+            raise SimulatorError(f"{self.name}: no count for {trigger!r}; use one of "
+                                 f"{', '.join(k for k in TRIGGER_KINDS if k != 'after_s')}")
+        return self.table._call(lambda: self.runtime.schedule.counters[trigger])
 
     def _arm(self, trigger: Trigger, fault: Fault) -> None:
         if fault.level == "device":

@@ -168,6 +168,18 @@ def test_a_trigger_whose_count_has_passed_is_refused_not_armed_for_ever(table):
     assert [e["kind"] for e in shoe.draw()] == ["jam"]
 
 
+def test_a_device_tells_how_far_each_trigger_count_has_gone(table):
+    shoe = table["shoe"]
+    assert shoe.reached("at_card") == 0
+    shoe.draw()
+    shoe.draw()
+    assert shoe.reached("at_card") == 2 and shoe.reached("at_shake") == 0
+    shoe.inject("jam", at_card=shoe.reached("at_card") + 1)   # the next card: still to come
+    assert [e["kind"] for e in shoe.draw()] == ["jam"]
+    with pytest.raises(TablectlError, match="no count for 'after_s'.*at_card"):
+        shoe.reached("after_s")
+
+
 def test_a_die_the_agitator_does_not_hold_is_refused_when_the_fault_is_armed(table):
     dice = table["dice"]                                  # four dice: 0 to 3
     with pytest.raises(TablectlError, match="die 5 does not exist.*dice 0 to 3"):

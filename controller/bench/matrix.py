@@ -130,15 +130,13 @@ async def _run_case(case: Case, workdir: Path, seed: int) -> Result:
         dev = live.sim[case.device]
         if case.phase == "dealing" and phase == "betting" and case.mode == "shuffler" \
                 and case.device == "shuffler":
-            # The shuffler deals by itself once bets close: arm the fault two cards in.
-            out = sum(len(e.get("cards") or [1]) for e in dev.emitted()
-                      if e["kind"] in ("hand_dispensed", "card_dispensed"))
-            await inject(at_card=out + 2)
+            # The shuffler deals by itself once bets close: arm the fault two cards in, by
+            # the device's own count (the cards of its deck checks count too).
+            await inject(at_card=dev.reached("at_card") + 2)
         elif case.device == "dice" and phase == "shaking" and case.phase in ("betting",
                                                                                "shaking"):
-            shakes = len(dev.emitted("shake_started"))
             if case.fault in DICE_RESHAKE or case.phase == "shaking":
-                await inject(at_shake=shakes + 1)
+                await inject(at_shake=dev.reached("at_shake") + 1)
             else:
                 await inject()
         elif phase == case.phase:

@@ -48,12 +48,13 @@ def soak(tmp_path, game, mode, rounds, seed, fault_rate=0.2):
             if rng.random() < fault_rate:
                 pool = DEALING_FAULTS + (SHOE_ONLY if mode == "shoe" else SHUFFLER_ONLY)
                 name, args = rng.choice(pool)
-                out = len(dealer.emitted("card_drawn")) + sum(
-                    len(e["cards"]) for e in dealer.emitted("hand_dispensed"))
                 if name in ("face_up", "misread") and mode == "shoe":
                     dealer.inject(name, **args)            # the next card drawn
                 else:
-                    dealer.inject(name, at_card=out + rng.randint(1, 5), **args)
+                    # a few cards on from the device's own count (the cards of its deck
+                    # checks count too, and a trigger already passed is refused)
+                    dealer.inject(name, at_card=dealer.reached("at_card") + rng.randint(1, 5),
+                                  **args)
                 counts[f"fault:{name}"] += 1
             counts[croupier.play_round()] += 1
             if n == warm or n == rounds - 1:
