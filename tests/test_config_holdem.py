@@ -84,6 +84,13 @@ def test_holdem_section_at_another_game_is_named_at_its_line():
     assert "q-poker" in p.reason and "remove [holdem]" in p.fix
 
 
+def test_limits_at_a_holdem_table_are_named_not_ignored():
+    text = HOLDEM + "\n[limits]\nmax = 500\n"
+    p = only(text)
+    assert p.key == "limits" and p.line == line_of(text, "[limits]")
+    assert "no wager limits" in p.reason and "remove [limits]" in p.fix
+
+
 def test_holdem_section_required_at_a_holdem_table():
     text = HOLDEM.split("[holdem]")[0]
     p = only(text)
