@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import signal
 import socket
@@ -145,8 +146,9 @@ def cmd_sim(args: argparse.Namespace) -> int:
             text = " ".join(load_scenario(name).description.split())
             print(f"{name}: {text}" if text else name)
         return 0
-    if args.speed is not None and not args.speed > 0:
-        raise TablectlError(f"--speed {args.speed} must be above 0 (1.0 is real time)")
+    if args.speed is not None and not 0 < args.speed < math.inf:
+        raise TablectlError(f"--speed {args.speed} must be a number above 0, and finite (1.0 is "
+                            "real time, 1000 a thousand times faster)")
     if args.codec not in ("tablectl", "dice-binary"):
         raise TablectlError(f"--codec {args.codec!r} is unknown; use tablectl or dice-binary")
     wanted = _parse_devices(args.devices)

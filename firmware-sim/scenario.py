@@ -24,6 +24,8 @@ instead; nothing starts from a scenario that does not load.
 """
 from __future__ import annotations
 
+import math
+
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
@@ -259,7 +261,7 @@ def _int(v: Any, where: str) -> int:
 
 
 def _speed(v: Any, where: str) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
-        raise ScenarioError(f"{where} = {v!r} must be a number above 0 (1.0 is real time, 20 "
-                            "twenty times faster)")
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < math.inf:
+        raise ScenarioError(f"{where} = {v!r} must be a finite number above 0 (1.0 is real "
+                            "time, 20 twenty times faster)")
     return float(v)

@@ -54,7 +54,8 @@ def test_a_good_scenario():
 @pytest.mark.parametrize("text, words", [
     ("seed = 3\nspeed = = 2", ["bad.toml is not valid TOML", "line 2", "fix that line"]),
     ("sed = 3", ["unknown key 'sed' at the top", "seed"]),
-    ("speed = 0", ["speed = 0 must be a number above 0"]),
+    ("speed = 0", ["speed = 0 must be a finite number above 0"]),
+    ("speed = inf", ["speed = inf must be a finite number above 0"]),
     ("seed = 1.5", ["seed = 1.5 must be a whole number"]),
     ("[devices.shoe]\ncutat = 3", ["[devices.shoe]: unknown key 'cutat'", "cut_at"]),
     ("[devices.table]\nseed = 1", ["[devices.table]: class 'table' is unknown", "set class ="]),
