@@ -132,3 +132,39 @@ def test_an_alarm_of_the_round_still_open_names_no_card(journal, capsys):
         j.append("round_close", {"outcome": "settled"}, "r8", "table")
     assert main(["integrity", "report", "--journal", str(journal)]) == 0
     assert "Qs" in capsys.readouterr().out
+
+
+def test_a_shoe_deck_still_in_play_is_reported_as_such(tmp_path, capsys):
+    """A shoe deck's record is written when the deck ends (its last card, the next shuffle):
+    until then its cards are out and the report says so, not "nothing journaled yet"."""
+    path = tmp_path / "shoe.db"
+    mon = IntegrityMonitor(deck_ids={1})
+    order = DECK[:]
+    random.Random(9).shuffle(order)
+
+    def deal(j, rid, cards):
+        for c in cards:
+            e = ev.CardDrawn(device="shoe", ts=1.0, card=c, deck_id=1)
+            j.append("device", {"source": "device", "event": e.to_json()}, rid, "shoe")
+            j.append_many([Entry("integrity", r, rid, "shoe") for r in mon.observe(e).records])
+
+    with Journal.open(path, "T8") as j:
+        deal(j, "r1", order[:6])
+        deal(j, "r2", order[6:11])
+    assert main(["integrity", "report", "--journal", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "nothing journaled yet" not in out
+    assert "decks dealt: 0" in out and "deck in play: 11 cards out" in out
+    assert main(["integrity", "report", "--journal", str(path), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["decks"]["closed"] == 0 and doc["decks"]["in_play_cards_out"] == 11
+    # The deck dealt to its last card ends: it is counted as dealt, nothing is left in play.
+    with Journal.open(path, "T8") as j:
+        deal(j, "r3", order[11:])
+        e = ev.Empty(device="shoe", ts=2.0)
+        j.append("device", {"source": "device", "event": e.to_json()}, "r3", "shoe")
+        j.append_many([Entry("integrity", r, "r3", "shoe") for r in mon.observe(e).records])
+    assert main(["integrity", "report", "--journal", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "decks dealt: 1 (52 cards out, 1 dealt to the end)" in out
+    assert "deck in play" not in out

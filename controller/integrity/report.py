@@ -25,6 +25,9 @@ from typing import Any, Iterable
 from .sentinel import TESTS
 
 TAIL_LEVELS = (10, 100, 1000)
+# Device events that are cards out of the deck in play (a deck's ``deck`` record, with its
+# cards out, is only written when its life ends).
+CARD_EVENTS = ("card_drawn", "card_dispensed", "hand_dispensed", "misread")
 
 
 @dataclass
@@ -43,6 +46,7 @@ class IntegrityReport:
     decks: int = 0
     cards_out: int = 0
     complete_decks: int = 0
+    in_play_cards: int = 0        # cards out of the deck in play, whose life has not ended
     alarms: list[dict[str, Any]] = field(default_factory=list)
     sentinel: dict[str, dict[str, Any]] = field(default_factory=dict)
     trend: dict[str, float] = field(default_factory=dict)   # log(1 + R) after the last deck
@@ -54,7 +58,8 @@ class IntegrityReport:
                                 "short_or_long": self.short_checks},
                 "shuffles": {"total": self.shuffles, "wrong_count": self.shuffle_counts_wrong},
                 "decks": {"closed": self.decks, "cards_out": self.cards_out,
-                          "dealt_to_the_end": self.complete_decks},
+                          "dealt_to_the_end": self.complete_decks,
+                          "in_play_cards_out": self.in_play_cards},
                 "alarms": {"total": len(self.alarms),
                            "by_kind": dict(Counter(a["kind"] for a in self.alarms)),
                            "list": self.alarms},
@@ -88,6 +93,11 @@ def summarise(records: Iterable[dict[str, Any]]) -> IntegrityReport:
                 _seen(rep, rec)
                 rep.shuffles += 1
                 rep.shuffle_counts_wrong += event.get("count") != 52
+            elif ekind in CARD_EVENTS:
+                _seen(rep, rec)
+                cards = event.get("cards")
+                rep.in_play_cards += len(cards) if ekind == "hand_dispensed" and \
+                    isinstance(cards, list) else 1
             continue
         if kind != "integrity":
             continue
@@ -102,6 +112,7 @@ def summarise(records: Iterable[dict[str, Any]]) -> IntegrityReport:
                                "p_value": payload.get("p_value"),
                                "message": payload.get("message", "")})
         elif what == "deck":
+            rep.in_play_cards = 0         # the cards out so far were this deck's
             rep.decks += 1
             rep.cards_out += int(payload.get("cards_out") or 0)
             rep.complete_decks += bool(payload.get("complete"))
@@ -153,6 +164,11 @@ def format_text(rep: IntegrityReport, table_id: str | None = None) -> str:
                     if rep.shuffle_counts_wrong else "") + "")
     lines.append(f"  decks dealt: {rep.decks} ({rep.cards_out} cards out, "
                  f"{rep.complete_decks} dealt to the end)")
+    if rep.in_play_cards:
+        n = rep.in_play_cards
+        lines.append(f"  deck in play: {n} card{'s' if n != 1 else ''} out so far (a deck is counted "
+                     "above, with its checks and sentinel figures, once its life ends: at its "
+                     "last card, the next shuffle or deck check, or a new deck)")
     by_kind = Counter(a["kind"] for a in rep.alarms)
     lines.append(f"  alarms: {len(rep.alarms)}"
                  + (" (" + ", ".join(f"{k} {n}" for k, n in sorted(by_kind.items())) + ")"
