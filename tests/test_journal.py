@@ -636,3 +636,33 @@ def test_cli_export_round_last_is_the_latest_round_as_for_show(path):
     last = tablectl("journal", "export", "--round", "last", "--journal", str(path))
     assert last.returncode == 0, last.stderr
     assert {json.loads(l)["round_id"] for l in last.stdout.splitlines()} == {"3"}
+
+
+@needs_sqlite3
+@pytest.mark.parametrize("what", ["missing", "not a database", "empty", "no records table"])
+def test_documented_shell_check_fails_on_a_file_that_is_no_journal(tmp_path, what):
+    script, _ = doc_blocks()
+    check = tmp_path / "check.sh"
+    check.write_text(script)
+    target = tmp_path / "j.db"
+    if what == "not a database":
+        target.write_text("hello\n")
+    elif what == "empty":
+        target.write_bytes(b"")
+    elif what == "no records table":
+        sqlite3.connect(target).execute("CREATE TABLE other (x)").connection.close()
+    out = subprocess.run(["sh", str(check), str(target)], capture_output=True, text=True)
+    assert out.returncode != 0, out.stdout
+    assert "verify" not in out.stdout
+
+
+@needs_sqlite3
+@pytest.mark.parametrize("edit", ["wall_ns = wall_ns + 3600000000000", "mono_ns = 1",
+                                  "table_id = 'T2'", "seq = 99"])
+def test_documented_column_check_sees_every_column(path, edit):
+    _, query = doc_blocks()
+    fill(path)
+    sql(path, f"UPDATE records SET {edit} WHERE seq = 3")
+    dirty = subprocess.run(["sqlite3", "-readonly", str(path), query], capture_output=True,
+                           text=True, check=True)
+    assert dirty.stdout.split() in (["3"], ["99"])
