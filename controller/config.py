@@ -29,7 +29,7 @@ from controller.cpu_latency import MAX_US as CPU_WAKEUP_MAX, OFF as CPU_WAKEUP_O
 from controller.access import cannot_reach
 from controller.errors import TablectlError
 from controller.rules import GAME_IDS, get_game
-from controller.rules.base import Mode
+from controller.rules.base import AMOUNT_LIMIT, MAX_AMOUNT, MAX_ROUND_STAKES, Mode
 from controller.rules.errors import RuleError
 from drivers.spec import CODECS, DEVICE_CLASSES, TRANSPORTS, DeviceSpec
 
@@ -316,6 +316,22 @@ def _positive(v: Any) -> str:
     return "" if v > 0 else "must be greater than 0"
 
 
+def _wager_limit(v: Any) -> str:
+    """A table limit: a bet of it must fit in a round whose settlement the page shows exactly
+    (controller.rules.base.MAX_ROUND_STAKES)."""
+    if v <= 0:
+        return "must be greater than 0"
+    return "" if v <= MAX_ROUND_STAKES else (
+        f"must be at most {MAX_ROUND_STAKES:,}: a round's bets together are at most that, so "
+        f"that every figure of its settlement stays within {AMOUNT_LIMIT}")
+
+
+def _blind(v: Any) -> str:
+    if v <= 0:
+        return "must be greater than 0"
+    return "" if v <= MAX_AMOUNT else f"must be at most {AMOUNT_LIMIT}"
+
+
 def _heartbeat(v: Any) -> str:
     # A device takes Hello.heartbeat_ms within 50-10,000 ms (docs/protocol.md 3.1) and clamps
     # anything else, so outside that range the host would expect heartbeats the device never
@@ -420,15 +436,15 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "currency": Key("str", "MOP", help="currency label shown with amounts"),
     },
     "limits": {
-        "min": Key("int", 1, check=_positive, help="minimum wager in chip units"),
-        "max": Key("int", None, check=_positive, help="maximum wager in chip units (none: no "
+        "min": Key("int", 1, check=_wager_limit, help="minimum wager in chip units"),
+        "max": Key("int", None, check=_wager_limit, help="maximum wager in chip units (none: no "
                                                       "upper limit)"),
     },
     "holdem": {
-        "small_blind": Key("int", REQUIRED, check=_positive,
+        "small_blind": Key("int", REQUIRED, check=_blind,
                            help="the small blind in chip units, normally half the big blind "
                                 "(11/2008 art. 5)"),
-        "big_blind": Key("int", REQUIRED, check=_positive,
+        "big_blind": Key("int", REQUIRED, check=_blind,
                          help="the big blind in chip units (11/2008 art. 5)"),
         "structure": Key("str", REQUIRED, choices=STRUCTURES,
                          help="limit (fixed bet sizes) or no-limit (11/2008 art. 11)"),
@@ -820,8 +836,8 @@ def _limits(ck: _Checker, doc: dict[str, Any], game: Any) -> Limits:
                    f"it follows the {follows[name]}'s", f"set [limits.{follows[name]}] instead")
             continue
         sub = ck.section(doc[name], ("limits", name),
-                         {"min": Key("int", base["min"], check=_positive),
-                          "max": Key("int", base["max"], check=_positive)})
+                         {"min": Key("int", base["min"], check=_wager_limit),
+                          "max": Key("int", base["max"], check=_wager_limit)})
         if sub["max"] is not None and sub["min"] > sub["max"]:
             ck.add(("limits", name, "max"), f"maximum {sub['max']} is below the minimum "
                    f"{sub['min']}", f"raise limits.{name}.max or lower limits.{name}.min")

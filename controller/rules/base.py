@@ -31,6 +31,17 @@ class Mode(StrEnum):
             raise RuleError(f"unknown dealing mode {value!r}; use 'shoe' or 'shuffler'") from None
 
 
+# The console page reads amounts as JavaScript numbers, which are exact up to 2^53 - 1: no
+# amount the table takes (a bet, a stack, a capital, a limit) is larger.
+MAX_AMOUNT = 2**53 - 1
+# One round's bets together. Fortune 3 Card Poker's Play matches the Ante (twice the stake)
+# and no wager pays more than 40 to 1 (the stake and its win: 41 times), so with the bets of a
+# round at most this, no figure of its settlement passes MAX_AMOUNT.
+MAX_ROUND_STAKES = MAX_AMOUNT // 82
+AMOUNT_LIMIT = (f"{MAX_AMOUNT:,} chip units (2^53 - 1, the largest whole number the console "
+                "page shows exactly)")
+
+
 @dataclass(frozen=True, slots=True)
 class Recipient:
     """Who receives a card: a box (player's betting position or Pan 9 seat), the croupier,

@@ -42,6 +42,7 @@ from drivers import events as ev
 from .dealing import DealingTracker, Outcome
 from .flow import Flow, flow_for
 from .round import BetKey, RoundData, check_amount
+from controller.rules.base import AMOUNT_LIMIT, MAX_AMOUNT, MAX_ROUND_STAKES
 from .secrecy import CardVault, PublicEvent, reads_as_card, scrub
 from . import settle_doc
 
@@ -1453,6 +1454,12 @@ class Table:
                                 "(261/96/M art. 5)")
         key = BetKey(box, wager, player)
         total = self.round.bets.get(key, 0) + amount
+        together = sum(self.round.bets.values()) + amount
+        if together > MAX_ROUND_STAKES:
+            raise TablectlError(f"the bets of this round together would be {together} chip "
+                                f"units, above {MAX_ROUND_STAKES:,}: the most a round takes so "
+                                "that every figure of its settlement stays within "
+                                f"{AMOUNT_LIMIT}; take a smaller bet")
         check_bet = getattr(self.game, "check_bet", None)
         if check_bet is not None:
             check_bet(wager, total, self.interpretations)
@@ -1567,6 +1574,10 @@ class Table:
             raise TablectlError(f"give a stack for exactly the seats {list(seats_t)}")
         for v in stack_map.values():
             check_amount(v, "a stack")
+        if sum(stack_map.values()) > MAX_AMOUNT:
+            raise TablectlError(f"the stacks together are {sum(stack_map.values())} chip units: "
+                                f"a pot can hold them all, and an amount is at most "
+                                f"{AMOUNT_LIMIT}; seat smaller stacks")
         if button is None:
             from controller.rules.texas_holdem import initial_button, next_button
             button = (next_button(self._last_button, seats_t) if self._last_button

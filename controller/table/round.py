@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.errors import TablectlError
+from controller.rules.base import AMOUNT_LIMIT, MAX_AMOUNT
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +30,9 @@ def check_amount(amount: Any, what: str = "a bet") -> int:
                             "amounts are integers in the table's smallest chip unit")
     if amount <= 0:
         raise TablectlError(f"{what} must be more than 0 chip units, got {amount}")
+    if amount > MAX_AMOUNT:
+        raise TablectlError(f"{what} of {amount} chip units is too large: an amount is at most "
+                            f"{AMOUNT_LIMIT}")
     return amount
 
 
