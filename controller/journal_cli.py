@@ -75,8 +75,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def journal_path(args: argparse.Namespace) -> Path:
     """The journal named by ``--journal``, or by ``[journal] path`` of the configuration."""
+    return journal_source(args)[0]
+
+
+def journal_source(args: argparse.Namespace) -> tuple[Path, str | None, Path | None]:
+    """The journal's path and, when it was found through a configuration, that
+    configuration's table id and file (the journal must be that table's)."""
     if getattr(args, "journal", None):
-        return Path(args.journal)
+        return Path(args.journal), None, None
     config = Path(args.config) if getattr(args, "config", None) else DEFAULT_CONFIG
     if not exists(config, "configuration"):
         if getattr(args, "config", None):
@@ -86,14 +92,23 @@ def journal_path(args: argparse.Namespace) -> Path:
                             "name the journal with --journal PATH or the config with --config")
     from controller.config import ConfigError, load_config  # only needed on this path
     try:
-        return load_config(config).journal_path
+        cfg = load_config(config)
     except ConfigError as exc:
         raise TablectlError(f"{exc}\n(to read the journal meanwhile, name it with "
                             "--journal PATH)") from None
+    return cfg.journal_path, cfg.table_id, config
 
 
 def open_journal(args: argparse.Namespace) -> Journal:
-    return Journal.open(journal_path(args), readonly=True)
+    path, table_id, config = journal_source(args)
+    journal = Journal.open(path, readonly=True)
+    if table_id is not None and journal.table_id != table_id:
+        journal.close()
+        raise TablectlError(f"journal {path}, named by [journal] path in {config}, belongs to "
+                            f"table {journal.table_id!r}, not {table_id!r}, the table of "
+                            f"{config}; correct [journal] path there, or name the journal with "
+                            "--journal PATH to read it as the journal it is")
+    return journal
 
 
 # --- the round still open -------------------------------------------------------------------

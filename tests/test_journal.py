@@ -666,3 +666,21 @@ def test_documented_column_check_sees_every_column(path, edit):
     dirty = subprocess.run(["sqlite3", "-readonly", str(path), query], capture_output=True,
                            text=True, check=True)
     assert dirty.stdout.split() in (["3"], ["99"])
+
+
+@pytest.mark.parametrize("command", [("journal", "verify"), ("journal", "rounds"),
+                                     ("journal", "export"), ("integrity", "report")])
+def test_a_config_naming_another_tables_journal_is_refused(path, tmp_path, command):
+    """The config is table T2's, its [journal] path names table T1's journal: reading it as
+    T2's record would report on the wrong table."""
+    fill(path)
+    config = tmp_path / "table.toml"
+    config.write_text('[table]\nid = "T2"\ngame = "q-poker"\nmode = "shoe"\nboxes = 7\n\n'
+                      '[devices.shoe]\nclass = "shoe"\nport = "/dev/tablectl/shoe"\n\n'
+                      f'[journal]\npath = "{path}"\n')
+    out = tablectl(*command, "--config", str(config))
+    assert out.returncode == 2 and out.stdout == "", out.stdout
+    assert "'T1'" in out.stderr and "'T2'" in out.stderr and str(config) in out.stderr
+    assert "Traceback" not in out.stderr
+    # named by its path, it is read as the journal it is
+    assert tablectl(*command, "--journal", str(path)).returncode == 0
