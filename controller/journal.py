@@ -325,6 +325,11 @@ class Journal:
                 conn.executescript(_SCHEMA)
             meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.DatabaseError as exc:
+            if "no such table" in str(exc) and readonly and _empty(path):
+                raise JournalError(f"journal {path} is an empty file (0 bytes), not a journal: "
+                                   "a copy that did not finish, or the wrong file; check the "
+                                   "path, or restore the journal from a backup "
+                                   "(docs/journal.md)") from None
             if "no such table" in str(exc):
                 raise JournalError(f"{path} is an SQLite file but not a tablectl journal; "
                                    "check the path ([journal] path in table.toml)") from None
@@ -764,6 +769,13 @@ def _reserve_wal(conn: sqlite3.Connection, path: Path) -> None:
             os.close(fd)
     except (sqlite3.Error, OSError):
         return
+
+
+def _empty(path: Path) -> bool:
+    try:
+        return path.stat().st_size == 0
+    except OSError:
+        return False
 
 
 def canonical_json_payload(payload: Any) -> str:

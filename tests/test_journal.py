@@ -684,3 +684,17 @@ def test_a_config_naming_another_tables_journal_is_refused(path, tmp_path, comma
     assert "Traceback" not in out.stderr
     # named by its path, it is read as the journal it is
     assert tablectl(*command, "--journal", str(path)).returncode == 0
+
+
+@pytest.mark.parametrize("command", [("journal", "verify"), ("journal", "export"),
+                                     ("journal", "rounds"), ("integrity", "report")])
+def test_an_empty_file_is_named_as_such_and_left_alone(tmp_path, command):
+    """A 0-byte file (a copy that did not finish, a file made by touch) is said to be empty,
+    not "an SQLite file", and stays as it was."""
+    empty = tmp_path / "journal.db"
+    empty.write_bytes(b"")
+    out = tablectl(*command, "--journal", str(empty))
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "empty" in out.stderr and "SQLite file" not in out.stderr
+    assert empty.read_bytes() == b"" and sorted(p.name for p in tmp_path.iterdir()) == [
+        "journal.db"]
