@@ -79,3 +79,12 @@ def test_config_amounts_beyond_the_limit_are_refused(text, key):
 def test_config_amounts_at_the_limit_are_taken():
     cfg = parse_text(BASE + f"[limits]\nmax = {MAX_ROUND_STAKES}\n", "table.toml")
     assert cfg.limits.maximum == MAX_ROUND_STAKES
+
+
+def test_the_api_description_states_the_limit():
+    from controller.api.openapi import PARAMS
+    assert PARAMS["amount"]["maximum"] == MAX_AMOUNT
+    assert PARAMS["capital"]["maximum"] == MAX_AMOUNT
+    for form in PARAMS["stacks"]["oneOf"]:
+        items = form.get("items") or form.get("additionalProperties")
+        assert items["maximum"] == MAX_AMOUNT and items["minimum"] == 1

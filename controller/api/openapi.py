@@ -9,16 +9,21 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+from controller.rules.base import MAX_AMOUNT
 from controller.table.machine import COMMANDS
+
+_CHIPS = {"type": "integer", "minimum": 1, "maximum": MAX_AMOUNT}
 
 # JSON schema of each command parameter (the machine validates the values themselves).
 PARAMS: dict[str, dict[str, Any]] = {
     "box": {"type": "integer", "minimum": 1, "description": "box number, from 1"},
     "wager": {"type": "string", "description": "the game's wager name (see game.wagers)"},
-    "amount": {"type": ["integer", "null"], "minimum": 0, "description": "chip units (integer)"},
+    "amount": {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_AMOUNT,
+               "description": "chip units (integer, at most 2^53 - 1)"},
     "player": {"type": ["string", "null"], "description": "player on a shared box (Q Poker)"},
     "seat": {"type": "integer", "minimum": 1},
-    "capital": {"type": "integer", "minimum": 1, "description": "banker's capital, chip units"},
+    "capital": {"type": "integer", "minimum": 1, "maximum": MAX_AMOUNT,
+                "description": "banker's capital, chip units"},
     "all_agree": {"type": "boolean", "default": False,
                   "description": "Super Pan 9: every player agrees that the seat banks beyond "
                                  "two rounds in a row (261/96/M art. 5(1))"},
@@ -28,9 +33,10 @@ PARAMS: dict[str, dict[str, Any]] = {
     "decision": {"type": "string", "enum": ["play", "fold"]},
     "action": {"type": "string", "enum": ["fold", "check", "call", "bet", "raise", "allin"],
                "description": "Texas Hold'em; amount: the round total for bet, raise, allin"},
-    "stacks": {"oneOf": [{"type": "object", "additionalProperties": {"type": "integer"}},
-                         {"type": "array", "items": {"type": "integer"}}],
-               "description": "each seat's chips: {\"seat\": chips} or a list in seat order"},
+    "stacks": {"oneOf": [{"type": "object", "additionalProperties": _CHIPS},
+                         {"type": "array", "items": _CHIPS}],
+               "description": "each seat's chips: {\"seat\": chips} or a list in seat order; "
+                              "together at most 2^53 - 1"},
     "cards": {"oneOf": [{"type": "array", "items": {"type": "string"}}, {"type": "string"}],
               "description": "cards as read out at the reveal, e.g. [\"As\", \"Td\"] or \"As Td\""},
     "supervisor": {"type": "string", "minLength": 1,
