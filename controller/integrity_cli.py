@@ -40,7 +40,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     try:
         open_id = open_round_id(journal, args)
         records = (_shown(r, open_id) for r in journal.records(
-            since=since, since_wall_ns=since_wall, kinds=("device", "integrity")))
+            since=since, since_wall_ns=since_wall, kinds=("device", "integrity", "table")))
         rep = summarise(records)
         table_id = journal.table_id
     finally:

@@ -168,3 +168,24 @@ def test_a_shoe_deck_still_in_play_is_reported_as_such(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "decks dealt: 1 (52 cards out, 1 dealt to the end)" in out
     assert "deck in play" not in out
+
+
+def test_decks_shuffled_by_hand_are_counted_apart_from_the_shufflers():
+    """At a shoe table the croupier shuffles and declares the deck ready: the report does not
+    read "shuffles: 0" as if no deck had been shuffled."""
+    rows = []
+    for rid in ("r1", "r2"):
+        rows.append(("command", {"source": "command", "name": "deck_ready", "role": "dealer",
+                                 "args": {}}, rid, "dealer"))
+        rows.append(("table", {"kind": "shuffle", "device": "croupier", "status": "done",
+                               "state": "shuffling", "round": 1, "table": "T9"}, rid, "table"))
+    rows.append(("table", {"kind": "shuffle", "device": "shuffler", "status": "done",
+                           "count": 52}, "r3", "table"))
+    rows.append(("device", {"source": "device", "event": ev.ShuffleDone(
+        device="shuffler", ts=1.0, count=52).to_json()}, "r3", "shuffler"))
+    rep = summarise({"kind": k, "payload": p, "round_id": r, "source": s, "seq": n,
+                     "wall": None} for n, (k, p, r, s) in enumerate(rows, 1))
+    assert rep.shuffles == 1 and rep.hand_shuffles == 2
+    text = format_text(rep)
+    assert "shuffles: 1 by the shuffler, 2 by hand (deck_ready)" in text
+    assert rep.to_json()["shuffles"]["by_hand"] == 2

@@ -5,7 +5,9 @@
 ``payload``) and keeps what concerns deck integrity:
 
 * ``device`` records holding a ``deck_check_result`` or ``shuffle_done`` event (the shuffler's
-  checks, with or without card identities);
+  checks, with or without card identities), or a card out (``card_drawn``, ``card_dispensed``,
+  ``hand_dispensed``, ``misread``: counted for the deck in play until its ``deck`` record);
+* ``table`` records of a deck the croupier shuffled by hand and declared ready (``deck_ready``);
 * ``integrity`` records written by :class:`~controller.integrity.monitor.IntegrityMonitor`:
   ``record = "alarm"`` (each alarm) and ``record = "deck"`` (each deck whose life ended, with
   its cards out and the sentinel's statistics).
@@ -43,6 +45,7 @@ class IntegrityReport:
     short_checks: int = 0
     shuffles: int = 0
     shuffle_counts_wrong: int = 0
+    hand_shuffles: int = 0        # decks the croupier shuffled and declared ready (deck_ready)
     decks: int = 0
     cards_out: int = 0
     complete_decks: int = 0
@@ -56,7 +59,8 @@ class IntegrityReport:
                 "deck_checks": {"total": self.checks, "with_identities": self.identity_checks,
                                 "count_only": self.count_only_checks,
                                 "short_or_long": self.short_checks},
-                "shuffles": {"total": self.shuffles, "wrong_count": self.shuffle_counts_wrong},
+                "shuffles": {"total": self.shuffles, "wrong_count": self.shuffle_counts_wrong,
+                             "by_hand": self.hand_shuffles},
                 "decks": {"closed": self.decks, "cards_out": self.cards_out,
                           "dealt_to_the_end": self.complete_decks,
                           "in_play_cards_out": self.in_play_cards},
@@ -98,6 +102,13 @@ def summarise(records: Iterable[dict[str, Any]]) -> IntegrityReport:
                 cards = event.get("cards")
                 rep.in_play_cards += len(cards) if ekind == "hand_dispensed" and \
                     isinstance(cards, list) else 1
+            continue
+        if kind == "table":
+            # A deck the croupier shuffled for the shoe (deck_ready): no device reports it.
+            if payload.get("kind") == "shuffle" and payload.get("status") == "done" \
+                    and payload.get("device") == "croupier":
+                _seen(rep, rec)
+                rep.hand_shuffles += 1
             continue
         if kind != "integrity":
             continue
@@ -160,6 +171,8 @@ def format_text(rep: IntegrityReport, table_id: str | None = None) -> str:
                  f"{rep.count_only_checks} count only"
                  + (f", {rep.short_checks} with a wrong count" if rep.short_checks else "") + ")")
     lines.append(f"  shuffles: {rep.shuffles}"
+                 + (f" by the shuffler, {rep.hand_shuffles} by hand (deck_ready)"
+                    if rep.hand_shuffles else "")
                  + (f" ({rep.shuffle_counts_wrong} with a count other than 52)"
                     if rep.shuffle_counts_wrong else "") + "")
     lines.append(f"  decks dealt: {rep.decks} ({rep.cards_out} cards out, "
