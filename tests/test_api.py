@@ -620,3 +620,21 @@ def test_cards_given_as_a_number_at_the_reveal_are_a_409_and_the_round_goes_on(t
     assert status == 409 and "cards must be text" in doc["error"]["message"]
     assert run.table.state == "croupier_reveal" and run.table.round.void is None
     run.journal.close()
+
+
+@pytest.mark.parametrize("number", [str(2**53), str(10**30), str(-(2**53))])
+def test_an_integer_beyond_2_53_in_a_body_is_400_and_nothing_is_journaled(runner, number):
+    """The console page, in JavaScript, shows whole numbers exactly up to 2^53 - 1: a larger
+    one is refused before the table, like infinity, and never reaches the journal."""
+    open_round(runner)
+    before = len(runner.journal)
+
+    async def check(c):
+        bad = await c.post("/api/commands/place_bet", headers=auth("dealer"),
+                           data=b'{"box": 1, "wager": "versus_croupier", "amount": '
+                           + number.encode() + b"}")
+        return bad.status, await bad.json()
+    status, doc = client(create_app(runner, api_config()), check)
+    assert status == 400 and doc["error"]["code"] == "bad_json"
+    assert number in doc["error"]["message"] and "2^53 - 1" in doc["error"]["message"]
+    assert len(runner.journal) == before and runner.table.round.bets == {}

@@ -25,6 +25,7 @@ from typing import Any, Awaitable, Callable, Mapping
 from aiohttp import web
 
 from controller.config import ApiConfig
+from controller.rules.base import AMOUNT_LIMIT, MAX_AMOUNT
 from controller.errors import TablectlError
 from controller.logs import get_logger
 from controller.table.machine import COMMANDS, TEXT_EXAMPLES
@@ -271,6 +272,17 @@ def _finite(text: str) -> float:
     return value
 
 
+class _TooLarge(ValueError):
+    """A whole number beyond what the console page shows exactly (2^53 - 1)."""
+
+
+def _exact_int(text: str) -> int:
+    value = int(text)
+    if abs(value) > MAX_AMOUNT:
+        raise _TooLarge(text)
+    return value
+
+
 def _nesting(value: Any) -> int:
     """How deep lists and objects nest in ``value`` ({"box": 1} is 1, {"seats": [1]} 2)."""
     depth, level = 0, [value]
@@ -292,7 +304,11 @@ async def _args(request: web.Request, params: tuple[str, ...]) -> dict[str, Any]
     if not text.strip():
         return {}
     try:
-        body = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+        body = json.loads(text, parse_constant=_no_constant, parse_float=_finite,
+                          parse_int=_exact_int)
+    except _TooLarge as exc:
+        return error(400, "bad_json", f"the body holds {exc}, beyond {AMOUNT_LIMIT}; amounts "
+                     "are whole chip units up to that")
     except _NotANumber as exc:
         return error(400, "bad_json", f"the body holds {exc}, which is no finite number (JSON has no NaN or infinity); "
                      "amounts are whole numbers, such as {\"amount\": 10}")
