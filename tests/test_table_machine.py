@@ -327,6 +327,25 @@ def test_pan9_shuffler_two_card_hands():
 
 
 
+def test_pan9_the_agitator_shaking_before_a_banker_is_named_closes_nothing_art_2_2_5_3():
+    # art. 5(3): the banker's capital is on the table before the dice are shaken; art. 2(2):
+    # only the banker shakes. A shake from the agitator's own button with no banker named is
+    # nobody's throw: betting stays open and the agitator is not blamed for its result.
+    t = table("super-pan-9", "shuffler")
+    t.command("place_bet", box=2, wager="seat", amount=100, player="ana")
+    t.handle_device(ev.ShakeStarted(device="dice", ts=0.5))
+    assert t.state == "bets_open"
+    assert "bets_closed" not in kinds(t) and kinds(t)[-1] == "irregular_event"
+    t.handle_device(ev.DiceResult(device="dice", ts=2.0, dice=(1, 1, 1, 2)))
+    assert t.state == "bets_open" and not t.conditions.get("dice")
+    assert not rulings(t)
+    t.command("place_bet", box=3, wager="seat", amount=50, player="bo")   # betting is open
+    t.command("set_banker", seat=1, capital=1000)
+    t.handle_device(ev.ShakeStarted(device="dice", ts=3.0))
+    assert t.state == "dice_shaking"
+    t.handle_device(ev.DiceResult(device="dice", ts=4.0, dice=(1, 1, 1, 2)))
+    assert t.state == "dealing" and t.tracker.expected.deal.recipient.box == 3
+
 def test_pan9_the_banker_opens_his_hand_after_every_seat_art_5_6():
     t = table("super-pan-9")
     t.command("set_banker", seat=2, capital=1000)

@@ -1247,6 +1247,13 @@ class Table:
         r = self.round
         if not r.bet_boxes():
             raise TablectlError("no bet is on the layout; mark the bets before the shake")
+        if r.banker is None:
+            # 261/96/M art. 5(3): the banker's capital is on the table before the dice are
+            # shaken, and only the banker shakes (art. 2(2)): the agitator's own button
+            # pressed before that is no throw, and betting stays open.
+            raise TablectlError("name the banker's seat and capital first (set_banker): the "
+                                "banker's capital is on the table before the shake "
+                                "(261/96/M art. 5(3))")
         if self.state == "bets_open":
             self._publish("bets_closed", by="shake", bets=r.bets_json())
         self._needs_shuffle = True
