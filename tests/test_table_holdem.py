@@ -136,3 +136,15 @@ def test_exposed_hole_card_is_replaced_by_the_next_card_art_9_1():
     draw(t, "2c", "3c")                             # second cards: seat 2, seat 1
     assert t.state == "player_decisions"
     assert t.vault.count(t.tracker.plan[0].deal.recipient) == 2
+
+
+def test_the_last_hole_card_placed_after_the_deal_is_no_irregularity():
+    # Art. 6(1): two hole cards each; the box sensor sees the last one land on its seat after
+    # the deal is complete and the betting has begun. The seat has a player.
+    t = table("texas-holdem", box_sensors=True)
+    t.command("seat_players", seats=[1, 3], stacks=[100, 100], button=1)
+    for card, seat in (("As", 3), ("Kd", 1), ("Ah", 3), ("Kc", 1)):
+        draw(t, card)
+        t.handle_device(ev.CardPlaced(device="sensors", ts=0.0, box=seat))
+    assert t.state == "player_decisions"
+    assert not rulings(t) and kinds(t).count("card_placed") == 4

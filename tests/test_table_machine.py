@@ -346,6 +346,39 @@ def test_pan9_the_agitator_shaking_before_a_banker_is_named_closes_nothing_art_2
     t.handle_device(ev.DiceResult(device="dice", ts=4.0, dice=(1, 1, 1, 2)))
     assert t.state == "dealing" and t.tracker.expected.deal.recipient.box == 3
 
+def test_pan9_the_bankers_last_card_landing_on_his_seat_after_the_deal_is_no_irregularity():
+    # Seats in play 1 (banker), 2, 3; total 5 from the banker (P1b): seat 3 first, then 2,
+    # then the banker (art. 2(2)-(3)). The box sensor reports the banker's last card on his
+    # own seat after the plan is complete: his seat is in play, and the round stands.
+    t = table("super-pan-9", box_sensors=True)
+    t.command("set_banker", seat=1, capital=1000)
+    t.command("place_bet", box=2, wager="seat", amount=100, player="ana")
+    t.command("place_bet", box=3, wager="seat", amount=50, player="bo")
+    t.command("shake")
+    t.handle_device(ev.DiceResult(device="dice", ts=2.0, dice=(1, 1, 1, 2)))
+    for card, seat in (("9s", 3), ("Kd", 3), ("2c", 2), ("3c", 2), ("4h", 1), ("2h", 1)):
+        draw(t, card)
+        placed(t, seat)
+    assert t.state == "settlement" and not rulings(t)
+    assert kinds(t).count("card_placed") == 6
+    assert nets(t)[(2, "seat")] == -100          # art. 7: 5 loses to the banker's 6
+    t.command("confirm_result")
+    assert t.state == "round_complete"
+
+
+def test_a_card_on_a_seat_not_in_play_after_the_deal_is_still_ruled():
+    t = table("super-pan-9", box_sensors=True)
+    t.command("set_banker", seat=1, capital=1000)
+    t.command("place_bet", box=2, wager="seat", amount=100, player="ana")
+    t.command("shake")
+    t.handle_device(ev.DiceResult(device="dice", ts=2.0, dice=(1, 1, 1, 2)))
+    for card, seat in (("9s", 1), ("Kd", 1), ("2c", 2), ("3c", 2)):
+        draw(t, card)
+        placed(t, seat)
+    assert t.state == "settlement" and not rulings(t)
+    placed(t, 5)                                 # seat 5 is not in play
+    assert rulings(t)[-1]["irregularity"] == "card_to_box_without_bet"
+
 def test_pan9_the_banker_opens_his_hand_after_every_seat_art_5_6():
     t = table("super-pan-9")
     t.command("set_banker", seat=2, capital=1000)

@@ -80,6 +80,12 @@ class DealingTracker:
     def remaining_cards(self) -> int:
         return sum(s.deal.cards for s in self.plan[self._next:]) - self._cards_in_step
 
+    def placement_due(self, box: int) -> bool:
+        """Whether the oldest card (or hand) dealt for a box and not yet placed was meant for
+        ``box``: the last card of a deal lands after the plan is complete."""
+        return bool(self._pending_place) and \
+            self._pending_place[0].step.deal.recipient.box == box
+
     def current_street(self) -> str | None:
         step = self.expected
         return step.deal.street if step else None

@@ -955,7 +955,13 @@ class Table:
 
     def _on_card_placed(self, e: ev.CardPlaced) -> None:
         if self.state != "dealing" or self.tracker is None:
-            if self.state in DEALT_STATES and e.box not in self.round.bet_boxes():
+            if self.state in DEALT_STATES and self.tracker is not None \
+                    and self.tracker.placement_due(e.box):
+                # The deal's last card reaches its box after the plan is complete.
+                self.tracker.placed(e.box)
+                self._publish("card_placed", box=e.box)
+            elif self.state in DEALT_STATES and e.box not in self._plan_request().boxes:
+                # Not a box the deal was for (the bets', the banker's seat, Hold'em's seats).
                 self._rule(Irregularity.CARD_TO_BOX_WITHOUT_BET, f"a card landed on box {e.box}",
                            recipient=box_recipient(e.box))
             else:
