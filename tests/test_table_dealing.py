@@ -56,7 +56,9 @@ def test_box_sensors_find_wrong_box_and_unbet_box():
     t.card(full_deck()[0])                   # for box 2
     out = t.placed(5)                        # lands on box 5: no bet there
     assert out.irregularity is Irregularity.CARD_TO_BOX_WITHOUT_BET
-    assert out.recipient.box == 2 and t.expected.deal.recipient.box == 2   # still owed
+    assert out.recipient.box == 2
+    t.astray()                               # ruled a void hand on box 5 (89/2004 art. 11(4))
+    assert t.expected.deal.recipient.box == 2   # still owed
     t.card(full_deck()[1])                   # box 2 again
     assert t.placed(2).ok
     t.card(full_deck()[2])                   # for box 4
@@ -72,3 +74,16 @@ def test_holdem_streets_end_where_betting_begins():
         if out.street_done:
             ends.append(out.step.deal.street)
     assert ends == ["hole", "flop", "turn", "river"]
+
+
+def test_a_card_put_right_from_an_unbet_box_is_placed_and_owed_no_more():
+    t = DealingTracker(plan("texas-holdem", "shoe", [2, 4]), [2, 4])
+    first = t.expected.deal.recipient
+    t.card(full_deck()[0])
+    out = t.placed(5)                        # seat 5 has no player
+    assert out.irregularity is Irregularity.CARD_TO_BOX_WITHOUT_BET and out.recipient == first
+    t.put_right()                            # rectified (11/2008 art. 9(1))
+    assert t.expected.index == 1               # the plan goes on: nothing owed again
+    second = t.expected.deal.recipient
+    t.card(full_deck()[1])
+    assert t.placed(second.box).ok

@@ -148,3 +148,30 @@ def test_the_last_hole_card_placed_after_the_deal_is_no_irregularity():
         t.handle_device(ev.CardPlaced(device="sensors", ts=0.0, box=seat))
     assert t.state == "player_decisions"
     assert not rulings(t) and kinds(t).count("card_placed") == 4
+def test_a_card_to_an_empty_seat_is_put_right_and_stays_its_seats_card_art_9_1():
+    # Art. 9(1): the error is rectified at once: the croupier moves the card to the seat it was
+    # dealt for, and the deal goes on from there. Seat 5 has no player.
+    t = table("texas-holdem", box_sensors=True)
+    t.command("seat_players", seats=[1, 3], stacks=[100, 100], button=1)
+    draw(t, "As")                                   # seat 3's first card
+    t.handle_device(ev.CardPlaced(device="sensors", ts=0.0, box=5))
+    r = rulings(t)[-1]
+    assert r["irregularity"] == "card_to_box_without_bet" and r["remedy"] == "rectify"
+    assert t.state == "dealing"
+    for card, seat in (("Kd", 1), ("Ah", 3), ("Kc", 1)):
+        draw(t, card)
+        t.handle_device(ev.CardPlaced(device="sensors", ts=0.0, box=seat))
+    assert t.state == "player_decisions" and len(rulings(t)) == 1
+    from controller.rules.base import box
+    assert t.vault.count(box(3)) == 2 and t.vault.count(box(1)) == 2
+    assert box(5) not in t.vault.recipients()
+    act(t, 3, "call")
+    act(t, 1, "check")
+    for street in (("2c", "7h", "8d", "9s"), ("3c", "Js"), ("4d", "5h")):   # burn first
+        draw(t, *street)
+        act(t, 3, "check")
+        act(t, 1, "check")
+    assert t.state == "settlement" and len(rulings(t)) == 1
+    hands = {e.to_json()["recipient"]: e.to_json()["hand"] for e in t.outbox
+             if e.kind == "hand_revealed"}
+    assert sorted(hands["box 3"]) == ["Ah", "As"] and sorted(hands["box 1"]) == ["Kc", "Kd"]

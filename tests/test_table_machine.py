@@ -379,6 +379,28 @@ def test_a_card_on_a_seat_not_in_play_after_the_deal_is_still_ruled():
     placed(t, 5)                                 # seat 5 is not in play
     assert rulings(t)[-1]["irregularity"] == "card_to_box_without_bet"
 
+def test_pan9_p5_rectify_a_card_on_a_seat_not_in_play_is_put_on_its_seat():
+    # P5 rectify: the croupier puts the card where the plan says (art. 2(3)): seat 3's first
+    # card, fallen on seat 5, is seat 3's card; the deal goes on once the supervisor clears.
+    t = table("super-pan-9", box_sensors=True, interpretations={"dealing_error": "rectify"})
+    t.command("set_banker", seat=1, capital=1000)
+    t.command("place_bet", box=2, wager="seat", amount=100, player="ana")
+    t.command("place_bet", box=3, wager="seat", amount=50, player="bo")
+    t.command("shake")
+    t.handle_device(ev.DiceResult(device="dice", ts=2.0, dice=(1, 1, 1, 2)))
+    draw(t, "9s")
+    placed(t, 5)
+    assert rulings(t)[-1]["remedy"] == "rectify" and t.state == "malfunction"
+    t.command("clear_malfunction", role="supervisor")
+    assert t.state == "dealing"
+    for card, seat in (("Kd", 3), ("2c", 2), ("3c", 2), ("4h", 1), ("2h", 1)):
+        draw(t, card)
+        placed(t, seat)
+    assert t.state == "settlement" and len(rulings(t)) == 1
+    hands = settlement(t)["hands"]
+    assert hands["seat 3"]["cards"] == ["9s", "Kd"] and hands["seat 2"]["cards"] == ["2c", "3c"]
+    assert nets(t)[(2, "seat")] == -100          # art. 7: 5 loses to the banker's 6
+
 def test_pan9_the_banker_opens_his_hand_after_every_seat_art_5_6():
     t = table("super-pan-9")
     t.command("set_banker", seat=2, capital=1000)

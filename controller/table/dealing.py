@@ -9,9 +9,11 @@ means: the machine asks the game for the ruling.
 
 Box sensors: a ``CardPlaced`` on box *n* is one placement on that box (with the shuffler, a hand
 is placed as one stack). It is matched with the oldest card or hand drawn for a box and not yet
-placed; a placement on a box without a bet is ``card_to_box_without_bet`` (that card is
-re-attributed to the unbet box and the plan still owes its card to the planned box); on another
-box with a bet it is ``wrong_order``.
+placed; a placement on a box without a bet is ``card_to_box_without_bet``: where the ruling
+leaves that card on the unbet box (a void hand there) it is re-attributed to it and the plan
+still owes its card to the planned box (``astray``); where the ruling has the deal rectified it
+is put on the planned box and stays that box's card (``put_right``). On another box with a bet
+it is ``wrong_order``.
 """
 from __future__ import annotations
 
@@ -133,12 +135,9 @@ class DealingTracker:
         """A box sensor saw a card (or a hand) land on ``box``."""
         if box not in self.bet_boxes:
             self.unbet_boxes[box] = self.unbet_boxes.get(box, 0) + 1
-            moved: _Pending | None = None
-            if self._pending_place:
-                moved = self._pending_place.pop()
-                self._unconsume(moved)
-            # ``step``/``recipient``: whose card it was meant to be (now owed again);
-            # ``cards``: how many cards went astray.
+            moved = self._pending_place[-1] if self._pending_place else None
+            # ``step``/``recipient``: whose card it was meant to be; ``cards``: how many cards
+            # went astray. What becomes of them is the ruling's: ``astray`` or ``put_right``.
             return Outcome(moved.step if moved else None,
                            moved.step.deal.recipient if moved else None,
                            cards=(None,) * (moved.cards if moved else 0),
@@ -156,6 +155,18 @@ class DealingTracker:
         return Outcome(pending.step, planned, box=box)
 
     # --- remedies -------------------------------------------------------------------------
+    def astray(self) -> None:
+        """The last card (or hand) meant for a box stays on the box without a bet it landed
+        on, a void hand there: the plan still owes it to the box it was meant for."""
+        if self._pending_place:
+            self._unconsume(self._pending_place.pop())
+
+    def put_right(self) -> None:
+        """The last card (or hand) that landed on a box without a bet is put on the box the
+        plan gave it (a rectified deal): it is placed, and nothing more is owed for it."""
+        if self._pending_place:
+            self._pending_place.pop()
+
     def replace_croupier_card(self, cards: int = 1) -> None:
         """After set-aside croupier card(s), the croupier receives the next card(s) instead."""
         self.extra_to_croupier += cards

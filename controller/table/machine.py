@@ -968,15 +968,24 @@ class Table:
                 self._irregular_event(e, f"a card landed on box {e.box} in state {self.state}")
             return
         out = self.tracker.placed(e.box)
-        if out.irregularity is Irregularity.CARD_TO_BOX_WITHOUT_BET and out.recipient:
-            # The card is on the unbet box, not in the hand it was meant for (still owed).
+        if out.ok:
+            self._publish("card_placed", box=e.box)
+            return
+        ruling = self._rule(out.irregularity, out.detail,
+                            recipient=box_recipient(e.box) if out.box else out.recipient)
+        if out.irregularity is not Irregularity.CARD_TO_BOX_WITHOUT_BET or out.recipient is None \
+                or ruling is None or self.tracker is None:
+            return
+        if ruling.remedy is Remedy.BOX_VOID:
+            # 89/2004 art. 11(4), 78/2008 art. 11(3): the card stays on the unbet box, a void
+            # hand there, not in the hand it was meant for (still owed).
             for slot in self.vault.last_slots(out.recipient, len(out.cards)):
                 self.vault.reassign(slot, box_recipient(e.box))
-        if not out.ok:
-            self._rule(out.irregularity, out.detail,
-                       recipient=box_recipient(e.box) if out.box else out.recipient)
+            self.tracker.astray()
         else:
-            self._publish("card_placed", box=e.box)
+            # Rectified (11/2008 art. 9(1); 261/96/M P5 rectify): the croupier puts the card
+            # on the box the plan gave it, whose card it stays; nothing more is owed for it.
+            self.tracker.put_right()
 
     def _on_card_removed(self, e: ev.CardRemoved) -> None:
         pass
