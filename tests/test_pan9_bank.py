@@ -69,6 +69,18 @@ def test_art_5_2_when_passed_reading_frees_only_the_seat_whose_turn_it_is():
                                  interpretations=rd) == [2]
 
 
+def test_art_5_2_check_taker_refuses_a_seat_the_bank_cannot_pass_to():
+    bank.check_taker(SEATS, 4, 7, bet_previous_round={2, 7})      # seat 2 declined
+    with pytest.raises(RuleError, match=r"seat 3 did not bet in the previous round: .*"
+                       r"art\. 5\(2\)\); seats that may take it, in turn: 2, 7"):
+        bank.check_taker(SEATS, 4, 3, bet_previous_round={2, 7})
+    rd = {"bank_requires_previous_bet": "when_passed"}
+    bank.check_taker(SEATS, 4, 3, bet_previous_round={2, 7}, interpretations=rd)
+    with pytest.raises(RuleError, match="art\\. 5\\(2\\)"):
+        # seat 2 bet, so seat 1 is past the first occupied seat in turn
+        bank.check_taker(SEATS, 4, 1, bet_previous_round={2, 7}, interpretations=rd)
+
+
 def test_art_5_2_bad_input_is_named():
     with pytest.raises(RuleError, match="not one of the table's seats"):
         bank.next_banker(SEATS, 12, bet_previous_round={1})

@@ -773,14 +773,15 @@ def test_a_name_or_reason_that_spells_a_card_is_refused_and_voids_nothing():
 
 # --- Super Pan 9: the bank's turn (261/96/M art. 5(1), 5(4)) -------------------------------
 
-def pan9_banked(t, seat=1, capital=1000, banker_wins=True, run=None, **banker_args):
-    """One whole Super Pan 9 round banked by ``seat``; seat 2 bets 100. The banker holds 4h 2h
-    (6 points) against seat 2's 2c 3c (5: the bank wins 100, 95 after the 5 % commission of
-    art. 9, P8 floor) or 9s Kd (9: the bank loses 100). ``run``: a TableRunner driving ``t``."""
+def pan9_banked(t, seat=1, capital=1000, banker_wins=True, run=None, bettor=2, **banker_args):
+    """One whole Super Pan 9 round banked by ``seat``; ``bettor`` bets 100. The banker holds
+    4h 2h (6 points) against the bettor's 2c 3c (5: the bank wins 100, 95 after the 5 %
+    commission of art. 9, P8 floor) or 9s Kd (9: the bank loses 100). ``run``: a TableRunner
+    driving ``t``."""
     command = run.command if run is not None else t.command
     device = run.device if run is not None else t.handle_device
     command("set_banker", seat=seat, capital=capital, **banker_args)
-    command("place_bet", box=2, wager="seat", amount=100, player="ana")
+    command("place_bet", box=bettor, wager="seat", amount=100, player="ana")
     command("shake")
     device(ev.DiceResult(device="dice", ts=1.0, dice=(1, 1, 1, 2)))
     for _ in range(2):                  # two consecutive cards a seat (art. 2(3))
@@ -813,21 +814,56 @@ def test_pan9_a_seat_banks_two_rounds_in_a_row_unless_every_player_agrees_art_5_
     assert t.public_view()["bank_turn"]["rounds"] == 3
     with pytest.raises(TablectlError, match=r"art\. 5\(1\)"):
         t.command("set_banker", seat=1, capital=1000)
-    # the bank passed on: any other seat may take it
-    t.command("set_banker", seat=8, capital=1000)
-    assert t.round.banker == 8
+    # the bank passed on: to a player who bet in the previous round (art. 5(2))
+    t.command("set_banker", seat=2, capital=1000)
+    assert t.round.banker == 2
 
 
 def test_pan9_the_bank_passed_on_and_back_starts_a_new_turn_art_5_1():
     t = table("super-pan-9")
     pan9_banked(t)
     pan9_banked(t, capital=1095)
-    pan9_banked(t, seat=3, banker_wins=False)
+    pan9_banked(t, seat=2, bettor=1, banker_wins=False)   # seat 2 bet in the last round
     pan9_banked(t, seat=1, capital=200)                # a new turn: no floor from the old one
     assert t.public_view()["bank_turn"] == {"seat": 1, "rounds": 1, "first_capital": 200,
                                             "first_net": 95, "capital_floor": 295,
-                                            "may_keep": True}
+                                            "may_keep": True, "takers": [2]}
 
+
+def test_pan9_the_bank_given_up_passes_to_a_player_who_bet_in_the_previous_round_art_5_2():
+    t = table("super-pan-9")
+    pan9_banked(t, seat=4, bettor=2)
+    pan9_banked(t, seat=4, bettor=7, capital=1095)      # the previous round: seat 7 bet
+    assert t.public_view()["bank_turn"]["takers"] == [7]
+    events = len(t.outbox)
+    for seat in (3, 2, 8):                              # no bet in the previous round
+        with pytest.raises(TablectlError, match=rf"seat {seat} did not bet in the previous "
+                           r"round: .*\(261/96/M art\. 5\(2\)\); seats that may take it, in "
+                           r"turn: 7"):
+            t.command("set_banker", seat=seat, capital=1000)
+    assert t.round.banker is None and len(t.outbox) == events
+    t.command("set_banker", seat=7, capital=1000)       # seats 3 to 8 before it declined
+    assert t.round.banker == 7
+    # every player declined and the table closes: when it opens again any seat may bank
+    t.command("close_table", role="supervisor")
+    t.command("open_table", role="supervisor")
+    ready(t)
+    assert t.public_view()["bank_turn"]["takers"] is None
+    t.command("set_banker", seat=3, capital=1000)
+    assert t.round.banker == 3
+
+
+def test_pan9_p11_when_passed_the_first_occupied_seat_in_turn_needs_no_bet_art_5_2():
+    t = table("super-pan-9", interpretations={"bank_requires_previous_bet": "when_passed"})
+    pan9_banked(t, seat=4, bettor=1)
+    # counter-clockwise from seat 4: 3, 2, 1. Seat 3 (or 2, seat 3 being empty) may take the
+    # bank as the first occupied seat in turn; past seat 1, who bet, only a bettor may.
+    t.command("set_banker", seat=3, capital=1000)
+    t.command("set_banker", seat=2, capital=1000)
+    with pytest.raises(TablectlError, match=r"art\. 5\(2\)"):
+        t.command("set_banker", seat=8, capital=1000)
+    t.command("set_banker", seat=1, capital=1000)
+    assert t.round.banker == 1
 
 def test_pan9_a_void_round_is_not_a_round_banked_art_5_1():
     t = table("super-pan-9")
@@ -860,8 +896,8 @@ def test_pan9_a_banker_who_won_keeps_capital_and_winnings_on_the_table_art_5_4()
     t.command("set_banker", seat=1, capital=1095)
     t.command("set_banker", seat=1, capital=2000)       # he may add
     assert (t.round.banker, t.round.capital) == (1, 2000)
-    t.command("set_banker", seat=3, capital=500)        # another seat: a turn of its own
-    assert (t.round.banker, t.round.capital) == (3, 500)
+    t.command("set_banker", seat=2, capital=500)        # another seat: a turn of its own
+    assert (t.round.banker, t.round.capital) == (2, 500)
 
 
 def settlement_before_last(t):
@@ -876,7 +912,7 @@ def test_pan9_after_a_first_round_lost_the_text_sets_no_floor_art_5_4():
     # after the second round the turn is over: no floor is carried into a third
     assert t.public_view()["bank_turn"] == {"seat": 1, "rounds": 2, "first_capital": 1000,
                                             "first_net": -100, "capital_floor": None,
-                                            "may_keep": False}
+                                            "may_keep": False, "takers": [2]}
 
 
 def test_pan9_the_bank_turn_is_in_the_snapshot_and_comes_back_with_it():
@@ -890,6 +926,8 @@ def test_pan9_the_bank_turn_is_in_the_snapshot_and_comes_back_with_it():
     t2.restore(snap)
     with pytest.raises(TablectlError, match="at least 1095"):
         t2.command("set_banker", seat=1, capital=500)
+    with pytest.raises(TablectlError, match=r"art\. 5\(2\)"):
+        t2.command("set_banker", seat=3, capital=1000)
     pan9_banked(t2, capital=1095)
     with pytest.raises(TablectlError, match="two rounds in a row"):
         t2.command("set_banker", seat=1, capital=1000)
@@ -910,11 +948,11 @@ def test_pan9_the_bank_turn_is_rebuilt_from_the_journal_and_a_refusal_journaled(
     run.command("deck_ready")
     pan9_banked(run.table, capital=1000, run=run)       # won: 95 after commission
     pan9_banked(run.table, capital=1095, run=run)
-    run.command("set_banker", seat=3, capital=1000)
+    run.command("set_banker", seat=2, capital=1000)
     run.journal.close()                                 # the process dies here
     run = runner()
     run.recover()
-    assert run.table.round.banker == 3
+    assert run.table.round.banker == 2
     assert run.table.public_view()["bank_turn"]["rounds"] == 2
     before = len(run.journal)
     with pytest.raises(TablectlError, match="two rounds in a row"):
@@ -922,7 +960,7 @@ def test_pan9_the_bank_turn_is_rebuilt_from_the_journal_and_a_refusal_journaled(
     recs = list(run.journal.records(since=before))
     assert [r.kind for r in recs] == ["command", "refused"]
     assert "5(1)" in recs[-1].payload["error"]
-    assert run.table.round.banker == 3
+    assert run.table.round.banker == 2
 
 # --- a player's name on a shared box ----------------------------------------------------------
 

@@ -40,15 +40,22 @@ def pan9_banker(view: dict[str, Any], seats: list[int],
     """Super Pan 9: the banker's seat, the seats that bet and the banker's capital, as a
     croupier keeping 261/96/M art. 5 sets them from the table's ``bank_turn`` (public view).
 
-    The first of ``seats`` takes the bank, unless it has banked two rounds in a row: the bank
-    then passes and the next seat takes it (art. 5(1)); the others bet. A banker keeping the
-    bank after a winning first round puts at least capital plus win (art. 5(4)).
+    The first of ``seats`` takes the bank, unless it has banked two rounds in a row (art.
+    5(1)) or the bank would pass to it though it did not bet in the previous round (art.
+    5(2)): the bank then stays with the seat holding it, or passes to the first player in turn
+    who bet in the previous round (``takers``), those before him declining. Two other seats
+    bet. A banker keeping the bank after a winning first round puts at least capital plus win
+    (art. 5(4)).
     """
     turn = view.get("bank_turn") or {}
-    banker, bettors = seats[0], list(seats[1:])
-    if turn.get("seat") == banker and not turn.get("may_keep", True):
-        banker, bettors = seats[1], [seats[0], *seats[2:]]
-    floor = turn.get("capital_floor") if turn.get("seat") == banker else None
+    held, takers = turn.get("seat"), turn.get("takers")
+    banker = seats[0]
+    if held is not None and banker != held and takers is not None and banker not in takers:
+        banker = held
+    if held is not None and banker == held and not turn.get("may_keep", True):
+        banker = takers[0] if takers else seats[1]
+    bettors = [s for s in seats if s != banker][:2]
+    floor = turn.get("capital_floor") if held == banker else None
     return banker, bettors, max(capital, floor or 0)
 
 

@@ -84,6 +84,27 @@ def next_banker(seats: Iterable[int], banker: int, *, bet_previous_round: Iterab
     return None
 
 
+def check_taker(seats: Iterable[int], banker: int, taker: int, *,
+                bet_previous_round: Iterable[int],
+                interpretations: Mapping[str, str] | None = None) -> None:
+    """Art. 5(2): RuleError unless ``taker`` may take the bank that ``banker`` gives up: it
+    is offered counter-clockwise, and the seats before ``taker`` in that order declined it;
+    only a player who bet in the previous round may take it (reading ``always``), or under
+    ``when_passed`` also the first occupied seat in turn. The seats between the banker and
+    ``taker`` that did not bet are taken to be empty; a seat that bet has a player."""
+    bettors = set(bet_previous_round)
+    offers = bank_offer_order(seats, banker, bet_previous_round=bettors,
+                              occupied=bettors | {taker}, interpretations=interpretations)
+    if taker in offers:
+        return
+    eligible = bank_offer_order(seats, banker, bet_previous_round=bettors,
+                                interpretations=interpretations)
+    listed = ", ".join(str(s) for s in eligible) or "none"
+    raise RuleError(f"seat {taker} did not bet in the previous round: the bank seat {banker} "
+                    "gives up passes counter-clockwise to a player who did (261/96/M art. "
+                    f"5(2)); seats that may take it, in turn: {listed}")
+
+
 # --- art. 5(3)-(4): the banker's capital -------------------------------------------------
 
 

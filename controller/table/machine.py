@@ -35,7 +35,8 @@ from controller.rules.base import (CROUPIER, BOARD, Game, Irregularity, Mode, Ph
                                    PlanRequest, Recipient, Remedy, Ruling, box as box_recipient)
 from controller.rules.cards import Card
 from controller.rules.errors import RuleError
-from controller.rules.pan9_bank import BankTurn, after_round as bank_after_round, may_keep_bank
+from controller.rules.pan9_bank import (BankTurn, after_round as bank_after_round,
+                                        bank_offer_order, check_taker, may_keep_bank)
 from controller import inputs as panel_inputs   # registers the panel's events for replay
 from drivers import events as ev
 
@@ -152,8 +153,9 @@ COMMANDS: dict[str, CommandSpec] = {c.name: c for c in (
     CommandSpec("close_bets", ("dealer", "supervisor"), (), "no more bets"),
     CommandSpec("set_banker", ("dealer", "supervisor"), ("seat", "capital", "all_agree"),
                 "Super Pan 9: the banker's seat and capital; two rounds in a row at most "
-                "unless all_agree (261/96/M art. 5(1)); after a winning first round, capital "
-                "at least capital plus win (art. 5(4))"),
+                "unless all_agree (261/96/M art. 5(1)); the bank given up passes to a player "
+                "who bet in the previous round (art. 5(2)); after a winning first round, "
+                "capital at least capital plus win (art. 5(4))"),
     CommandSpec("declare_adjust", ("dealer", "supervisor"), ("points",),
                 "Super Pan 9: points the banker adds or subtracts, before the shake"),
     CommandSpec("shake", ("dealer", "supervisor"), (),
@@ -235,6 +237,8 @@ class Table:
         # Super Pan 9: the seat holding the bank and its settled rounds in a row (261/96/M
         # art. 5(1), 5(4)); kept from round to round, in the snapshot.
         self._bank_turn: BankTurn | None = None
+        # the seats that bet in the last round settled (261/96/M art. 5(2)); None before one
+        self._bank_bettors: tuple[int, ...] | None = None
         self._busy_asks = 0             # status requests after a "busy" refusal, this round
         self._unsettled = False
         self._last_dealt: Recipient | None = None
@@ -1406,6 +1410,9 @@ class Table:
         if self.state == "bets_open" and self.round and self.round.bets:
             raise TablectlError("bets are on the layout; return them (remove_bet) first")
         self.round = None if self.state in ("shuffling", "bets_open") else self.round
+        # 261/96/M art. 5(2): the players of the last round may be gone when the table opens
+        # again; when every one of them declined the bank, closing the table is the way out
+        self._bank_bettors = None
         self.close_table()
 
     def _cmd_deck_ready(self) -> None:
@@ -1535,6 +1542,11 @@ class Table:
         if self._bank_turn is not None:
             # art. 5(1): two rounds in a row at most; art. 5(4): a winner keeps his win in
             self._bank_turn.check(seat, capital, all_agree=all_agree)
+            if seat != self._bank_turn.seat and self._bank_bettors is not None:
+                # art. 5(2): the bank given up passes to a player who bet in the previous round
+                check_taker(range(1, self.layout_boxes + 1), self._bank_turn.seat, seat,
+                            bet_previous_round=self._bank_bettors,
+                            interpretations=self.interpretations)
         self.round.banker = seat
         self.round.capital = capital
         self._publish("banker", seat=seat, capital=capital,
@@ -1707,13 +1719,21 @@ class Table:
                     if row.get("role") == "banker"), 0)
         self._bank_turn = bank_after_round(self._bank_turn, self.round.banker,
                                            self.round.capital, int(net))
+        self._bank_bettors = tuple(b for b in self.round.bet_boxes() if b != self.round.banker)
 
     def _bank_turn_json(self) -> dict[str, Any] | None:
         turn = self._bank_turn
         if turn is None:
             return None
+        takers = None
+        if self._bank_bettors is not None:
+            # art. 5(2): the players who bet in the previous round, counter-clockwise from
+            # the banker: those the bank may pass to
+            takers = bank_offer_order(range(1, self.layout_boxes + 1), turn.seat,
+                                      bet_previous_round=self._bank_bettors,
+                                      interpretations=self.interpretations)
         return {**turn.to_json(), "capital_floor": turn.capital_floor,
-                "may_keep": may_keep_bank(turn.rounds)}
+                "may_keep": may_keep_bank(turn.rounds), "takers": takers}
 
     def _cmd_next_round(self) -> None:
         self._require("round_complete", "round_void", what="start the next round")
@@ -1845,7 +1865,9 @@ class Table:
                 "deck_check": self._deck_check,
                 "shuffle_after_check": self._shuffle_after_check,
                 "dispensing": self._dispensing, "awaiting_shuffle": self._awaiting_shuffle,
-                "bank_turn": self._bank_turn.to_json() if self._bank_turn else None}
+                "bank_turn": self._bank_turn.to_json() if self._bank_turn else None,
+                "bank_bettors": (list(self._bank_bettors) if self._bank_bettors is not None
+                                 else None)}
 
     def restore(self, snap: Mapping[str, Any]) -> None:
         """Put the table back as :meth:`snapshot` described it (before replaying inputs)."""
@@ -1869,6 +1891,8 @@ class Table:
         self._awaiting_shuffle = bool(snap.get("awaiting_shuffle", False))
         turn = snap.get("bank_turn")
         self._bank_turn = BankTurn.from_json(turn) if turn else None
+        bettors = snap.get("bank_bettors")
+        self._bank_bettors = tuple(int(b) for b in bettors) if bettors is not None else None
         from controller.integrity.alarms import Alarm
         self.gate.pending = [Alarm.from_json(a) for a in snap.get("integrity_pending", [])]
         self._held_alarms = []
