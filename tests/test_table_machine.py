@@ -167,6 +167,33 @@ def test_link_lost_while_dealing_is_a_machine_failure():
     assert t.round.void["cause"] == "shuffler_malfunction"
 
 
+@pytest.mark.parametrize("mode", ["shoe", "shuffler"])
+def test_box_sensors_failing_while_dealing_are_no_dealing_machine_failure_art_11_5(mode):
+    # 89/2004 art. 11(5) voids the round for the shuffler's failure while dealing (Q5: the
+    # shoe's). The box sensors deal no card: the shoe or shuffler goes on in the plan's order,
+    # the round stands, and only the next round waits for the sensors.
+    t = q_round(mode, box_sensors=True)
+    if mode == "shoe":
+        draw(t, "As")
+    else:
+        hand(t, "As", "Ah", "Ad")
+    t.handle_device(ev.Malfunction(device="sensors", ts=1.0, code=3, text="sensor fault"))
+    assert t.state == "dealing" and not rulings(t) and t.round.void is None
+    if mode == "shoe":
+        draw(t, "Kd", "2c", "Ah", "Ks", "3c", "Ad", "Kc", "4h")
+    else:
+        hand(t, "Kd", "Ks", "Kc")
+        hand(t, "2c", "3c", "4h")
+    t.command("decide", box=1, decision="play")
+    t.command("decide", box=3, decision="play")
+    assert nets(t)[(1, "versus_croupier")] == 20          # art. 9(7)(2): trips 2 to 1
+    t.command("confirm_result")
+    with pytest.raises(TablectlError, match="devices not ready"):
+        t.command("next_round")
+    t.command("clear_malfunction", role="supervisor")
+    t.command("next_round")
+    assert t.state in ("bets_open", "shuffling")
+
 def test_misdeal_declared_by_croupier_voids_round():
     t = q_round()
     draw(t, "As", "Kd")

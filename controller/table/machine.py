@@ -858,6 +858,12 @@ class Table:
             # the shuffler. A shuffler that jammed, failed, was opened or restarted can no
             # longer vouch for those cards: the deal is in progress (H11, art. 9).
             asked = True
+        if cls == "box-sensors" and (self.state == "dealing" or asked):
+            # The sensors deal no card: the shoe or shuffler goes on in the plan's order, so no
+            # dealing machine failed (89/2004 art. 11(5), 78/2008 art. 11(4) and the readings
+            # Q5, F7, H11, P3 speak of the device that deals). The round goes on without the
+            # sensors; their condition stops the next round.
+            return
         if self.state in ("dealing", "dice_shaking") or asked:
             irr = DEVICE_FAILURE.get(cls, Irregularity.SHUFFLER_MALFUNCTION
                                      if self.mode is Mode.SHUFFLER else
