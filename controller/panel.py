@@ -21,6 +21,11 @@ factory in tests (``GPIOZERO_PIN_FACTORY=mock`` or ``pin_factory=MockFactory()``
 from __future__ import annotations
 
 import asyncio
+import atexit
+import os
+import shutil
+import sys
+import tempfile
 import threading
 import time
 from enum import StrEnum
@@ -32,6 +37,31 @@ from controller.inputs import PANEL, ButtonPressed, KeySwitched
 from drivers.events import CardPlaced, CardRemoved, DeviceEvent
 
 BOX_SENSORS = "box-sensors"
+
+
+def lgpio_work_dir() -> str | None:
+    """Give lgpio a directory it can write, when the working directory is not one.
+
+    lgpio (gpiozero's pin factory on a Raspberry Pi) makes its notification pipe, and
+    ``import lgpio`` then opens it, in the working directory, or in ``$LG_WD`` when that is
+    set; where the directory cannot be written the import fails (``FileNotFoundError:
+    '.lgd-nfy-3'``) and gpiozero has no pin factory. The service runs in its state directory,
+    which it owns; ``sudo -u tablectl tablectl panel check`` runs wherever the technician stood
+    (a home directory, the clone of the repository), which the service user cannot write.
+    There, ``LG_WD`` is pointed at a fresh private directory (lgpio also moves the process
+    into it), removed when the process ends. Returns that directory, or None when nothing was
+    changed."""
+    if "LG_WD" in os.environ or "lgpio" in sys.modules:
+        return None
+    try:
+        if os.access(os.getcwd(), os.W_OK | os.X_OK):
+            return None
+    except OSError:          # the working directory was removed: lgpio would fall back on /tmp
+        pass
+    path = tempfile.mkdtemp(prefix="tablectl-lgpio-")
+    os.environ["LG_WD"] = path
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
 
 
 class Light(StrEnum):
@@ -107,6 +137,8 @@ class Panel:
         a pin cannot be had."""
         from gpiozero import Buzzer, Button, DigitalInputDevice, LED
 
+        if self._factory is None:
+            lgpio_work_dir()     # before gpiozero loads its default pin factory
         bounce = self.gpio.bounce_ms / 1000 or None
         kw = {"pin_factory": self._factory}
         try:

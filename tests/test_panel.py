@@ -319,3 +319,48 @@ def test_events_after_the_loop_closed_are_dropped(factory):
         factory.pin(27).drive_low()  # must not raise in gpiozero's thread
     finally:
         panel.close()
+
+
+def test_lgpio_gets_a_writable_directory_when_the_working_one_is_not(tmp_path, monkeypatch):
+    """``import lgpio`` makes and opens its notification pipe in the working directory (or
+    $LG_WD) and fails where it cannot write: `sudo -u tablectl tablectl panel check` run from
+    a technician's home or clone. The panel points LG_WD at a private directory instead."""
+    import os
+    import sys
+
+    from controller import panel as panel_module
+
+    monkeypatch.delenv("LG_WD", raising=False)
+    monkeypatch.delitem(sys.modules, "lgpio", raising=False)
+    monkeypatch.chdir(tmp_path)
+    # A writable working directory (the service's state directory): left as it is.
+    assert panel_module.lgpio_work_dir() is None and "LG_WD" not in os.environ
+    # One the user may not write (tested as root here, who may write anything).
+    monkeypatch.setattr(panel_module.os, "access", lambda path, mode: False)
+    made = panel_module.lgpio_work_dir()
+    assert made is not None and os.environ["LG_WD"] == made
+    assert os.path.isdir(made) and (os.stat(made).st_mode & 0o777) == 0o700
+    os.rmdir(made)
+    # An LG_WD the operator gave is theirs; so is an lgpio already loaded.
+    monkeypatch.setenv("LG_WD", "/somewhere")
+    assert panel_module.lgpio_work_dir() is None and os.environ["LG_WD"] == "/somewhere"
+    monkeypatch.delenv("LG_WD")
+    monkeypatch.setitem(sys.modules, "lgpio", object())
+    assert panel_module.lgpio_work_dir() is None and "LG_WD" not in os.environ
+
+
+def test_panel_prepares_lgpio_only_for_the_default_pin_factory(factory, monkeypatch):
+    from controller import panel as panel_module
+
+    calls = []
+    monkeypatch.setattr(panel_module, "lgpio_work_dir", lambda: calls.append(1))
+    Panel(GPIO, print, pin_factory=factory).open().close()
+    assert calls == []
+    code = ("import controller.panel as p; calls = []; p.lgpio_work_dir = lambda: calls.append(1);"
+            "from controller.config import GpioConfig;"
+            "p.Panel(GpioConfig(buttons={'misdeal': 27}), print).open().close(); print(calls)")
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**__import__("os").environ, "GPIOZERO_PIN_FACTORY": "mock"})
+    assert out.returncode == 0 and out.stdout.strip() == "[1]", out.stderr
