@@ -41,8 +41,17 @@ if [ ! -e "$DESTDIR/etc/tablectl/table.toml" ]; then
     # Never overwrite a table's configuration: only a first install gets the example.
     install -D -m 0640 docs/table.toml.example "$DESTDIR/etc/tablectl/table.toml"
     NEW_CONFIG=yes
+elif cmp -s docs/table.toml.example "$DESTDIR/etc/tablectl/table.toml"; then
+    # Still the example, left by an install that stopped half way (say pip without a
+    # network): not this table's configuration yet, so it is not started.
+    NEW_CONFIG=yes
 fi
-[ -n "$DESTDIR" ] && exit 0
+if [ -n "$DESTDIR" ]; then
+    if [ "$NEW_CONFIG" = yes ]; then
+        echo "$DESTDIR/etc/tablectl/table.toml is the example: edit it for the table"
+    fi
+    exit 0
+fi
 
 # The user and groups, then the directories they own.
 systemd-sysusers /usr/lib/sysusers.d/tablectl.conf

@@ -232,6 +232,23 @@ def test_install_script_lays_out_files(tmp_path):
     assert bad.returncode == 2 and "unknown option" in bad.stderr
 
 
+def test_install_script_knows_a_configuration_still_the_example(tmp_path):
+    """An install that stopped half way (pip without a network) left the example in
+    /etc/tablectl: run again, the script still takes it for a new table, so --start does not
+    start a table on the example's settings; once edited, it is the table's own."""
+    root = tmp_path / "root"
+    env = {**os.environ, "DESTDIR": str(root)}
+    install = ["bash", str(SYSTEMD / "install.sh")]
+    first = subprocess.run(install, env=env, capture_output=True, text=True)
+    assert first.returncode == 0 and "is the example" in first.stdout, first.stderr
+    again = subprocess.run([*install, "--start"], env=env, capture_output=True, text=True)
+    assert again.returncode == 0 and "is the example" in again.stdout, again.stderr
+    config = root / "etc" / "tablectl" / "table.toml"
+    config.write_text(config.read_text().replace('"macau-07"', '"macau-08"'))
+    edited = subprocess.run(install, env=env, capture_output=True, text=True)
+    assert edited.returncode == 0 and "is the example" not in edited.stdout
+
+
 def test_install_script_help_is_its_comment_only():
     run = subprocess.run(["bash", str(SYSTEMD / "install.sh"), "--help"], capture_output=True,
                          text=True)
