@@ -239,10 +239,14 @@ class Panel:
         return self._light
 
     def show(self, light: Light | str) -> None:
-        """Show one signal on the tower light (and sound the buzzer where it says so)."""
+        """Show one signal on the tower light (and sound the buzzer where it says so). The
+        signal already shown is left as it is: the daemon calls this after every input, and
+        a beep (or a buzzer silenced) must not start again with each card or button."""
         light = Light(light)
         lamps, buzz = _SIGNALS[light]
         with self._lock:
+            if light is self._light:
+                return
             self._light = light
             for colour, led in self._lamps.items():
                 how = lamps.get(colour)

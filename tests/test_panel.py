@@ -364,3 +364,26 @@ def test_panel_prepares_lgpio_only_for_the_default_pin_factory(factory, monkeypa
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={**__import__("os").environ, "GPIOZERO_PIN_FACTORY": "mock"})
     assert out.returncode == 0 and out.stdout.strip() == "[1]", out.stderr
+
+
+def test_the_same_signal_again_beeps_no_more(factory):
+    """The daemon shows the light after every input it handles: a signal already shown is
+    left as it is, so one beep is one, not one per card, button or command that follows."""
+    with Panel(GPIO, lambda e: None, pin_factory=factory, blink_s=0.02) as panel:
+        buzzer, amber = factory.pin(19), factory.pin(26)
+        mark = len(buzzer.states)
+        panel.show(Light.ACTION)
+        wait_for(lambda: toggled(buzzer, mark) and buzzer.state is False, "one beep")
+        for _ in range(3):
+            panel.show(Light.ACTION)
+        wait_for(lambda: len(amber.states) > 6, "the amber lamp still blinking")
+        time.sleep(0.5)   # a beep is 0.3 s on: any second one has begun by now
+        assert [s.state for s in buzzer.states[mark:]] == [True, False]
+        # The supervisor silenced a malfunction: the next input does not start it again.
+        panel.show(Light.MALFUNCTION)
+        wait_for(lambda: buzzer.state is True, "the buzzer sounding")
+        panel.silence()
+        silenced = len(buzzer.states)
+        panel.show(Light.MALFUNCTION)
+        time.sleep(0.3)
+        assert len(buzzer.states) == silenced and buzzer.state is False
