@@ -28,7 +28,17 @@ fi
 
 cd "$SRC"
 install -D -m 0644 systemd/tablectl.service  "$DESTDIR/etc/systemd/system/tablectl.service"
-install -D -m 0644 systemd/99-tablectl.rules "$DESTDIR/etc/udev/rules.d/99-tablectl.rules"
+RULES=/etc/udev/rules.d/99-tablectl.rules
+if [ ! -e "$DESTDIR$RULES" ]; then
+    install -D -m 0644 systemd/99-tablectl.rules "$DESTDIR$RULES"
+elif ! cmp -s systemd/99-tablectl.rules "$DESTDIR$RULES"; then
+    # It holds this table's device ids and serial numbers (docs/install.md, "Device names"):
+    # an upgrade keeps it, like table.toml; this version's rules are put beside the docs.
+    echo "Kept $RULES (this table's devices); this version's rules are"
+    echo "  /usr/share/doc/tablectl/99-tablectl.rules: compare them with"
+    echo "  diff $RULES /usr/share/doc/tablectl/99-tablectl.rules"
+fi
+install -D -m 0644 systemd/99-tablectl.rules "$DESTDIR/usr/share/doc/tablectl/99-tablectl.rules"
 install -D -m 0644 systemd/tablectl.sysusers "$DESTDIR/usr/lib/sysusers.d/tablectl.conf"
 install -D -m 0644 systemd/tablectl.tmpfiles "$DESTDIR/usr/lib/tmpfiles.d/tablectl.conf"
 # All of docs/: configuration.md points to interpretations.md and api.md, and a regulator may

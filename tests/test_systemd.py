@@ -249,6 +249,28 @@ def test_install_script_knows_a_configuration_still_the_example(tmp_path):
     assert edited.returncode == 0 and "is the example" not in edited.stdout
 
 
+def test_install_script_keeps_the_tables_udev_rules(tmp_path):
+    """docs/install.md has the technician put each device's ids and serial number in
+    /etc/udev/rules.d/99-tablectl.rules: an upgrade keeps them (or the stable names, and with
+    them the table's devices, are gone at the next replug or boot), and puts this version's
+    rules beside the documentation to compare."""
+    root = tmp_path / "root"
+    env = {**os.environ, "DESTDIR": str(root)}
+    install = ["bash", str(SYSTEMD / "install.sh")]
+    assert subprocess.run(install, env=env, capture_output=True).returncode == 0
+    rules = root / "etc" / "udev" / "rules.d" / "99-tablectl.rules"
+    shipped = (SYSTEMD / "99-tablectl.rules").read_text()
+    assert rules.read_text() == shipped
+    again = subprocess.run(install, env=env, capture_output=True, text=True)
+    assert again.returncode == 0 and "Kept" not in again.stdout   # unchanged: nothing to say
+    rules.write_text(shipped.replace("SHUF-0001", "A50TK9QX"))
+    upgrade = subprocess.run(install, env=env, capture_output=True, text=True)
+    assert upgrade.returncode == 0, upgrade.stderr
+    assert 'ATTRS{serial}=="A50TK9QX"' in rules.read_text()
+    assert "Kept /etc/udev/rules.d/99-tablectl.rules" in upgrade.stdout
+    assert (root / "usr/share/doc/tablectl/99-tablectl.rules").read_text() == shipped
+
+
 def test_install_script_help_is_its_comment_only():
     run = subprocess.run(["bash", str(SYSTEMD / "install.sh"), "--help"], capture_output=True,
                          text=True)
