@@ -74,7 +74,15 @@ chgrp tablectl /etc/tablectl/table.toml
 PYTHON=${PYTHON:-/usr/bin/python3}
 "$PYTHON" -m venv "$PREFIX/venv"
 "$PREFIX/venv/bin/pip" install --quiet --upgrade pip
-"$PREFIX/venv/bin/pip" install --quiet --upgrade "${SRC}[pi]"
+# Built from a copy of the tree: pip builds in the directory it is given (build/,
+# tablectl.egg-info/), which would leave root's files in the clone, where its owner's
+# scripts/venv can then no longer write them, and a stale build/ to the next upgrade.
+BUILD=$(mktemp -d)
+trap 'rm -rf "$BUILD"' EXIT
+tar -C "$SRC" --exclude=./.git --exclude=./.venv --exclude=./build --exclude=./dist \
+    --exclude='*.egg-info' --exclude=__pycache__ --exclude=./.pytest_cache \
+    --exclude=./.hypothesis --exclude=./artifacts -cf - . | tar -C "$BUILD" -xf -
+"$PREFIX/venv/bin/pip" install --quiet --upgrade "${BUILD}[pi]"
 ln -sf "$PREFIX/venv/bin/tablectl" /usr/local/bin/tablectl
 
 # Stable device names for devices already plugged in.

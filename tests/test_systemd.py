@@ -271,6 +271,30 @@ def test_install_script_keeps_the_tables_udev_rules(tmp_path):
     assert (root / "usr/share/doc/tablectl/99-tablectl.rules").read_text() == shipped
 
 
+def test_install_script_builds_from_a_copy_of_the_tree(tmp_path):
+    """pip builds in the directory it is given (build/, tablectl.egg-info/): run as root on
+    the technician's clone, that left root's files there and the clone's own scripts/venv
+    failed ("Cannot update time stamp of directory 'tablectl.egg-info'"). The script installs
+    from a copy without the clone's build products, virtual environment or history."""
+    script = (SYSTEMD / "install.sh").read_text()
+    pip_installs = [line for line in script.splitlines() if '/pip" install' in line]
+    assert pip_installs and not any("${SRC}" in line or "$SRC" in line for line in pip_installs)
+    assert any('"${BUILD}[pi]"' in line for line in pip_installs)
+    copy = re.search(r"^tar -C \"\$SRC\".*?-xf -$", script, re.M | re.S)
+    assert copy, "the copy of the tree"
+    src = tmp_path / "src"
+    for name in ("controller/x.py", ".venv/bin/python", "build/lib/old.py", ".git/HEAD",
+                 "tablectl.egg-info/PKG-INFO", "controller/__pycache__/x.pyc", "pyproject.toml"):
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        (src / name).write_text("x")
+    build = tmp_path / "build"
+    build.mkdir()
+    subprocess.run(["bash", "-c", copy.group(0)], check=True,
+                   env={**os.environ, "SRC": str(src), "BUILD": str(build)})
+    copied = {str(p.relative_to(build)) for p in build.rglob("*") if p.is_file()}
+    assert copied == {"controller/x.py", "pyproject.toml"}, copied
+
+
 def test_install_script_help_is_its_comment_only():
     run = subprocess.run(["bash", str(SYSTEMD / "install.sh"), "--help"], capture_output=True,
                          text=True)
