@@ -192,6 +192,7 @@ class Panel:
         self._sensors.clear()
         self._lamps.clear()
         self._key = self._buzzer = None
+        self._light = Light.OFF      # the lamps are dark: the next signal is shown afresh
 
     def __enter__(self) -> "Panel":
         return self.open()

@@ -387,3 +387,16 @@ def test_the_same_signal_again_beeps_no_more(factory):
         panel.show(Light.MALFUNCTION)
         time.sleep(0.3)
         assert len(buzzer.states) == silenced and buzzer.state is False
+
+
+def test_a_panel_opened_again_shows_its_signal_afresh(factory):
+    panel = Panel(GPIO, lambda e: None, pin_factory=factory).open()
+    panel.show(Light.READY)
+    panel.close()                  # every pin released, the lamps dark
+    assert panel.light is Light.OFF
+    panel.open()
+    try:
+        panel.show(Light.READY)
+        assert lamps(factory)["green"] is True
+    finally:
+        panel.close()
