@@ -812,14 +812,15 @@ def _integrity_decks(ck: _Checker, decks: int, game: Any,
 
 
 def _limits(ck: _Checker, doc: dict[str, Any], game: Any) -> Limits:
-    if doc and getattr(game, "game_id", None) == HOLDEM:
+    wagers_known = getattr(game, "wagers", None)
+    subtables = tuple(k for k, v in doc.items() if isinstance(v, dict))
+    if getattr(game, "game_id", None) == HOLDEM and len(doc) > len(subtables):
         # Nothing reads them there: an operator who set a table maximum would believe it held.
+        # (A [limits.<name>] sub-table is named below: Hold'em has no wager of that name.)
         ck.add(("limits",), f"{HOLDEM} has no wager limits: its bets go into the pot through "
                "the betting, sized by the blinds and the structure (11/2008 art. 11)",
                "remove [limits]; the stakes are set in [holdem]")
-        return Limits()
-    wagers_known = getattr(game, "wagers", None)
-    subtables = tuple(k for k, v in doc.items() if isinstance(v, dict))
+        doc = {k: v for k, v in doc.items() if k in subtables}
     base = ck.section(doc, ("limits",), SCHEMA["limits"], extra=subtables)
     if base["max"] is not None and base["min"] > base["max"]:
         ck.add(("limits", "max"), f"maximum {base['max']} is below the minimum {base['min']}",
