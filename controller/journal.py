@@ -300,6 +300,14 @@ class Journal:
                 if path.is_dir():
                     raise JournalError(f"journal {path} is a directory; name the journal file "
                                        f"in it ([journal] path), such as {path / 'journal.db'}")
+                if _empty(path):
+                    # SQLite would start a new chain in it: a journal cut to nothing (a fault,
+                    # a mistaken copy) would be replaced without a word.
+                    raise JournalError(
+                        f"journal {path} is an empty file (0 bytes), not a journal: a journal "
+                        "cut to nothing, a copy that did not finish, or a file made by hand; "
+                        "restore the journal from a backup (docs/journal.md), or, for a table "
+                        "that has never run, remove the empty file and start again")
                 path.parent.mkdir(parents=True, exist_ok=True)
                 if not os.access(path.parent, os.W_OK | os.X_OK):
                     # The writer makes -wal and -shm files beside the journal: SQLite would

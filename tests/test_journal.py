@@ -686,6 +686,17 @@ def test_a_config_naming_another_tables_journal_is_refused(path, tmp_path, comma
     assert tablectl(*command, "--journal", str(path)).returncode == 0
 
 
+def test_a_writer_refuses_an_empty_file_instead_of_starting_a_new_chain(tmp_path):
+    """The record of truth cut to 0 bytes is not silently replaced by a fresh journal."""
+    empty = tmp_path / "journal.db"
+    empty.write_bytes(b"")
+    with pytest.raises(JournalError, match=r"empty file \(0 bytes\).*restore the journal from "
+                       r"a backup.*remove the empty file"):
+        Journal.open(empty, "table-1")
+    assert empty.read_bytes() == b"" and sorted(p.name for p in tmp_path.iterdir()) == [
+        "journal.db"]
+
+
 @pytest.mark.parametrize("command", [("journal", "verify"), ("journal", "export"),
                                      ("journal", "rounds"), ("integrity", "report")])
 def test_an_empty_file_is_named_as_such_and_left_alone(tmp_path, command):
