@@ -892,6 +892,7 @@ def test_pan9_p11_when_passed_the_first_occupied_seat_in_turn_needs_no_bet_art_5
     t.command("set_banker", seat=1, capital=1000)
     assert t.round.banker == 1
 
+
 def test_pan9_a_void_round_is_not_a_round_banked_art_5_1():
     t = table("super-pan-9")
     pan9_banked(t, banker_wins=False)
