@@ -194,6 +194,27 @@ def test_box_sensors_failing_while_dealing_are_no_dealing_machine_failure_art_11
     t.command("next_round")
     assert t.state in ("bets_open", "shuffling")
 
+@pytest.mark.parametrize("mode", ["shoe", "shuffler"])
+def test_pan9_box_sensors_failing_during_the_shake_hold_the_round_without_blaming_the_dealer(mode):
+    # The sensors are neither the agitator nor the device that deals (261/96/M P3, P4): the
+    # round is held before any card with the bets standing, and no shoe or shuffler failure
+    # is ruled, whose remedy would send the supervisor to replace a device that works.
+    t = table("super-pan-9", mode, box_sensors=True)
+    t.command("set_banker", seat=1, capital=1000)
+    t.command("place_bet", box=2, wager="seat", amount=100, player="ana")
+    t.command("shake")
+    t.handle_device(ev.Malfunction(device="sensors", ts=1.0, code=3, text="sensor fault"))
+    assert t.state == "malfunction" and not rulings(t) and t.round.void is None
+    # the throw that lands while the table is held is not dealt from
+    t.handle_device(ev.DiceResult(device="dice", ts=2.0, dice=(1, 1, 1, 2)))
+    assert t.round.dice is None and kinds(t)[-1] == "irregular_event"
+    t.command("clear_malfunction", role="supervisor")
+    assert t.state == "bets_closed" and t.round.bets_json() and not t.blocking_conditions()
+    t.command("shake")                                  # the banker shakes again
+    t.handle_device(ev.DiceResult(device="dice", ts=3.0, dice=(1, 1, 1, 2)))
+    assert t.state == "dealing" and not rulings(t)
+
+
 def test_misdeal_declared_by_croupier_voids_round():
     t = q_round()
     draw(t, "As", "Kd")

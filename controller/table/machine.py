@@ -864,6 +864,12 @@ class Table:
             # Q5, F7, H11, P3 speak of the device that deals). The round goes on without the
             # sensors; their condition stops the next round.
             return
+        if cls == "box-sensors" and self.state == "dice_shaking":
+            # No card is out and neither the agitator nor a dealing device failed (P3, P4):
+            # the round is held with its bets, and the banker shakes again once it is cleared.
+            self._held_dealing = self.state
+            self.fail()
+            return
         if self.state in ("dealing", "dice_shaking") or asked:
             irr = DEVICE_FAILURE.get(cls, Irregularity.SHUFFLER_MALFUNCTION
                                      if self.mode is Mode.SHUFFLER else
