@@ -215,6 +215,32 @@ def test_pan9_box_sensors_failing_during_the_shake_hold_the_round_without_blamin
     assert t.state == "dealing" and not rulings(t)
 
 
+@pytest.mark.parametrize("mode", ["shoe", "shuffler"])
+def test_a_card_out_after_the_settlement_leaves_the_settled_round_standing_art_11_1(mode):
+    # 89/2004 art. 11(1) voids a round whose cards were dealt out of order or in a wrong number
+    # to a hand. Once every hand is open and settled, a card out of the device joins no hand
+    # of the round: the result stands, and the card is journaled as an irregular event.
+    t = q_round(mode)
+    if mode == "shoe":
+        draw(t, "As", "Kd", "2c", "Ah", "Ks", "3c", "Ad", "Kc", "4h")
+    else:
+        hand(t, "As", "Ah", "Ad")
+        hand(t, "Kd", "Ks", "Kc")
+        hand(t, "2c", "3c", "4h")
+    t.command("decide", box=1, decision="play")
+    t.command("decide", box=3, decision="play")
+    assert t.state == "settlement"
+    before = nets(t)
+    if mode == "shoe":
+        draw(t, "5d")
+    else:
+        hand(t, "5d", "6d", "7d")
+    assert t.state == "settlement" and t.round.void is None
+    assert kinds(t)[-1] == "irregular_event" and "settled" in t.outbox[-1].data["reason"]
+    t.command("confirm_result")
+    assert t.state == "round_complete" and nets(t) == before
+
+
 def test_misdeal_declared_by_croupier_voids_round():
     t = q_round()
     draw(t, "As", "Kd")

@@ -930,6 +930,12 @@ class Table:
             if not self._start_dealing(e):
                 return False
             return True
+        if self.state == "settlement":
+            # Every hand is open and the result worked out from them: a card out now joins no
+            # hand of the round (art. 11(1) of 89/2004 and 78/2008 speak of the cards dealt to
+            # a hand), so the result stands and the card is journaled as irregular.
+            self._irregular_event(e, "a card came out after the round was settled")
+            return False
         if self.state in DEALT_STATES:
             # A card out of the device after the deal: more cards than the plan holds.
             self._rule(Irregularity.WRONG_COUNT, f"{e.kind} from {e.device} after the deal")
