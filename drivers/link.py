@@ -444,6 +444,9 @@ class Link:
                 self._send(m.Nak(item.seq, item.nak))
                 if item.nak != m.NAK_CRC:
                     self._lost_event(item)
+            elif not self.codec.sequenced and self.state == "up":
+                # Its events are not acknowledged: the device never sends one again.
+                self._lost_event(item)
             return
         msg = item.message
         self.stats.frames_in += 1
@@ -517,17 +520,25 @@ class Link:
             p.future.set_result(ack.code)
 
     def _lost_event(self, item: Rejected) -> None:
-        """A reliable frame the device will not send again (NAK 2 or 3, section 3.1): whatever
-        it reported, a card out of the shoe among others, is lost to the table, and a device
-        that sends what the protocol does not allow is out of order. The table hears of it as
-        the device's malfunction, which its regulation rules on; the frame's detail stays in
-        the log (it may name a field's value)."""
-        name = m.MESSAGE_TYPES[item.type].__name__ if item.type in m.MESSAGE_TYPES \
-            else f"type 0x{item.type:02x}"
+        """A frame the device will not send again: a reliable one refused with NAK 2 or 3
+        (section 3.1), or, with a codec whose events are not acknowledged, any frame damaged
+        or unreadable. Whatever it reported, a card out of the shoe or a throw of the dice
+        among others, is lost to the table, and a device that sends what the protocol does not
+        allow is out of order. The table hears
+        of it as the device's malfunction, which its regulation rules on; the frame's detail
+        stays in the log (it may name a field's value)."""
+        if item.reason == "damaged":
+            what = item.detail          # the codec's words, with no field of any frame
+        elif item.type is None:
+            what = f"a frame of unknown type ({item.reason})"
+        elif item.type in m.MESSAGE_TYPES:
+            what = f"a {m.MESSAGE_TYPES[item.type].__name__} frame ({item.reason})"
+        else:
+            what = f"a type 0x{item.type:02x} frame ({item.reason})"
         self._emit(ev.Malfunction(
             device=self.spec.id, ts=self.clock(), code=LOST_EVENT_CODE,
-            text=f"sent a {name} frame the controller cannot read ({item.reason}); what it "
-                 "reported is lost: check the device before the next round"))
+            text=f"sent {what}, which the controller cannot read; what it reported is lost: "
+                 "check the device before the next round"))
 
     def _on_nak(self, nak: m.Nak) -> None:
         p = self._pending

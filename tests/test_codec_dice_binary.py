@@ -46,14 +46,20 @@ def test_commands_the_protocol_lacks_are_refused():
         DiceBinaryCodec().encode(m.Shuffle())
 
 
-def test_bad_checksum_and_garbage_are_skipped():
+def test_bad_checksum_and_garbage_are_skipped_and_reported_once_a_burst():
+    # Nothing is acknowledged, so the device never sends a damaged frame again: the damage is
+    # reported, once until a good frame, before the frames that follow it.
     c = DiceBinaryCodec("device")
     good = DiceBinaryCodec("host").encode(m.DieNotFlat(1))
     bad = bytearray(good)
     bad[3] ^= 1
     out = c.feed(b"\x02\x02zz" + bytes(bad) + good)
-    assert out == [Received(0, m.DieNotFlat(1))]
-    assert c.garbage_bytes > 0
+    assert [getattr(i, "reason", i) for i in out] == ["damaged", Received(0, m.DieNotFlat(1))]
+    assert out[0].type is None and c.garbage_bytes > 0
+    assert c.feed(bytes(bad)[:5]) == []                # a frame's start: wait for the rest
+    assert [getattr(i, "reason", i) for i in c.feed(bytes(bad)[5:])] == ["damaged"]
+    assert c.feed(b"zz\x02z") == []                     # the same burst, not reported again
+    assert [getattr(i, "reason", i) for i in c.feed(good)] == [Received(0, m.DieNotFlat(1))]
 
 
 def test_invalid_content_is_rejected_not_raised():
@@ -61,6 +67,7 @@ def test_invalid_content_is_rejected_not_raised():
     c = DiceBinaryCodec("device")
     out = c.feed(b"\x02" + body + bytes((checksum(body),)) + b"\x03")
     assert out[0].reason == "bad-payload" and c.rejected == 1
+    assert out[0].type == m.DiceResult.TYPE          # named by its command letter
 
 
 @given(st.binary(max_size=600))

@@ -344,6 +344,22 @@ def test_corrupted_event_is_retransmitted_and_arrives_once(transport):
     run(main())
 
 
+def test_a_corrupted_dice_binary_event_is_lost_and_reported_as_the_agitators_malfunction():
+    # dice-binary events are not acknowledged: the agitator never sends the damaged result
+    # again, and the table must hear that a throw was lost rather than wait for it.
+    async def main():
+        async with rig("dice", "pty", codec="dice-binary") as r:
+            r.dev.set_next_dice([3, 1, 6, 6])
+            r.dev.inject("corrupt_crc", count=1, frames="events")   # the ShakeStarted
+            await r.drv.shake()
+            lost = await r.next("malfunction")
+            assert lost.code == 0 and "lost" in lost.text
+            assert r.dev.status()["stats"]["fault_corrupt_crc"] == 1
+            assert (await r.next("dice_result")).dice == (3, 1, 6, 6)
+            assert [e.kind for e in r.seen] == []             # the shake's start never came
+    run(main())
+
+
 @pytest.mark.parametrize("transport", TRANSPORTS)
 @pytest.mark.parametrize("fault,args", [("drop", {}), ("corrupt_crc", {}),
                                         ("delay", {"seconds": 0.3})])

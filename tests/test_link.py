@@ -372,6 +372,56 @@ def test_garbage_and_malformed_frames_are_counted_and_dropped(link_path):
     run(main())
 
 
+def test_dice_binary_frames_the_host_cannot_read_are_lost_events(link_path):
+    """dice-binary events are not acknowledged, so the agitator never sends one again: a frame
+    with a bad checksum, one cut short, or one whose content cannot be read is an event lost,
+    and the table hears of it as the agitator's malfunction (once for a burst of damage). The
+    good frames after it still arrive."""
+    from drivers.protocol.dice_binary import checksum
+
+    async def main():
+        peer, drv, q, _ = await started(link_path, "dice", "dice-binary", flags=0)
+        good = peer.codec.encode(m.DiceResult((3, 5, 1, 6)))
+        bad = bytearray(good)
+        bad[3] ^= 1                                              # the checksum fails
+        peer.write(bytes(bad))
+        peer.write(good)
+        e, before = await next_event(q, "dice_result")
+        assert e.dice == (3, 5, 1, 6)
+        assert [(type(b), b.code) for b in before] == [(ev.Malfunction, 0)]
+        assert "lost" in before[0].text and "3, 5" not in before[0].text
+        peer.write(good[:5])                                     # cut short
+        peer.write(peer.codec.encode(m.DieNotFlat(1)))
+        e, before = await next_event(q, "die_not_flat")
+        assert [(type(b), b.code) for b in before] == [(ev.Malfunction, 0)]
+        body = b"r\x03\x00\x05\x00"                             # a gap between the dice
+        peer.write(b"\x02" + body + bytes((checksum(body),)) + b"\x03")
+        peer.write(peer.codec.encode(m.DieOutOfCup(2)))
+        e, before = await next_event(q, "die_out_of_cup")
+        assert [(type(b), b.code) for b in before] == [(ev.Malfunction, 0)]
+        assert drv.is_up
+        await drv.close()
+        peer.unplug()
+    run(main())
+
+
+def test_a_damaged_frame_of_the_tablectl_codec_is_sent_again_not_lost(link_path):
+    """With sequence numbers a damaged event is not acknowledged and the device sends it
+    again: no loss, so no malfunction reaches the table."""
+    async def main():
+        peer, drv, q, _ = await started(link_path)
+        frame = bytearray(peer.codec.encode(m.CardDispensed(1, 1), 5))
+        frame[-3] ^= 0x40
+        peer.write(bytes(frame))
+        peer.send(m.CardDispensed(2, 1))
+        e, before = await next_event(q, "card_dispensed")
+        assert e.card == Card.from_code(2)
+        assert not [b for b in before if isinstance(b, ev.Malfunction)]
+        await drv.close()
+        peer.unplug()
+    run(main())
+
+
 def test_heartbeats_stopping_gives_link_lost_then_restored(link_path):
     async def main():
         peer, drv, q, up = await started(link_path)

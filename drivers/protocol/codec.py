@@ -27,8 +27,10 @@ class Received:
 
 @dataclass(frozen=True, slots=True)
 class Rejected:
-    """A frame that was dropped. ``reason``: ``crc``, ``unknown-type``, ``bad-payload`` or
-    ``wrong-sender``; ``nak`` the NAK reason to answer with (None: answer nothing)."""
+    """A frame that was dropped. ``reason``: ``crc``, ``unknown-type``, ``bad-payload``,
+    ``wrong-sender`` or (a codec with no acknowledgement) ``damaged``; ``type`` the message
+    type code it carried, None when it cannot be told; ``nak`` the NAK reason to answer with
+    (None: answer nothing)."""
 
     reason: str
     seq: int | None

@@ -41,6 +41,11 @@ from .codec import Codec, CodecError, Received, Rejected
 
 STX, ETX, FRAME_SIZE = 0x02, 0x03, 8
 STATES = ("idle", "shaking", "lid-open", "fault")
+# The message each command letter stands for, to name a frame whose content cannot be read.
+LETTERS: dict[str, type[m.Message]] = {
+    "I": m.Hello, "H": m.Heartbeat, "S": m.Shake, "Q": m.StatusRequest, "i": m.HelloInfo,
+    "b": m.HelloInfo, "h": m.Heartbeat, "k": m.Ack, "s": m.ShakeStarted, "r": m.DiceResult,
+    "t": m.DieNotFlat, "o": m.DieOutOfCup, "m": m.Malfunction, "l": m.Door, "q": m.StatusReport}
 
 
 def checksum(body: bytes) -> int:
@@ -64,6 +69,7 @@ class DiceBinaryCodec(Codec):
         super().__init__(receive_from)
         self._buf = bytearray()
         self._garbage = 0
+        self._resyncing = False     # bytes are being dropped since the last good frame
 
     def encode(self, message: m.Message, seq: int = 0) -> bytes:
         if isinstance(message, m.Hello):
@@ -109,38 +115,55 @@ class DiceBinaryCodec(Codec):
         raise CodecError(f"dice-binary has no frame for {type(message).__name__}")
 
     def feed(self, data: bytes) -> list[Received | Rejected]:
+        """Frames in ``data`` (with what an earlier call left). Bytes that are no frame (a bad
+        checksum, a frame cut short, noise) are dropped, and reported once as a ``damaged``
+        :class:`Rejected` until the next good frame: nothing here is acknowledged, so the
+        sender never sends the frame again and the receiver must hear that it is lost."""
         buf = self._buf
         buf += data
         out: list[Received | Rejected] = []
         while True:
             start = buf.find(STX)
             if start < 0:
-                self._garbage += len(buf)
+                self._drop(len(buf), out)
                 buf.clear()
                 return out
             if start:
-                self._garbage += start
+                self._drop(start, out)
                 del buf[:start]
             if len(buf) < FRAME_SIZE:
                 return out
             body, chk, etx = bytes(buf[1:6]), buf[6], buf[7]
             if etx != ETX or checksum(body) != chk:
-                self._garbage += 1
+                self._drop(1, out)
                 del buf[:1]
                 continue
             del buf[:FRAME_SIZE]
+            self._resyncing = False
+            cls = LETTERS.get(chr(body[0]))
             try:
                 msg = self._decode(chr(body[0]), body[1:])
             except (m.PayloadError, CodecError) as exc:
                 self.rejected += 1
-                out.append(Rejected("bad-payload", None, body[0], str(exc)))
+                out.append(Rejected("bad-payload", None, cls.TYPE if cls else None, str(exc)))
                 continue
             if not self._accepts(type(msg)):
                 self.rejected += 1
-                out.append(Rejected("wrong-sender", None, body[0],
+                out.append(Rejected("wrong-sender", None, type(msg).TYPE,
                                     f"{type(msg).__name__} comes from the {type(msg).SENDER}"))
                 continue
             out.append(Received(0, msg))
+
+    def _drop(self, n: int, out: list[Received | Rejected]) -> None:
+        if not n:
+            return
+        self._garbage += n
+        if not self._resyncing:
+            self._resyncing = True
+            self.rejected += 1
+            out.append(Rejected("damaged", None, None,
+                                "bytes that are no frame (a bad checksum, a frame cut short "
+                                "or noise on the line)"))
 
     @staticmethod
     def _decode(cmd: str, d: bytes) -> m.Message:
@@ -186,6 +209,7 @@ class DiceBinaryCodec(Codec):
     def reset(self) -> None:
         self._garbage += len(self._buf)
         self._buf.clear()
+        self._resyncing = False
 
     @property
     def garbage_bytes(self) -> int:
