@@ -20,10 +20,17 @@ PARAMS: dict[str, dict[str, Any]] = {
     "wager": {"type": "string", "description": "the game's wager name (see game.wagers)"},
     "amount": {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_AMOUNT,
                "description": "chip units (integer, at most 2^53 - 1)"},
-    "player": {"type": ["string", "null"], "description": "player on a shared box (Q Poker)"},
-    "seat": {"type": "integer", "minimum": 1},
+    "player": {"type": ["string", "null"],
+               "description": "player on a shared box (Q Poker); the player who bets or "
+                              "co-banks (Super Pan 9)"},
+    "seat": {"type": "integer", "minimum": 1,
+             "description": "seat number, from 1; for co_bank the co-banking player's seat, "
+                            "optional unless co_banker_order=counter_clockwise"},
     "capital": {"type": "integer", "minimum": 1, "maximum": MAX_AMOUNT,
-                "description": "banker's capital, chip units"},
+                "description": "Super Pan 9: the banker's or a co-banker's capital, chip units"},
+    "house": {"type": "boolean", "default": False,
+              "description": "Super Pan 9: the house's co-bank, not a player's "
+                             "(261/96/M art. 5(5))"},
     "all_agree": {"type": "boolean", "default": False,
                   "description": "Super Pan 9: every player agrees that the seat banks beyond "
                                  "two rounds in a row (261/96/M art. 5(1))"},

@@ -156,6 +156,14 @@ COMMANDS: dict[str, CommandSpec] = {c.name: c for c in (
                 "unless all_agree (261/96/M art. 5(1)); the bank given up passes to a player "
                 "who bet in the previous round (art. 5(2)); after a winning first round, "
                 "capital at least capital plus win (art. 5(4))"),
+    CommandSpec("co_bank", ("dealer", "supervisor"), ("player", "capital", "seat", "house"),
+                "Super Pan 9: a player of another seat (player, seat) or the house "
+                "(house=true) joins the banker with a capital, before the shake; paid or "
+                "collected in order after the banker, the house last, each up to its capital; "
+                "a co-banking player bets on no seat that round (261/96/M art. 5(5))"),
+    CommandSpec("remove_co_bank", ("dealer", "supervisor"), ("player", "house"),
+                "Super Pan 9: a co-bank (the player's, or the house's with house=true) taken "
+                "back before the shake"),
     CommandSpec("declare_adjust", ("dealer", "supervisor"), ("points",),
                 "Super Pan 9: points the banker adds or subtracts, before the shake"),
     CommandSpec("shake", ("dealer", "supervisor"), (),
@@ -1427,6 +1435,10 @@ class Table:
                       what="take the table out of service")
         if self.state == "bets_open" and self.round and self.round.bets:
             raise TablectlError("bets are on the layout; return them (remove_bet) first")
+        if self.state == "bets_open" and self.round and self.round.co_bankers:
+            raise TablectlError(f"co-bank capital is on the layout "
+                                f"({', '.join(self._co_banker_names())}); return it "
+                                "(remove_co_bank) first")
         self.round = None if self.state in ("shuffling", "bets_open") else self.round
         # 261/96/M art. 5(2): the players of the last round may be gone when the table opens
         # again; when every one of them declined the bank, closing the table is the way out
@@ -1499,6 +1511,10 @@ class Table:
         if self.flow.dice and box == self.round.banker:
             raise TablectlError(f"box {box} is the banker's seat; no bet is placed on it "
                                 "(261/96/M art. 5)")
+        if self.flow.dice and player is not None and self._co_banker(player) is not None:
+            raise TablectlError(f"{player} co-banks this round: a player who joins the bank may "
+                                "not bet on other seats (261/96/M art. 5(5)); withdraw the "
+                                "co-bank first (remove_co_bank) to bet instead")
         key = BetKey(box, wager, player)
         total = self.round.bets.get(key, 0) + amount
         together = sum(self.round.bets.values()) + amount
@@ -1550,6 +1566,15 @@ class Table:
         if not self.flow.dice:
             raise TablectlError(f"{self.game.title} has no banker seat")
         seat = self._check_box(seat)
+        co = self.round.co_bankers
+        if co and seat != self.round.banker:
+            # art. 5(5): each co-banker entrusted his capital to this banker, so the bank
+            # passes to another seat only once they have taken it back
+            names = _and(self._co_banker_names())
+            raise TablectlError(f"{names} co-bank{'s' if len(co) == 1 else ''} with the banker "
+                                f"on seat {self.round.banker} (261/96/M art. 5(5)): withdraw "
+                                f"the co-bank{'s' if len(co) > 1 else ''} (remove_co_bank) "
+                                "before another seat takes the bank")
         if any(k.box == seat for k in self.round.bets):
             raise TablectlError(f"seat {seat} holds bets; the banker's seat takes none "
                                 "(261/96/M art. 5): remove them or choose another seat")
@@ -1569,6 +1594,114 @@ class Table:
         self.round.capital = capital
         self._publish("banker", seat=seat, capital=capital,
                       **({"all_agree": True} if all_agree else {}))
+
+    # The names the settlement gives the bank's other shares (its "bank" rows): a co-banking
+    # player so named could not be told from them.
+    BANK_SHARE_NAMES = {"banker": "the banker's", "house": "the house's"}
+
+    def _co_banker(self, player: str | None) -> dict[str, Any] | None:
+        """The round's co-bank of ``player``, or the house's when ``player`` is None."""
+        for entry in self.round.co_bankers:
+            if (entry.get("house") and player is None) or \
+                    (not entry.get("house") and entry["player"] == player):
+                return entry
+        return None
+
+    def _co_banker_names(self) -> list[str]:
+        return ["the house" if c.get("house") else c["player"] for c in self.round.co_bankers]
+
+    def _co_banking(self, what: str, house: Any) -> None:
+        self._require("bets_open", what=what)
+        if not self.flow.dice:
+            raise TablectlError(f"{self.game.title} has no banker, so no co-bank")
+        if not isinstance(house, bool):
+            raise TablectlError(f"house must be true or false (true: the house's co-bank, "
+                                f"261/96/M art. 5(5)), got {house!r}")
+
+    def _check_seat(self, seat: Any) -> int:
+        """A seat of the layout, in the words of Super Pan 9 (seat, not box)."""
+        if isinstance(seat, bool) or not isinstance(seat, int):
+            raise TablectlError(f"seat {seat!r} must be a seat number 1-{self.layout_boxes}")
+        if not 1 <= seat <= self.layout_boxes:
+            raise TablectlError(f"seat {seat} does not exist: this table has seats "
+                                f"1-{self.layout_boxes}")
+        return seat
+
+    def _cmd_co_bank(self, capital: int, player: str | None = None, seat: int | None = None,
+                     house: bool = False) -> None:
+        """261/96/M art. 5(5): the house, or a player of another seat, joins the banker with a
+        capital of its own, on the table before the shake (art. 5(3), 2(5)). What the rules'
+        settlement would refuse (super_pan_9 ``co_bankers``) is refused here, when given."""
+        self._co_banking("take a co-bank", house)
+        r = self.round
+        if r.banker is None:
+            raise TablectlError("name the banker first (set_banker): co-bankers join the "
+                                "banker's capital (261/96/M art. 5(5))")
+        if house:
+            if player is not None or seat is not None:
+                raise TablectlError("the house co-banks in its own name: leave player and seat "
+                                    "out, or give house=false for a player's co-bank")
+            capital = check_amount(capital, "the house's co-bank capital")
+            held = self._co_banker(None)
+            if held is not None:
+                raise TablectlError(f"the house already co-banks {held['capital']} this round: "
+                                    "art. 5(5) gives it one capital, settled last; to change "
+                                    "it, remove_co_bank house=true and co-bank again")
+            entry: dict[str, Any] = {"house": True, "capital": capital}
+        else:
+            if player is None:
+                raise TablectlError("co_bank needs the co-banking player's name (player), or "
+                                    "house=true for the house's co-bank (261/96/M art. 5(5))")
+            self._check_player(player)
+            share = self.BANK_SHARE_NAMES.get(player.strip().lower())
+            if share is not None:
+                raise TablectlError(f"{player!r} is how the settlement names {share} share of "
+                                    "the bank, so it cannot be a co-banking player's name; give "
+                                    "the player's own name")
+            if seat is not None:
+                seat = self._check_seat(seat)
+                if seat == r.banker:
+                    raise TablectlError(f"seat {seat} is the banker's: co-banking players sit "
+                                        "at other seats (261/96/M art. 5(5)); give the "
+                                        "co-banker's own seat, or leave seat out")
+            elif self.interpretations.get("co_banker_order") == "counter_clockwise":
+                raise TablectlError("with co_banker_order=counter_clockwise co-banking players "
+                                    "are settled by seat from the banker's (interpretation "
+                                    f"P10); give {player}'s seat")
+            capital = check_amount(capital, f"co-banker {player}'s capital")
+            bet = next((k for k in r.bets if k.player == player), None)
+            if bet is not None:
+                raise TablectlError(f"{player} bets on seat {bet.box}: a player who joins the "
+                                    "bank may not bet on other seats (261/96/M art. 5(5)); "
+                                    f"remove the bet (remove_bet) first, or {player} does not "
+                                    "co-bank")
+            held = self._co_banker(player)
+            if held is not None:
+                raise TablectlError(f"{player} already co-banks {held['capital']} this round; to "
+                                    "change the capital, remove_co_bank and co-bank again with "
+                                    "the whole capital")
+            entry = {"player": player, "seat": seat, "capital": capital}
+        r.co_bankers.append(entry)
+        self._publish("co_banker", player=entry.get("player"), seat=entry.get("seat"),
+                      house=house, capital=capital)
+
+    def _cmd_remove_co_bank(self, player: str | None = None, house: bool = False) -> None:
+        """A co-bank taken back before the shake (art. 2(5), 5(3)); published with capital 0."""
+        self._co_banking("withdraw a co-bank", house)
+        if house and player is not None:
+            raise TablectlError("give player, or house=true, not both: one co-bank is "
+                                "withdrawn at a time")
+        if not house and player is None:
+            raise TablectlError("remove_co_bank needs the co-banking player's name (player), or "
+                                "house=true for the house's co-bank")
+        entry = self._co_banker(None if house else player)
+        if entry is None:
+            listed = ", ".join(self._co_banker_names()) or "none"
+            raise TablectlError(f"{'the house' if house else player} does not co-bank this "
+                                f"round; the co-bankers are: {listed}")
+        self.round.co_bankers.remove(entry)
+        self._publish("co_banker", player=entry.get("player"), seat=entry.get("seat"),
+                      house=house, capital=0)
 
     def _cmd_declare_adjust(self, points: int) -> None:
         self._require("bets_open", "bets_closed", what="declare points")
@@ -1871,7 +2004,7 @@ class Table:
         (recovery then starts from an earlier snapshot)."""
         r = self.round
         if r is not None and (r.bets or self.vault.slots() or r.banker is not None
-                              or r.seats or r.void):
+                              or r.co_bankers or r.seats or r.void):
             return None
         return {"state": self.state, "mode": self.mode.value, "round_no": self.round_no,
                 "round": r.round_id if r else None,
@@ -1972,6 +2105,11 @@ def _text_params(fn: Callable[..., Any]) -> dict[str, bool]:
 TEXT_EXAMPLES = {"wager": "versus_croupier", "player": "A", "decision": "play",
                   "action": "call", "recipient": "box 1", "reason": "a player disputes the deal",
                   "mode": "shoe", "supervisor": "your name"}
+
+
+def _and(names: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _parse_recipient(text: str, layout: int) -> Recipient:

@@ -52,6 +52,10 @@ class RoundData:
     adjust: int = 0                     # Super Pan 9 points declared before the shake
     banker: int | None = None           # Super Pan 9 banker's seat
     capital: int | None = None          # Super Pan 9 banker's capital
+    # Super Pan 9 co-bankers in the order their capital was placed (261/96/M art. 5(5)), as the
+    # settlement document lists them: {"player", "seat", "capital"} or {"house": True,
+    # "capital"}
+    co_bankers: list[dict[str, Any]] = field(default_factory=list)
     button: int | None = None           # Hold'em dealer button
     seats: tuple[int, ...] = ()         # Hold'em occupied seats / Pan 9 seats in play
     settlement: dict[str, Any] | None = None
@@ -89,5 +93,6 @@ class RoundData:
                                                       key=lambda kv: (kv[0][0], kv[0][1] or ""))],
                 "rulings": list(self.rulings), "void_boxes": sorted(self.void_boxes),
                 "dice": list(self.dice) if self.dice else None, "void": self.void,
-                "banker": self.banker, "capital": self.capital, "adjust": self.adjust,
+                "banker": self.banker, "capital": self.capital,
+                "co_bankers": [dict(c) for c in self.co_bankers], "adjust": self.adjust,
                 "settlement": self.settlement}

@@ -113,9 +113,13 @@ def super_pan_9(table: "Table") -> dict[str, Any]:
         seats.append({"seat": b, "cards": _cards(table, box_recipient(b)),
                       "bets": [{"player": k.player, "amount": v}
                                for k, v in r.bets.items() if k.box == b]})
-    return {**_base(table), "banker": {"seat": r.banker, "capital": r.capital,
-                                       "cards": _cards(table, box_recipient(r.banker))},
-            "seats": seats, "dice": list(r.dice or ()), "adjust": r.adjust}
+    doc = {**_base(table), "banker": {"seat": r.banker, "capital": r.capital,
+                                      "cards": _cards(table, box_recipient(r.banker))},
+           "seats": seats, "dice": list(r.dice or ()), "adjust": r.adjust}
+    if r.co_bankers:
+        # in the order placed: the rules put the house last and order the players (P10)
+        doc["co_bankers"] = [dict(c) for c in r.co_bankers]
+    return doc
 
 
 def texas_holdem(table: "Table") -> dict[str, Any]:
