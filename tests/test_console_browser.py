@@ -246,6 +246,75 @@ def test_super_pan_9_round_with_dice_and_shuffler_appears_on_the_display(browser
     state_is(display, "round_complete")
 
 
+@pytest.mark.parametrize("live", [("super-pan-9", "shuffler")], indirect=True)
+def test_super_pan_9_co_banks_from_the_console_appear_beside_the_banker_and_are_settled(
+        browser, live):
+    """261/96/M art. 5(5): the dealer takes a player's and the house's co-bank once the banker
+    is named; the display lists them beside the banker in the order placed, a co-bank refused
+    by the table says why and changes nothing, and the settlement shows each share of the
+    bank, the house last."""
+    supervisor(live, "open_table")
+    dealer, display = open_page(browser, live, "dealer"), open_page(browser, live, "display")
+    state_is(display, "bets_open")
+    expect(dealer.locator("[data-command=co_bank]")).to_have_count(0)   # no banker yet
+    front(dealer).get_by_test_id("banker-seat").fill("1")
+    front(dealer).get_by_test_id("banker-capital").fill("100")
+    front(dealer).locator("[data-command=set_banker]").click()
+    expect(display.get_by_test_id("box-1")).to_contain_text("Banker")
+    front(dealer).get_by_test_id("co-bank-house").check()
+    front(dealer).get_by_test_id("co-bank-capital").fill("500")
+    front(dealer).locator("[data-command=co_bank]").click()
+    expect(display.get_by_test_id("co-bankers").locator("li")).to_have_count(1)
+    front(dealer).get_by_test_id("co-bank-house").uncheck()
+    for name, seat in (("Eve", "4"), ("Dee", "1")):         # seat 1 is the banker's
+        front(dealer).get_by_test_id("co-bank-player").fill(name)
+        front(dealer).get_by_test_id("co-bank-seat").fill(seat)
+        front(dealer).get_by_test_id("co-bank-capital").fill("100")
+        front(dealer).locator("[data-command=co_bank]").click()
+        if name == "Eve":
+            expect(display.get_by_test_id("co-bankers").locator("li")).to_have_count(2)
+    expect(dealer.get_by_test_id("error")).to_contain_text("409: seat 1 is the banker's")
+    assert [c.get("player") or "house" for c in live.view()["round"]["co_bankers"]] == [
+        "house", "Eve"]
+    co = display.get_by_test_id("co-bankers").locator("li")
+    expect(co.nth(0)).to_contain_text("House")
+    expect(co.nth(0)).to_contain_text("500")
+    expect(co.nth(1)).to_contain_text("Eve")
+    expect(co.nth(1)).to_contain_text("100")
+    for box, amount in ((2, 150), (3, 100)):
+        bet(dealer, box, "seat", amount)
+    shot(dealer, "super-pan-9-dealer-co-banks")
+    live.devices["dice"].set_next_dice([3, 5, 1, 6])
+    front(dealer).locator("[data-command=shake]").click()
+    state_is(display, "settlement")
+    bank = live.view()["round"]["settlement"]["bank"]
+    assert [row["name"] for row in bank] == ["banker", "Eve", "house"]
+    rows = display.get_by_test_id("bank").locator("li")
+    expect(rows).to_have_count(3)
+    for i, row in enumerate(bank):
+        expect(rows.nth(i)).to_contain_text(("+" if row["net"] > 0 else "") + str(row["net"]))
+    expect(rows.nth(1)).to_contain_text("Eve")
+    expect(rows.nth(2)).to_contain_text("House")
+    shot(display, "super-pan-9-co-banks-settlement")
+
+
+@pytest.mark.parametrize("live", [("super-pan-9", "shuffler")], indirect=True)
+def test_a_co_bank_is_withdrawn_from_the_console_before_the_shake(browser, live):
+    supervisor(live, "open_table")
+    dealer = open_page(browser, live, "dealer")
+    state_is(dealer, "bets_open")
+    dealer.get_by_test_id("banker-seat").fill("2")
+    dealer.get_by_test_id("banker-capital").fill("1000")
+    dealer.locator("[data-command=set_banker]").click()
+    dealer.get_by_test_id("co-bank-player").fill("Eve")
+    dealer.get_by_test_id("co-bank-capital").fill("300")
+    dealer.locator("[data-command=co_bank]").click()
+    expect(dealer.get_by_test_id("co-bankers")).to_contain_text("Eve")
+    dealer.get_by_test_id("remove-co-bank-Eve").click()
+    expect(dealer.get_by_test_id("co-bankers")).to_have_count(0)
+    assert live.view()["round"]["co_bankers"] == []
+
+
 @pytest.mark.parametrize("live", [("texas-holdem", "shuffler")], indirect=True)
 def test_texas_holdem_round_to_the_showdown_appears_on_the_display(browser, live):
     supervisor(live, "open_table")

@@ -292,6 +292,17 @@
         el("h3", {}, bi("labels", "box"), " ", el("b", { text: String(n) }), isBanker ? el("span", { class: "tag" }, bi("labels", "banker")) : null,
           r && (r.button === n || (hd && hd.button === n)) ? el("span", { class: "tag", text: "D" }) : null));
       if (isBanker && r.capital) b.append(el("div", { class: "muted" }, bi("labels", "capital"), " " + r.capital));
+      // 261/96/M art. 5(5): the co-bankers join the banker, listed in the order placed
+      if (isBanker && (r.co_bankers || []).length) {
+        const ul = el("ul", { class: "co-bankers", "data-testid": "co-bankers" });
+        for (const c of r.co_bankers) {
+          ul.append(el("li", { "data-co-banker": c.house ? "house" : c.player },
+            bi("labels", c.house ? "house" : "co_banker"), c.house ? null : el("b", { text: " " + c.player }),
+            c.seat ? el("span", { class: "muted" }, " · ", bi("labels", "box"), " " + c.seat) : null,
+            el("span", { text: " · " + c.capital })));
+        }
+        b.append(ul);
+      }
       if (hd && hd.stacks && hd.stacks[String(n)] !== undefined) {
         b.append(el("div", { class: "stack", "data-testid": "stack-" + n }, bi("labels", "stack"), el("b", { text: " " + hd.stacks[String(n)] }),
           (hd.folded || []).includes(n) ? el("span", { class: "tag" }, bi("labels", "fold")) : null,
@@ -330,6 +341,16 @@
     put(s, el("h3", {}, bi("labels", "settlement")),
       el("div", {}, bi("labels", "house_net"), el("b", { "data-testid": "house-net", text: " " + (st.house_net !== undefined ? st.house_net : -total) })),
       st.commission ? el("div", {}, bi("labels", "commission"), el("b", { text: " " + st.commission })) : null);
+    // Super Pan 9: each share of the bank, banker first, co-bankers, the house last (art. 5(5))
+    if ((st.bank || []).length > 1) {
+      const ul = el("ul", { class: "bank", "data-testid": "bank" });
+      for (const row of st.bank) {
+        ul.append(el("li", { "data-share": row.role === "co_banker" ? row.name : row.role },
+          bi("labels", row.role), row.role === "co_banker" ? el("b", { text: " " + row.name }) : null,
+          el("b", { class: "net", text: " " + (row.net > 0 ? "+" : "") + row.net })));
+      }
+      s.append(ul);
+    }
   }
 
   // ---- events ----------------------------------------------------------------------------------
@@ -354,6 +375,7 @@
       case "seats": return `${(e.seats || []).join(", ")} · D ${e.button}`;
       case "cards_needed": return (e.recipients || []).join(", ");
       case "settlement_refused": return e.reason || "";
+      case "co_banker": return `${e.house ? "house" : e.player}${e.seat ? " · seat " + e.seat : ""} ${e.capital}`;
       default: return "";
     }
   }
@@ -482,6 +504,30 @@
         return args;
       }));
     }
+    // 261/96/M art. 5(5), 5(3): once the banker is named, a player of another seat or the
+    // house joins him with a capital, before the shake; the table refuses what the rules would.
+    if (s === "bets_open" && d.game.id === "super-pan-9" && r && r.banker && can("co_bank")) {
+      const who = field("input", "co-bank-player", { type: "text", placeholder: "客人 player", "aria-label": "player", size: "8" });
+      const seat = field("input", "co-bank-seat", { type: "number", min: "1", placeholder: "門 seat", "aria-label": "seat", class: "amount" });
+      const cap = field("input", "co-bank-capital", { type: "number", min: "1", value: "100", "aria-label": "capital", class: "amount" });
+      const house = el("input", { type: "checkbox", "data-testid": "co-bank-house", "aria-label": "house" });
+      house.checked = drafts["co-bank-house"] === true;
+      house.addEventListener("change", () => { drafts["co-bank-house"] = house.checked; });
+      add(who, seat, cap, el("label", {}, house, bi("labels", "house")), button("co_bank", () => {
+        if (house.checked) return { house: true, capital: num(cap.value) };
+        const args = { player: who.value, capital: num(cap.value) };
+        if (String(seat.value).trim() !== "") args.seat = num(seat.value);
+        return args;
+      }));
+    }
+    if (s === "bets_open" && d.game.id === "super-pan-9" && r && can("remove_co_bank")) {
+      for (const c of r.co_bankers || []) {
+        const name = c.house ? "house" : c.player;
+        const args = c.house ? { house: true } : { player: c.player };
+        add(el("button", { type: "button", "data-command": "remove_co_bank", "data-testid": "remove-co-bank-" + name, onclick: () => send("remove_co_bank", args) },
+          bi("commands", "remove_co_bank"), " · ", c.house ? bi("labels", "house") : el("b", { text: c.player })));
+      }
+    }
     if (s === "bets_open" && d.game.id === "texas-holdem" && can("seat_players")) {
       const seats = field("input", "seats", { type: "text", value: "1,2,3", "aria-label": "seats", size: "8" });
       const stack = field("input", "stack", { type: "number", min: "1", value: "500", "aria-label": "stack", class: "amount" });
@@ -544,7 +590,7 @@
       add(el("button", { type: "button", "data-command": "switch_mode", onclick: () => send("switch_mode", { mode: other }) }, bi("commands", "switch_mode"), " → ", bi("modes", other)));
     }
     // Also while the table waits for its deck or its bets, with none on the layout.
-    const idle = s === "shuffling" || (s === "bets_open" && !((r && r.bets) || []).length);
+    const idle = s === "shuffling" || (s === "bets_open" && !((r && r.bets) || []).length && !((r && r.co_bankers) || []).length);
     if (can("close_table") && (["round_complete", "round_void", "malfunction"].includes(s) || idle)) add(button("close_table"));
   }
 
