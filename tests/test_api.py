@@ -626,3 +626,30 @@ def test_cards_given_as_a_number_at_the_reveal_are_a_409_and_the_round_goes_on(t
     run.journal.close()
 
 
+
+
+def test_a_co_bank_over_the_api_is_in_the_view_and_a_refused_one_is_a_409_naming_art_5_5(
+        tmp_path):
+    run = make_runner(tmp_path / "j.db", "super-pan-9", "shoe")
+    run.command("open_table", "supervisor")
+    run.command("deck_ready")
+    run.command("set_banker", seat=1, capital=100)
+    run.command("place_bet", box=2, wager="seat", amount=50, player="Ana")
+
+    async def check(c):
+        ok = await c.post("/api/commands/co_bank", headers=auth("dealer"),
+                          json={"player": "Eve", "seat": 4, "capital": 100})
+        house = await c.post("/api/commands/co_bank", headers=auth("dealer"),
+                             json={"house": True, "capital": 500})
+        bad = await c.post("/api/commands/co_bank", headers=auth("dealer"),
+                           json={"player": "Ana", "capital": 100})
+        return (ok.status, await ok.json()), house.status, (bad.status, await bad.json())
+    (status, done), house, (refused, doc) = client(create_app(run, api_config()), check)
+    assert status == 200 and house == 200
+    assert done["view"]["round"]["co_bankers"] == [{"player": "Eve", "seat": 4, "capital": 100}]
+    assert run.table.public_view()["round"]["co_bankers"][1] == {"house": True, "capital": 500}
+    assert refused == 409 and "Ana bets on seat 2" in doc["error"]["message"]
+    assert "art. 5(5)" in doc["error"]["message"]
+    assert [r.kind for r in run.journal.records(kinds=["command", "refused"])][-2:] == [
+        "command", "refused"]
+    run.journal.close()

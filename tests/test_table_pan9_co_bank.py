@@ -8,6 +8,7 @@ hand from the articles, not copied from the code's output.
 import json
 
 import pytest
+from hypothesis import event, given, settings, strategies as st
 
 from controller.errors import TablectlError
 from controller.rules.base import MAX_AMOUNT
@@ -314,3 +315,73 @@ def test_no_snapshot_is_taken_of_a_round_holding_co_banks():
     t.command("co_bank", player="Eve", capital=100)
     assert t.snapshot() is None
     assert "co_banker" in kinds(t)
+
+
+# --- whatever the table takes, the rules settle -----------------------------------------------
+
+POOL = ["2c", "3c", "2d", "3d", "9s", "Kd", "9c", "Td", "5s", "6s", "7c", "8c", "Jh", "Qh"]
+
+
+def deal_any(t):
+    """Two consecutive cards to each seat in play in the dice's order, from POOL; the banker
+    holds 4h 2h."""
+    t.handle_device(ev.DiceResult(device="dice", ts=1.0, dice=(1, 1, 1, 2)))
+    pool = iter(POOL)
+    while t.state == "dealing":
+        who = t.tracker.expected.deal.recipient.box
+        for c in (BANKER if who == t.round.banker else (next(pool), next(pool))):
+            t.handle_device(ev.CardDrawn(device="shoe", ts=0.0, card=Card.parse(c),
+                                         face_up=False))
+
+
+names, seats, chips = (st.sampled_from(["Ana", "Bo", "Eve", "Dee"]),
+                       st.sampled_from([2, 3, 4, 5]), st.sampled_from([50, 100, 200]))
+op = st.one_of(
+    st.tuples(st.just("co_bank"), st.fixed_dictionaries({"player": names, "capital": chips},
+                                                        optional={"seat": seats})),
+    st.tuples(st.just("co_bank"), st.fixed_dictionaries({"house": st.just(True),
+                                                         "capital": chips})),
+    st.tuples(st.just("remove_co_bank"), st.one_of(st.fixed_dictionaries({"player": names}),
+                                                   st.just({"house": True}))),
+    st.tuples(st.just("place_bet"), st.fixed_dictionaries(
+        {"box": seats, "wager": st.just("seat"), "amount": chips, "player": names})),
+    st.tuples(st.just("remove_bet"), st.fixed_dictionaries(
+        {"box": seats, "wager": st.just("seat"), "player": names})),
+    st.tuples(st.just("set_banker"), st.fixed_dictionaries(
+        {"seat": st.sampled_from([1, 2, 5]), "capital": chips})),
+    # wrong inputs: the banker's seat, no seat, text for a number, a share's name, ...
+    st.tuples(st.sampled_from(["co_bank", "remove_co_bank", "place_bet"]), st.dictionaries(
+        st.sampled_from(["player", "seat", "capital", "house", "box", "amount"]),
+        st.sampled_from([None, 1, 9, 0, -5, "50", "house", True]), max_size=4)),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(ops=st.lists(op, max_size=12),
+       order=st.sampled_from(["as_placed", "counter_clockwise"]))
+def test_whatever_co_banks_the_table_takes_the_rules_settle_and_a_refusal_changes_nothing(
+        ops, order):
+    t = table("super-pan-9", interpretations={"co_banker_order": order})
+    t.command("set_banker", seat=1, capital=100)
+    for name, args in ops:
+        if name == "place_bet":
+            args = {"wager": "seat", **args}
+        before = (len(t.outbox), json.dumps(t.public_view(), sort_keys=True))
+        try:
+            t.command(name, **args)
+        except TablectlError:
+            assert (len(t.outbox), json.dumps(t.public_view(), sort_keys=True)) == before
+    assert t.state == "bets_open"
+    if not t.round.bet_boxes():
+        return
+    t.command("shake")
+    deal_any(t)
+    assert t.state == "settlement", kinds(t)
+    doc = settlement(t)
+    co = t.round.co_bankers
+    players = [c["player"] for c in co if not c.get("house")]
+    if order == "as_placed":        # art. 5(5): the players as placed, the house last
+        assert [r["name"] for r in doc["bank"]] == ["banker", *players] + (
+            ["house"] if len(players) < len(co) else [])
+    assert all(abs(r["won"]) <= r["capital"] for r in doc["bank"])      # art. 5(3), 5(5)
+    event("co-bankers settled: %d" % len(co))
