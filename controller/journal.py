@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from json.encoder import encode_basestring_ascii as _encode_ascii
-from typing import Any, Iterable, Iterator, Mapping, NamedTuple
+from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
 from controller.access import exists, user
 from controller.errors import TablectlError
@@ -504,39 +504,74 @@ class Journal:
         # nor loads the journal into memory, and appends made meanwhile do not disturb it.
         conn = self._reader()
         try:
-            try:
-                conn.execute("BEGIN")
-                where, args = [], []
-                if round_id is not None:
-                    lo, hi = _round_span(conn, str(round_id))
-                    since = lo if since is None or lo is None else max(since, lo)
-                    until = hi if until is None or hi is None else min(until, hi)
-                    where.append("round_id = ?")
-                    args.append(str(round_id))
-                for term, bound in (("seq > ?", since), ("seq <= ?", until),
-                                    ("wall_ns >= ?", since_wall_ns)):
-                    if bound is not None:
-                        where.append(term)
-                        args.append(int(bound))
-                if kinds is not None:
-                    term, kind_args = _kinds_term([str(k) for k in kinds])
-                    where.append(term)
-                    args.extend(kind_args)
-                sql = f"SELECT {_COLUMNS} FROM records"
-                if where:
-                    sql += " WHERE " + " AND ".join(where)
-                cursor = conn.execute(sql + " ORDER BY seq", tuple(args))
-                while True:
-                    rows = cursor.fetchmany(512)
-                    if not rows:
-                        break
-                    for row in rows:
-                        yield _record(row)
-            except sqlite3.DatabaseError as exc:
-                raise JournalError(f"journal {self.path} cannot be read: {exc}; run "
-                                   "`tablectl journal verify` on it") from None
+            self._begin(conn)
+            yield from self._select(conn, since, round_id, since_wall_ns, kinds, until)
         finally:
             conn.close()
+
+    @contextlib.contextmanager
+    def verified(self, anchor: tuple[int, str] | None = None) -> Iterator["Verified"]:
+        """The journal as one snapshot whose chain has just been verified: ``.report`` is
+        :meth:`verify`'s report on it and ``.records(...)`` reads that same snapshot (filters
+        as :meth:`records`), never past the last record the chain vouches for. Appends
+        made meanwhile are not seen, so no record is read that the verification did not
+        check. For an export that must hold only what the chain vouches for."""
+        conn = self._reader()
+        try:
+            self._begin(conn)
+            report = _verify_rows(conn, self.table_id, anchor)
+
+            def records(since: int | None = None, round_id: str | None = None, *,
+                        since_wall_ns: int | None = None, kinds: Iterable[str] | None = None,
+                        until: int | None = None) -> Iterator[Record]:
+                last = report.head_seq if until is None else min(until, report.head_seq)
+                return self._select(conn, since, round_id, since_wall_ns, kinds, last)
+
+            yield Verified(report, records)
+        finally:
+            conn.close()
+
+    def _begin(self, conn: sqlite3.Connection) -> None:
+        try:
+            conn.execute("BEGIN")
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"journal {self.path} cannot be read: {exc}; run "
+                               "`tablectl journal verify` on it") from None
+
+    def _select(self, conn: sqlite3.Connection, since: int | None, round_id: str | None,
+                since_wall_ns: int | None, kinds: Iterable[str] | None,
+                until: int | None) -> Iterator[Record]:
+        """The records that match, read from ``conn``'s open transaction."""
+        try:
+            where, args = [], []
+            if round_id is not None:
+                lo, hi = _round_span(conn, str(round_id))
+                since = lo if since is None or lo is None else max(since, lo)
+                until = hi if until is None or hi is None else min(until, hi)
+                where.append("round_id = ?")
+                args.append(str(round_id))
+            for term, bound in (("seq > ?", since), ("seq <= ?", until),
+                                ("wall_ns >= ?", since_wall_ns)):
+                if bound is not None:
+                    where.append(term)
+                    args.append(int(bound))
+            if kinds is not None:
+                term, kind_args = _kinds_term([str(k) for k in kinds])
+                where.append(term)
+                args.extend(kind_args)
+            sql = f"SELECT {_COLUMNS} FROM records"
+            if where:
+                sql += " WHERE " + " AND ".join(where)
+            cursor = conn.execute(sql + " ORDER BY seq", tuple(args))
+            while True:
+                rows = cursor.fetchmany(512)
+                if not rows:
+                    break
+                for row in rows:
+                    yield _record(row)
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"journal {self.path} cannot be read: {exc}; run "
+                               "`tablectl journal verify` on it") from None
 
     def _reader(self) -> sqlite3.Connection:
         """A read-only connection of its own, for long reads beside the writer (WAL)."""
@@ -566,11 +601,13 @@ class Journal:
         return (rows[0][0], rows[0][1]) if rows else (0, GENESIS_HASH)
 
     def last(self, kind: str | None = None, source: str | None = None,
-             round_id: str | None = None, since: int | None = None) -> Record | None:
+             round_id: str | None = None, since: int | None = None,
+             until: int | None = None) -> Record | None:
         """The latest record of ``kind`` (from ``source``, in ``round_id``, after sequence
-        number ``since``), or None. Recovery uses it for state that outlives a restart, e.g.
-        the last ``alarm`` of a device. A kind outside MARK_KINDS has no index: the search
-        walks back from the last record, as far as ``since`` when it is given."""
+        number ``since``, at or before ``until``), or None. Recovery uses it for state that
+        outlives a restart, e.g. the last ``alarm`` of a device. A kind outside MARK_KINDS has
+        no index: the search walks back from the last record (or ``until``), as far as
+        ``since`` when it is given."""
         where, args = [], []
         if kind is not None:
             term, kind_args = _kinds_term([str(kind)])
@@ -580,9 +617,10 @@ class Journal:
             if val is not None:
                 where.append(f"{col} = ?")
                 args.append(str(val))
-        if since is not None:
-            where.append("seq > ?")
-            args.append(int(since))
+        for term, bound in (("seq > ?", since), ("seq <= ?", until)):
+            if bound is not None:
+                where.append(term)
+                args.append(int(bound))
         sql = f"SELECT {_COLUMNS} FROM records"
         if where:
             sql += " WHERE " + " AND ".join(where)
@@ -656,43 +694,61 @@ class Journal:
         the record ``seq`` must still be there with that hash, which catches a cut-off tail or
         a rewritten chain.
         """
-        prev_seq, prev_hash, count = 0, GENESIS_HASH, 0
-        anchor_seen = anchor is None
-
-        def bad(seq: int, reason: str) -> VerifyReport:
-            return VerifyReport(False, count, prev_seq, prev_hash, seq, reason)
-
         conn = self._reader()  # a snapshot: verifying never holds up the writer
         with contextlib.closing(conn):
-            try:
-                conn.execute("BEGIN")
-                cursor = conn.execute(f"SELECT {_COLUMNS} FROM records ORDER BY seq")
-                for row in cursor:
-                    seq = row[0]
-                    expected = prev_seq + 1
-                    if seq != expected:
-                        if seq > expected:
-                            gone = (f"record {expected} is" if seq == expected + 1 else
-                                    f"records {expected}-{seq - 1} are")
-                            return bad(expected, f"missing: {gone} gone (record {prev_seq} is "
-                                                 f"followed by {seq}): deleted")
-                        return bad(seq, f"sequence number {seq} out of order after {prev_seq}")
-                    problem = _check_row(row, prev_hash, self.table_id)
-                    if problem:
-                        return bad(seq, problem)
-                    if anchor is not None and seq == anchor[0]:
-                        if row[11] != anchor[1]:
-                            return bad(seq, f"its hash {row[11]} differs from the anchor "
-                                            f"{anchor[1]}: the chain was rewritten")
-                        anchor_seen = True
-                    prev_seq, prev_hash, count = seq, row[11], count + 1
-            except sqlite3.DatabaseError as exc:
-                return bad(prev_seq + 1, f"the database cannot be read past here: {exc}")
-        if not anchor_seen:
-            return VerifyReport(False, count, prev_seq, prev_hash, anchor[0],
-                                f"anchored record is gone: the journal ends at record "
-                                f"{prev_seq} (records were cut off the end)")
-        return VerifyReport(True, count, prev_seq, prev_hash)
+            return _verify_rows(conn, self.table_id, anchor)
+
+
+@dataclass(frozen=True, slots=True)
+class Verified:
+    """What :meth:`Journal.verified` yields: the report on one snapshot, and its records up
+    to the last good one (``records(since=..., round_id=..., since_wall_ns=..., kinds=...,
+    until=...)``)."""
+
+    report: VerifyReport
+    records: Callable[..., Iterator[Record]]
+
+
+def _verify_rows(conn: sqlite3.Connection, table_id: str,
+                 anchor: tuple[int, str] | None) -> VerifyReport:
+    """:meth:`Journal.verify` on ``conn``: begins its read transaction unless one is open,
+    and leaves it open, so the caller may read the very snapshot that was verified."""
+    prev_seq, prev_hash, count = 0, GENESIS_HASH, 0
+    anchor_seen = anchor is None
+
+    def bad(seq: int, reason: str) -> VerifyReport:
+        return VerifyReport(False, count, prev_seq, prev_hash, seq, reason)
+
+    try:
+        if not conn.in_transaction:
+            conn.execute("BEGIN")
+        cursor = conn.execute(f"SELECT {_COLUMNS} FROM records ORDER BY seq")
+        for row in cursor:
+            seq = row[0]
+            expected = prev_seq + 1
+            if seq != expected:
+                if seq > expected:
+                    gone = (f"record {expected} is" if seq == expected + 1 else
+                            f"records {expected}-{seq - 1} are")
+                    return bad(expected, f"missing: {gone} gone (record {prev_seq} is "
+                                         f"followed by {seq}): deleted")
+                return bad(seq, f"sequence number {seq} out of order after {prev_seq}")
+            problem = _check_row(row, prev_hash, table_id)
+            if problem:
+                return bad(seq, problem)
+            if anchor is not None and seq == anchor[0]:
+                if row[11] != anchor[1]:
+                    return bad(seq, f"its hash {row[11]} differs from the anchor "
+                                    f"{anchor[1]}: the chain was rewritten")
+                anchor_seen = True
+            prev_seq, prev_hash, count = seq, row[11], count + 1
+    except sqlite3.DatabaseError as exc:
+        return bad(prev_seq + 1, f"the database cannot be read past here: {exc}")
+    if not anchor_seen:
+        return VerifyReport(False, count, prev_seq, prev_hash, anchor[0],
+                            f"anchored record is gone: the journal ends at record "
+                            f"{prev_seq} (records were cut off the end)")
+    return VerifyReport(True, count, prev_seq, prev_hash)
 
 
 def _kinds_term(kinds: list[str]) -> tuple[str, list[str]]:

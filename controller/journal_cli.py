@@ -3,6 +3,9 @@
 The journal is found with ``--journal PATH``, or from ``[journal] path`` of ``--config FILE``
 (default ``/etc/tablectl/table.toml``). Every command opens the journal read-only, so it can run
 beside the daemon. ``verify`` exits 0 when the chain verifies and 1 naming the first bad record.
+``export`` writes only records the chain vouches for: it refuses a journal that does not verify
+(exit 1) unless ``--verified-only``, which exports the records before the first bad one and
+still exits 1.
 """
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from typing import Any
 
 from controller.access import exists
 from controller.errors import TablectlError
-from controller.journal import Journal, Kind, Record
+from controller.journal import Journal, Kind, Record, VerifyReport
 
 DEFAULT_CONFIG = Path("/etc/tablectl/table.toml")
 
@@ -66,6 +69,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                              "every record the journal can hold, selects none)")
     export.add_argument("--round", metavar="ROUND", help="only this round's records ('last' "
                         "for the latest round)")
+    export.add_argument("--verified-only", action="store_true",
+                        help="from a journal that does not verify, still export the records "
+                             "the hash chain vouches for: those before the first bad record "
+                             "(stderr says where it stops; the exit status is 1)")
     open_round(export)
     where(export)
     export.set_defaults(func=cmd_export)
@@ -342,20 +349,74 @@ def parse_since(text: str) -> tuple[int | None, int | None]:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    """Export what the chain vouches for. The whole journal is verified first, in the same
+    snapshot the records are read from: a journal that does not verify is refused (nothing
+    written, exit 1) unless ``--verified-only``, which writes the records before the first
+    bad one and still exits 1, so a script never takes a partial export for a whole one."""
     since, since_wall = parse_since(args.since)
-    with open_journal(args) as journal:
-        if args.round == "last":
-            latest = journal.last_round()
-            if latest is None:
-                raise TablectlError(f"{journal.path} holds no round yet")
-            args.round = latest.round_id
-        if args.round is not None and journal.round(args.round) is None:
-            latest = journal.last_round()
-            hint = f" (the latest round is {latest.round_id})" if latest else ""
-            raise TablectlError(f"round {args.round!r} is not in {journal.path}{hint}; "
-                                "list the rounds with `tablectl journal rounds`")
+    with open_journal(args) as journal, journal.verified() as snap:
+        report = snap.report
+        if not report.ok and not args.verified_only:
+            print(f"{journal.path}: table {journal.table_id}: NOT VERIFIED: {report}\n"
+                  f"Nothing was exported. {vouched(report)}", file=sys.stderr)
+            return 1
+        round_id = export_round(journal, args.round)
+        open_id = export_open_round(journal, args, report)
         out = sys.stdout
-        open_id = open_round_id(journal, args)
-        for rec in journal.records(since=since, since_wall_ns=since_wall, round_id=args.round):
+        for rec in snap.records(since=since, since_wall_ns=since_wall, round_id=round_id):
             out.write(json.dumps(shown(rec, open_id).to_json(), ensure_ascii=False) + "\n")
-    return 0
+    if report.ok:
+        return 0
+    out.flush()
+    print(f"{journal.path}: table {journal.table_id}: NOT VERIFIED: {report}\n"
+          f"{stop(report)}: record {report.bad_seq} and every record after it were not "
+          "exported.",
+          file=sys.stderr)
+    return 1
+
+
+def stop(report: VerifyReport) -> str:
+    """Where a --verified-only export of a journal that does not verify stops, in words."""
+    if report.head_seq == 0:
+        return "Nothing was exported: the chain vouches for no record"
+    return f"The export stops after record {report.head_seq}, the last the chain vouches for"
+
+
+def vouched(report: VerifyReport) -> str:
+    """Which records the chain still vouches for, and the way to export them."""
+    if report.head_seq == 0:
+        return ("The chain vouches for no record: record 1 is bad. Restore the journal from "
+                "a backup (docs/journal.md).")
+    which = "record 1" if report.head_seq == 1 else f"records 1-{report.head_seq}"
+    return (f"The chain vouches for {which}: run the export again with --verified-only to "
+            "export them (it exits 1: not the whole journal), and restore the journal from a "
+            "backup for the rest (docs/journal.md).")
+
+
+def export_round(journal: Journal, round_id: str | None) -> str | None:
+    """``--round``: the round asked for ('last': the latest), which must be in the journal."""
+    if round_id == "last":
+        latest = journal.last_round()
+        if latest is None:
+            raise TablectlError(f"{journal.path} holds no round yet")
+        return latest.round_id
+    if round_id is not None and journal.round(round_id) is None:
+        latest = journal.last_round()
+        hint = f" (the latest round is {latest.round_id})" if latest else ""
+        raise TablectlError(f"round {round_id!r} is not in {journal.path}{hint}; "
+                            "list the rounds with `tablectl journal rounds`")
+    return round_id
+
+
+def export_open_round(journal: Journal, args: argparse.Namespace,
+                      report: VerifyReport) -> str | None:
+    """The round whose private records the export holds back (:func:`open_round_id`). When
+    damage keeps the journal's latest round from being read, the latest round the chain
+    vouches for is held back instead, closed or not: shown whole only with --open-round."""
+    try:
+        return open_round_id(journal, args)
+    except TablectlError:
+        if report.ok:
+            raise
+    last = journal.last(kind=Kind.ROUND_OPEN, until=report.head_seq)
+    return last.round_id if last is not None else None
