@@ -10,6 +10,7 @@ every call is a no-op, so the daemon calls it unconditionally.
 Typical use in the daemon::
 
     notifier = Notifier.from_env()
+    notifier.extend_timeout(90, "starting: replay")   # before a long start phase
     notifier.ready("table macau-07: ready")
     period = notifier.watchdog_period()      # None when there is no watchdog
     ... every `period` seconds in the main loop: notifier.watchdog()
@@ -88,9 +89,12 @@ class Notifier:
         """Shutting down (SIGTERM received); the journal is being finished."""
         return self.notify("STOPPING=1", *([f"STATUS={status}"] if status else []))
 
-    def extend_timeout(self, seconds: float) -> bool:
-        """Ask for more time for the current start or stop (e.g. a long recovery)."""
-        return self.notify(f"EXTEND_TIMEOUT_USEC={int(seconds * 1e6)}")
+    def extend_timeout(self, seconds: float, status: str | None = None) -> bool:
+        """Ask for more time for the current start or stop (e.g. a long recovery): systemd
+        then waits ``seconds`` from now for the next message before it gives up, never less
+        than the unit's own timeout. Only while the unit starts or stops (Type=notify)."""
+        return self.notify(f"EXTEND_TIMEOUT_USEC={int(seconds * 1e6)}",
+                           *([f"STATUS={status}"] if status else []))
 
     def close(self) -> None:
         if self._sock is not None:

@@ -43,6 +43,7 @@ from controller.journal import Journal, Kind
 from controller.logs import bind, get_logger
 from controller.rules import get_game
 from controller.sdnotify import Notifier
+from controller.start_time import journal_bytes, phase_budget
 from controller.table import Table
 from controller.table.machine import Command
 from controller.table.runner import TableRunner
@@ -133,6 +134,9 @@ class Service:
             loop.add_signal_handler(sig, self.stop, sig.name)
         if self.control_path is not None:
             self._check_control()       # refused before the journal or a device is touched
+        # SQLite takes back what a crash left in the WAL, and an older journal gets its
+        # indexes rebuilt: both read as much as the journal holds.
+        self._extend_start("opening the journal")
         self.journal = Journal.open(cfg.journal_path, cfg.table_id)
         try:
             return await self._run()
@@ -168,6 +172,9 @@ class Service:
                             {**cfg.to_json(), "interpretations": dict(table.interpretations),
                              "version": __version__},
                             source="service")
+        # The replay from the last round's snapshot, and the integrity monitor's deck, which
+        # may have begun long before it.
+        self._extend_start("recovering the table from the journal")
         report = self.runner.recover()
         self.log.info("recovered", **report)
         self._hold_cpu_latency()
@@ -180,6 +187,17 @@ class Service:
         self.log.info("ready", state=table.state, game=cfg.game, mode=table.mode.value)
         await self._main_loop()
         return 1 if self.failed else 0
+
+    def _extend_start(self, phase: str) -> None:
+        """Before a start phase whose time grows with the journal: ask systemd for the time
+        it may take (controller/start_time.py), so a long journal does not get a healthy
+        start killed by the unit's TimeoutStartSec. Shown by ``systemctl status`` meanwhile.
+        A no-op without NOTIFY_SOCKET."""
+        if not self.notifier.enabled:
+            return
+        size = journal_bytes(self.config.journal_path)
+        self.notifier.extend_timeout(phase_budget(size),
+                                     f"starting: {phase} ({size / 1e6:.1f} MB)")
 
     def _holdem_options(self) -> dict[str, Any] | None:
         """The blinds, structure and rake of [holdem] for a Hold'em table; never a default
@@ -301,6 +319,8 @@ class Service:
         from drivers.factory import open_driver
 
         for spec in self.config.devices.values():
+            # The search back for the device's last event has no index to take.
+            self._extend_start(f"finding {spec.id}'s last link session in the journal")
             self.drivers[spec.id] = open_driver(
                 spec, self.queue, confirm=True, memory=self._session_memory(spec.id),
                 on_session=lambda mark, device=spec.id: self._journal_session(device, mark))

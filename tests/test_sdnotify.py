@@ -32,6 +32,8 @@ def test_messages_reach_the_socket(server):
     assert n.status("round 12\ndealing") and recv(sock) == "STATUS=round 12 dealing"
     assert n.stopping() and recv(sock) == "STOPPING=1"
     assert n.extend_timeout(2.5) and recv(sock) == "EXTEND_TIMEOUT_USEC=2500000"
+    assert n.extend_timeout(90, "starting: replay") and \
+        recv(sock) == "EXTEND_TIMEOUT_USEC=90000000\nSTATUS=starting: replay"
     assert n.notify("FDSTORE=0", ERRNO=5) and recv(sock) == "FDSTORE=0\nERRNO=5"
     n.close()
 
