@@ -312,3 +312,44 @@ def test_the_unseen_cards_of_a_croupier_hand_set_aside_whole_stay_unseen():
 
 def settlement_of(t):
     return [e.to_json() for e in t.outbox if e.kind == "settlement"][-1]
+
+
+@pytest.mark.parametrize("game, mode", [("q-poker", "shoe"), ("fortune-3-card-poker", "shoe"),
+                                        ("fortune-3-card-poker", "shuffler")])
+def test_a_void_hand_on_a_box_without_a_bet_is_never_opened(game, mode):
+    """89/2004 art. 11(4), 78/2008 art. 11(3): cards dealt by mistake to a box with no bet
+    make a void hand there, and the round goes on. Art. 9(1) opens the players' hands and the
+    reveal shows every hand still in: a void hand on a box nobody plays is neither, so its
+    cards stay face down, and no event or view may name them, to the end of the round."""
+    from table_helpers import placed
+    t = table(game, mode)
+    wager = "versus_croupier" if game == "q-poker" else "ante"
+    t.command("place_bet", box=2, wager=wager, amount=10)
+    if mode == "shoe":
+        draw(t, "As")
+        placed(t, 4)                        # box 2's first card lands on box 4: no bet there
+        assert 4 in t.round.void_boxes
+        for c in ("Kd", "Qh", "2c", "3c", "4d", "5d"):
+            due = t.public_view()["expected"]["recipient"]
+            draw(t, c)
+            if due.startswith("box"):
+                placed(t, int(due.split()[1]))
+        stray = ["As"]
+    else:
+        t.command("close_bets")
+        hand(t, "As", "Ah", "Ad")
+        placed(t, 4)                        # box 2's hand lands on box 4
+        assert 4 in t.round.void_boxes
+        hand(t, "Kd", "Qh", "2c")
+        placed(t, 2)
+        hand(t, "3c", "4d", "5d")           # the croupier's
+        stray = ["As", "Ah", "Ad"]
+    assert t.state == "player_decisions"
+    t.command("decide", box=2, decision="play")
+    t.command("confirm_result")
+    texts = _watch(t)
+    assert t.public_view()["hands"]["box 4"] == [None] * len(stray)
+    for c in stray:
+        assert _first_seen(texts, c) is None, f"the void hand's {c} was shown"
+    # the hands in play are shown as ever
+    assert _first_seen(texts, "Kd") is not None and _first_seen(texts, "5d") is not None

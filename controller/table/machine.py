@@ -1318,7 +1318,7 @@ class Table:
         if self.flow.hands_open_after_deal:
             # 89/2004 and 78/2008 art. 9(1): the players open their hands, then decide.
             for rec in self.vault.recipients():
-                if rec.kind == "box":
+                if rec.kind == "box" and not self._void_hand(rec):
                     self._publish("hand_opened", recipient=str(rec),
                                   hand=self.vault.reveal(rec))
         self.hands_dealt()
@@ -1366,7 +1366,7 @@ class Table:
         uncontested = self._holdem is not None and self._holdem.won_uncontested
         for rec in sorted(self.vault.recipients(), key=self._holds_the_bank):
             if rec.kind in ("box", "croupier") and not self._folded(rec) and not uncontested \
-                    and self.vault.revealed_hand(rec) is None:
+                    and not self._void_hand(rec) and self.vault.revealed_hand(rec) is None:
                 self._publish("hand_revealed", recipient=str(rec), hand=self.vault.reveal(rec))
         self._settle_now()
 
@@ -1408,6 +1408,13 @@ class Table:
         # The document vouched for above: settling turns no card over, and the event's walk
         # copies what it publishes, so the round's own copy is not shared with anyone.
         self._publish("settlement", **_public_settlement(result))
+
+    def _void_hand(self, rec: Recipient) -> bool:
+        """Whether ``rec`` is a void hand on a box without a bet (89/2004 art. 11(4),
+        78/2008 art. 11(3)): cards dealt there by mistake. No player holds it, so art. 9(1)
+        opens nothing of it, and it is no hand still in at the reveal: its cards stay face
+        down at the table and are never shown."""
+        return rec.kind == "box" and self.round is not None and rec.box in self.round.void_boxes
 
     def _folded(self, rec: Recipient) -> bool:
         h = self._holdem
