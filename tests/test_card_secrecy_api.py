@@ -448,3 +448,19 @@ def test_the_watch_finds_a_card_shown_before_its_reveal(tmp_path):
     assert leaks(fates, before, b'{"deck": ["5s"]}')           # still in the shoe
     assert leaks(fates, after, b'{"x": "Kd", "cards": 3}') == []
     runner.journal.close()
+
+
+def test_a_device_text_naming_a_card_reaches_no_client_and_no_log(tmp_path, seqlog):
+    """The shoe's firmware words its jam itself, naming the card stuck in its reader (here a
+    card that stays face down: the jam voids the round, art. 11(5)). Its words reach the
+    console, the display and the log as the condition and the ruling's detail: the card must
+    not."""
+    async def script(live, c):
+        await open_shoe(live, c)
+        await c.command("place_bet", box=3, wager="versus_croupier", amount=10)
+        for _ in range(2):
+            await c.device(live.devices["shoe"].draw)
+        await c.device(live.devices["shoe"].inject, "jam", where="reader, card 7c and Qh")
+        await c.until("malfunction")
+    live, n, revealed = play(tmp_path, seqlog, "q-poker", "shoe", script)
+    assert n == 2 and revealed == 0

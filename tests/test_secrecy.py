@@ -353,3 +353,25 @@ def test_a_void_hand_on_a_box_without_a_bet_is_never_opened(game, mode):
         assert _first_seen(texts, c) is None, f"the void hand's {c} was shown"
     # the hands in play are shown as ever
     assert _first_seen(texts, "Kd") is not None and _first_seen(texts, "5d") is not None
+
+
+@pytest.mark.parametrize("report", [
+    ev.Jam(device="shoe", ts=1.0, where="reader, card Kd"),
+    ev.Malfunction(device="shoe", ts=1.0, code=7, text="could not eject 5c"),
+])
+def test_a_device_text_naming_a_face_down_card_leaves_the_controller_without_it(report):
+    """A device's own words (a jam's place, a malfunction's text) are its firmware's free
+    text, published as the condition and the ruling's detail and logged: one that names a
+    card (the one stuck in the reader, the next in the shoe) must not carry it out."""
+    t = table("q-poker")
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    draw(t, "As", "Kd", "Th")                         # the croupier's Kd is face down
+    t.handle_device(report)
+    assert t.state == "malfunction"
+    texts = _watch(t)
+    for c in ("Kd", "5c"):
+        assert _first_seen(texts, c) is None, f"{c} left in a device's text"
+    shown = [e.to_json() for e in t.outbox if e.kind in ("device_condition", "ruling")]
+    assert any("[card]" in json.dumps(d) for d in shown)      # the rest of the words stay
+    logged = json.dumps(redact_device_event(report.to_json()))
+    assert not CARD_RE.search(logged), logged

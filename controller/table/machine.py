@@ -832,6 +832,11 @@ class Table:
         """A device failed. While dealing (or shaking) it is a machine failure ruled by the
         game; before dealing the round is held; after dealing the round goes on and the
         condition stops the next round."""
+        # ``what`` may carry the device's own words (a malfunction's text, a jam's place): its
+        # firmware's free text, which may name a card (the one stuck in the reader, the next
+        # in the shoe). It is published and logged, as the condition and the ruling's detail,
+        # so any card in it is masked; the journal keeps the device's event as it came.
+        what = scrub(what)
         cls = self._device_class(e.device)
         self._publish("device_condition", device=e.device, what=what,
                       conditions=sorted(self._cond(e.device)))

@@ -331,7 +331,9 @@ class CardVault:
 
 
 def redact_device_event(doc: Mapping[str, Any]) -> dict[str, Any]:
-    """A device event's JSON with every card identity removed (counts kept), for the logs."""
+    """A device event's JSON with every card identity removed (counts kept), for the logs.
+    A device's own text (a malfunction's words, a jam's place) is its firmware's and may name
+    a card: any card spelled in it is masked too."""
     out: dict[str, Any] = {}
     for k, v in doc.items():
         if k in _CARD_FIELDS:
@@ -340,6 +342,6 @@ def redact_device_event(doc: Mapping[str, Any]) -> dict[str, Any]:
             elif v is not None:
                 out[k] = "hidden"
             continue
-        out[k] = v
+        out[k] = scrub(v) if isinstance(v, str) else v
     return out
 
