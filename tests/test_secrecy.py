@@ -375,3 +375,61 @@ def test_a_device_text_naming_a_face_down_card_leaves_the_controller_without_it(
     assert any("[card]" in json.dumps(d) for d in shown)      # the rest of the words stay
     logged = json.dumps(redact_device_event(report.to_json()))
     assert not CARD_RE.search(logged), logged
+
+
+def test_a_card_entered_that_a_face_down_card_is_is_not_told_by_the_open_rounds_journal(
+        tmp_path, capsys):
+    """A card entered at the showdown that the shoe read for a folded hand is taken without a
+    word (a refusal would name the folded card). The conflict goes to the journal; read out
+    while the round is open (`journal show/export`, `integrity report`, as the pit may), the
+    command with the card typed is shown, so a conflict record beside it would say that the
+    folded hand holds that card: it is journaled when the round ends, as the display's alarms
+    are shown then."""
+    from controller.cli import main
+    from controller.journal import Journal
+    from controller.rules import get_game
+    from controller.table import Table
+    from controller.table.runner import TableRunner
+    from table_helpers import DEVICES, LAYOUT
+
+    path = tmp_path / "j.db"
+    t = Table("T1", get_game("texas-holdem"), "shoe", layout_boxes=LAYOUT["texas-holdem"],
+              devices=DEVICES, holdem={"small_blind": 5, "big_blind": 10, "rake": 0})
+    runner = TableRunner(t, Journal.open(path, "T1"))
+    runner.command("open_table", "supervisor")
+    runner.command("deck_ready")
+    runner.command("seat_players", seats=[1, 3, 6], stacks={"1": 500, "3": 500, "6": 500},
+                   button=1)
+
+    def shoe(*cards, face_up=False):
+        for c in cards:
+            runner.device(ev.CardDrawn(device="shoe", ts=0.0, face_up=face_up,
+                                       card=None if c is None else Card.parse(c)))
+    shoe("Kc", "Qd", "As", "Kd", "Qc", None)              # 3, 6, 1, 3, 6, 1 (unread)
+    runner.command("holdem_action", seat=1, action="call")
+    runner.command("holdem_action", seat=3, action="fold")     # Kc Kd: never shown
+    runner.command("holdem_action", seat=6, action="check")
+    for street in (("5h", "Ah", "Qs", "3d"), ("6h", "9c"), ("8h", "Jd")):
+        shoe(street[0])
+        shoe(*street[1:], face_up=True)
+        runner.command("holdem_action", seat=6, action="check")
+        runner.command("holdem_action", seat=1, action="check")
+    assert t.state == "croupier_reveal"
+    runner.command("enter_cards", "dealer", recipient="box 1", cards=["Kd"])
+    assert t.state == "settlement"
+
+    def read(*argv):
+        assert main([*argv, "--journal", str(path)]) == 0
+        return capsys.readouterr().out
+    while_open = [read("journal", "show", "last"), read("journal", "show", "last", "--json"),
+                  read("journal", "export"), read("integrity", "report", "--json")]
+    for out in while_open:
+        assert "Kc" not in out and "duplicate" not in out, out
+    shown = [json.loads(line) for line in while_open[1].splitlines()]
+    typed = next(r["seq"] for r in shown if r["payload"].get("name") == "enter_cards")
+    assert not [r for r in shown if r["seq"] > typed and r["kind"] == "integrity"]
+    assert '"Kd"' in while_open[2]                       # the card typed, as it was given
+    runner.command("confirm_result")
+    closed = read("journal", "export")
+    assert "duplicate_card" in closed and "box 3" in closed  # the conflict, once it closes
+    runner.journal.close()

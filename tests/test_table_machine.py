@@ -766,7 +766,10 @@ def test_a_card_entered_that_a_face_down_card_is_is_taken_and_journaled_only(hid
     published = json.dumps([e.to_json() for e in t.outbox])
     assert not any(c in published for c in {"Kc", "Kd", "5h", "6h", "8h"} - {hidden})
     assert "integrity_alarm" not in kinds(t) and "duplicate" not in published
-    # The journal alone holds the conflict, naming the card and where it was read.
+    # The journal alone holds the conflict, naming the card and where it was read; it is
+    # journaled when the round ends (the journal is read out while the round is open).
+    assert not t.private_records
+    t.command("confirm_result")
     conflict = [r for r in t.private_records if r.get("kind") == "duplicate_card"]
     assert len(conflict) == 1 and conflict[0]["cards"] == [hidden]
     assert where in conflict[0]["message"] and "face down" in conflict[0]["message"]

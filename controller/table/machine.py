@@ -257,6 +257,9 @@ class Table:
         self.gate = IntegrityGate(integrity_action)
         self.private_records: list[dict[str, Any]] = []
         self._held_alarms: list[Any] = []   # raised while cards are out: shown at round end
+        # Private records whose mere moment would say what a face-down card is: journaled at
+        # round end (an enter_cards conflict, _cmd_enter_cards).
+        self._held_records: list[dict[str, Any]] = []
         self.machine = Machine(model=self, states=STATES, transitions=TRANSITIONS,
                                initial="out_of_service", auto_transitions=False, queued=True,
                                send_event=True, after_state_change="_published_state",
@@ -485,6 +488,8 @@ class Table:
     def _release_alarms(self) -> None:
         """The round is over (or the next begins): the alarms its cards raised are shown."""
         held, self._held_alarms = self._held_alarms, []
+        self.private_records.extend(self._held_records)
+        self._held_records = []
         self._show_alarms(held)
 
     def _show_alarms(self, alarms: list[Any]) -> None:
@@ -1852,9 +1857,11 @@ class Table:
         parsed = [Card.parse(c) for c in cards]
         # TablectlError when they do not fit the hand. A card the device read for a hand still
         # face down goes to the journal alone: a refusal or an alarm now would tell the
-        # console what that hand holds.
+        # console what that hand holds. Journaled when the round ends, not now: the journal
+        # is read out while the round is open (journal show, integrity report), with this
+        # command and its card, and a conflict record beside it would say the same.
         for card, other in self.vault.fill(rec, parsed):
-            self.private_records.append({
+            self._held_records.append({
                 "record": "alarm", "kind": "duplicate_card", "device": None,
                 "cards": [str(card)], "message":
                     f"{card} was entered by hand for {rec}, and was read for {other}, whose "
@@ -2059,6 +2066,7 @@ class Table:
         from controller.integrity.alarms import Alarm
         self.gate.pending = [Alarm.from_json(a) for a in snap.get("integrity_pending", [])]
         self._held_alarms = []
+        self._held_records = []
         self.machine.set_state(snap["state"])
 
     # ======================================================================================
