@@ -433,3 +433,18 @@ def test_a_card_entered_that_a_face_down_card_is_is_not_told_by_the_open_rounds_
     closed = read("journal", "export")
     assert "duplicate_card" in closed and "box 3" in closed  # the conflict, once it closes
     runner.journal.close()
+
+
+def test_a_device_whose_name_reads_as_a_card_does_not_stop_the_table():
+    """A device names itself (vendor, model, serial, firmware): a model "2D" reads as a card.
+    Published as it is, the walk refuses it as a face-down card's text: the table faulted at
+    every link-up and no view could be built. It is shown marked as the device's name."""
+    t = table("q-poker")
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    t.handle_device(ev.LinkUp(device="shoe", ts=0.0, identity=ev.DeviceIdentity(
+        "shoe", "acme", "2D", "5s", "1.0", "ab" * 16, True)))
+    assert t.state == "bets_open"
+    assert "controller_fault" not in [e.kind for e in t.outbox]
+    shoe = t.public_view()["devices"]["shoe"]
+    assert shoe["vendor"] == "acme" and "2D" in shoe["model"] and "5s" in shoe["serial"]
+    assert t.identities["shoe"]["model"] == "2D"           # kept as given, for the journal

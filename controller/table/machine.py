@@ -192,6 +192,15 @@ COMMANDS: dict[str, CommandSpec] = {c.name: c for c in (
 )}
 
 
+def _shown_identity(ident: Mapping[str, Any]) -> dict[str, Any]:
+    """A device's identity as published: a name of its own that reads as a card (a model
+    "2D", a serial "5s") is marked as the device's, since a published text that spells a
+    card is refused as a face-down card's, which faulted the table at every link-up and left
+    no view to build."""
+    return {k: f"{v} (as the device names it)" if isinstance(v, str) and reads_as_card(v)
+            else v for k, v in ident.items()}
+
+
 class Table:
     """One table's round machine. See the module docstring."""
 
@@ -405,7 +414,7 @@ class Table:
             "game": self.game.game_id, "mode": self.mode.value,
             "conditions": {d: sorted(c) for d, c in self.conditions.items() if c},
             "devices": {d: {"link": "lost" if "link_lost" in self.conditions.get(d, ()) else "up",
-                            **ident} for d, ident in self.identities.items()},
+                            **_shown_identity(ident)} for d, ident in self.identities.items()},
             "round": r.summary() if r else None, "hands": hands,
             "set_aside": self.vault.set_aside_cards(),
             "expected": self._expected_json(),
@@ -693,7 +702,8 @@ class Table:
                                      "firmware_hash": e.identity.firmware_hash,
                                      "recognises_cards": e.identity.recognises_cards}
         self._cond(e.device).discard("link_lost")
-        self._publish("device_link", device=e.device, link="up", **self.identities[e.device])
+        self._publish("device_link", device=e.device, link="up",
+                      **_shown_identity(self.identities[e.device]))
         if (self._device_class(e.device) == "shuffler" and self._deck_check == "asked"
                 and not self._shuffle_after_check):
             # A check asked before the link came (back) may have been lost with it (a
