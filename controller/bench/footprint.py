@@ -112,7 +112,8 @@ def run(quick: bool = False) -> list[Figure]:
     return [
         Figure("footprint.ready", "tablectl run: exec to READY=1 on NOTIFY_SOCKET", ready, "s",
                bare, "bare interpreter start (python -c pass)", "lower",
-               pi_note="mostly imports; well inside systemd's default 90 s start timeout",
+               pi_note="mostly imports; well inside the unit's 60 s start timeout "
+                       "(TimeoutStartSec)",
                extra={"bare_interpreter_s": bare}),
         Figure("footprint.rss", f"resident memory after {rounds} rounds (an hour-equivalent "
                "at 60 rounds an hour)" if not quick else f"resident memory after {rounds} rounds",
