@@ -106,6 +106,11 @@ class Screen:
         if k == "banker":
             self.banker = e["seat"]
             return f"    banker at box {e['seat']}, capital {e['capital']}"
+        if k == "co_banker":
+            who = "the house" if e.get("house") else \
+                f"{e['player']}" + (f" at box {e['seat']}" if e.get("seat") else "")
+            return (f"    co-bank: {who}, capital {e['capital']}" if e["capital"]
+                    else f"    co-bank withdrawn: {who}")
         if k == "dice":
             return f"    dice {' '.join(map(str, e['dice']))} = {e['total']}"
         if k == "reshake":
@@ -216,12 +221,23 @@ class Croupier:
             seats = sorted(rng.sample(range(1, LAYOUT[self.game] + 1), rng.randint(2, 4)))
             r.must("seat_players", seats=seats, stacks=[200] * len(seats))
         else:
+            # 261/96/M art. 5(5): now and then a banker of small capital is joined by a player
+            # of a free seat and the house, who pay or collect, in that order, what his
+            # capital cannot; a co-banker bets on no seat
+            co_bank = rng.random() < 0.4
             banker, bettors, capital = pan9_banker(
-                r.view(), rng.sample(range(1, LAYOUT[self.game] + 1), 3))
+                r.view(), rng.sample(range(1, LAYOUT[self.game] + 1), 3),
+                capital=40 if co_bank else 1000)
             r.must("set_banker", seat=banker, capital=capital)
             for s in bettors:
                 r.must("place_bet", box=s, wager="seat", amount=10 * rng.randint(1, 10),
                        player=f"p{s}")
+            free = [s for s in range(1, LAYOUT[self.game] + 1) if s != banker
+                    and s not in bettors]
+            if co_bank and free:
+                s = rng.choice(free)
+                r.must("co_bank", player=f"c{s}", seat=s, capital=10 * rng.randint(2, 6))
+                r.must("co_bank", house=True, capital=200)
 
     def deal(self, mode: str, fault: str | None) -> None:
         r = self.rig

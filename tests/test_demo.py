@@ -72,8 +72,15 @@ def test_super_pan_9_banker_seat_is_labelled_and_its_bank_balances(tmp_path):
     nets = [int(re.search(r"([+-]\d+)$", s).group(1)) for s in lines
             if re.match(r"\s+box \d+\s+seat\s+stake", s)]
     bank = next(s for s in lines if re.match(rf"\s+box {banker} \(banker\)\s+capital", s))
+    # art. 5(5): seed 3's first round has a banker of small capital joined by a player and
+    # the house; the co-banking players' shares count (the house's is in the house's net)
+    assert re.search(r"co-bank: c\d at box \d, capital \d+", proc.stdout)
+    assert "co-bank: the house, capital 200" in proc.stdout
+    co = [int(re.search(r"([+-]\d+)$", s).group(1)) for s in lines
+          if re.match(r"\s+\S+ \(co-banker\)\s+capital", s)]
     house = int(re.search(r"house ([+-]\d+)", proc.stdout).group(1))
-    assert nets and sum(nets) + int(re.search(r"([+-]\d+)$", bank).group(1)) + house == 0
+    assert nets and co and sum(nets) + int(re.search(r"([+-]\d+)$", bank).group(1)) \
+        + sum(co) + house == 0
 
 
 def test_screen_labels_whose_hand_it_is():
@@ -93,3 +100,8 @@ def test_screen_labels_whose_hand_it_is():
     screen.format({"kind": "banker", "seat": 2, "capital": 500})
     again = screen.format({"kind": "hand_opened", "recipient": "box 7", "hand": ["As", "2c"]})
     assert "(banker)" not in again
+    # co-banks (261/96/M art. 5(5)): placed, and withdrawn (capital 0)
+    assert screen.format({"kind": "co_banker", "player": "c5", "seat": 5, "house": False,
+                          "capital": 30}) == "    co-bank: c5 at box 5, capital 30"
+    assert screen.format({"kind": "co_banker", "player": None, "seat": None, "house": True,
+                          "capital": 0}) == "    co-bank withdrawn: the house"
