@@ -175,3 +175,74 @@ def test_a_card_to_an_empty_seat_is_put_right_and_stays_its_seats_card_art_9_1()
     hands = {e.to_json()["recipient"]: e.to_json()["hand"] for e in t.outbox
              if e.kind == "hand_revealed"}
     assert sorted(hands["box 3"]) == ["Ah", "As"] and sorted(hands["box 1"]) == ["Kc", "Kd"]
+
+
+def _revealed(t):
+    return {e.to_json()["recipient"]: sorted(e.to_json()["hand"]) for e in t.outbox
+            if e.kind == "hand_revealed"}
+
+
+@pytest.mark.parametrize("mode", ["shoe", "shuffler"])
+def test_a_hole_card_exposed_while_the_board_is_dealt_stays_in_the_hand_art_9_1(mode):
+    # Both players all in before the flop; while the flop is dealt a hole card is turned up.
+    # Art. 9(1) rectifies errors in the distribution; the hole cards were dealt and played on,
+    # so the card stays in the hand (art. 10(3)) and the board goes on from the next card.
+    t = table("texas-holdem", mode, holdem={"small_blind": 5, "big_blind": 10})
+    t.command("seat_players", seats=[1, 2], stacks=[100, 100], button=1)
+    if mode == "shuffler":
+        t.command("close_bets")
+
+    def out(*cards):
+        for c in cards:
+            if mode == "shoe":
+                draw(t, c)
+            else:
+                t.handle_device(ev.CardDispensed(device="shuffler", ts=0.0, card=_c(c)))
+
+    out("As", "Kd", "Ah", "Kc")                     # seats 2, 1, 2, 1
+    act(t, 2, "allin")
+    act(t, 1, "call")
+    out("2c", "7s")                                 # burn, first flop card
+    t.command("exposed_card", recipient="box 2")
+    r = rulings(t)[-1]
+    assert r["irregularity"] == "player_card_exposed" and r["remedy"] == "continue"
+    assert [e.to_json()["card"] for e in t.outbox if e.kind == "card_exposed"] == ["Ah"]
+    out("8d", "9h", "3c", "Qs", "4d", "5s")         # flop, burn, turn, burn, river
+    assert t.state == "settlement"
+    assert _revealed(t) == {"box 2": ["Ah", "As"], "box 1": ["Kc", "Kd"]}
+    assert settlement(t)["hands"]["board"]["cards"] == ["7s", "8d", "9h", "Qs", "5s"]
+    assert nets(t) == {(1, "pot"): -100, (2, "pot"): 100}
+
+
+def test_the_last_hole_card_exposed_is_replaced_before_the_betting_opens_art_9_1():
+    # Art. 9(1): rectified at once; art. 6(3): the players decide after reading two cards.
+    t = table("texas-holdem", holdem={"small_blind": 5, "big_blind": 10})
+    t.command("seat_players", seats=[1, 2], stacks=[100, 100], button=1)
+    draw(t, "As", "Kd", "Ah")
+    draw(t, "Kc", face_up=True)                     # seat 1's second card, face up
+    assert rulings(t)[-1]["remedy"] == "rectify"
+    assert t.state == "dealing"                     # its replacement is owed first
+    draw(t, "Qh")
+    assert t.state == "player_decisions"
+    act(t, 2, "call")
+    act(t, 1, "check")
+    for street in (("2c", "7s", "8d", "9h"), ("3c", "Js"), ("4d", "5s")):   # burn first
+        draw(t, *street)
+        act(t, 2, "check")                          # left of the button first (art. 7(2))
+        act(t, 1, "check")
+    assert t.state == "settlement"
+    assert _revealed(t) == {"box 2": ["Ah", "As"], "box 1": ["Kd", "Qh"]}
+    assert settlement(t)["hands"]["board"]["cards"] == ["7s", "8d", "9h", "Js", "5s"]
+
+
+def test_a_hole_card_exposed_during_the_betting_stays_in_the_hand():
+    t = table("texas-holdem", holdem={"small_blind": 5, "big_blind": 10})
+    t.command("seat_players", seats=[1, 2], stacks=[100, 100], button=1)
+    draw(t, "As", "Kd", "Ah", "Kc")
+    act(t, 2, "call")
+    t.command("exposed_card", recipient="box 1")
+    r = rulings(t)[-1]
+    assert r["remedy"] == "continue" and t.state == "player_decisions"
+    assert "replaced" not in r["reason"]
+    act(t, 1, "check")
+    assert t.state == "dealing" and t.tracker.expected.deal.recipient.kind == "burn"

@@ -126,6 +126,15 @@ def test_art_9_1_dealing_errors_hole_or_board_are_rectified(irregularity):
     assert r.remedy is Remedy.RECTIFY and r.article == "11/2008 art. 9(1)"
 
 
+@pytest.mark.parametrize("phase", [Phase.DECISIONS, Phase.REVEAL, Phase.SETTLEMENT])
+def test_art_9_1_a_hole_card_exposed_after_the_hole_deal_stays_in_the_hand(phase):
+    # 9(1) speaks of errors in the distribution; once the hole cards are out and played on,
+    # the exposed card is kept (10(3): every hand stays in play to the end), never replaced.
+    r = GAME.ruling(Irregularity.PLAYER_CARD_EXPOSED, phase)
+    assert r.remedy is Remedy.CONTINUE and r.article == "11/2008 art. 9(1), 10(3)"
+    assert "replaced" not in r.reason
+
+
 @pytest.mark.parametrize("irregularity", [Irregularity.DEALING_ERROR_UNCORRECTABLE,
                                           Irregularity.MISDEAL])
 def test_art_9_2_an_error_that_cannot_be_corrected_voids_the_hand(irregularity):

@@ -204,6 +204,16 @@ class TexasHoldem(Game):
             Irregularity.CARD_TO_BOX_WITHOUT_BET: "a card went to a seat without a player; the "
                                                   "croupier rectifies the deal",
         }
+        if irr is Irregularity.PLAYER_CARD_EXPOSED and phase is not Phase.DEALING:
+            # Art. 9(1) rectifies errors "na distribuição das cartas": a hole card exposed
+            # once the hole cards are all out (in a betting round, or while a later street is
+            # dealt) was dealt rightly and may have been played on. Nothing is replaced: the
+            # card stays in the player's hand, face up, and the hand plays on to the end
+            # (art. 10(3): "todas as mãos devem manter-se em jogo até ao desfecho final").
+            return Ruling(Remedy.CONTINUE, art("9(1), 10(3)"),
+                          "a hole card was exposed after the hole cards were dealt: no error "
+                          "in the deal; the card stays in the player's hand, face up, and the "
+                          "hand goes on")
         if irr in fixes:
             return Ruling(Remedy.RECTIFY, rectify, fixes[irr])
         if irr is Irregularity.DEALING_ERROR_UNCORRECTABLE:

@@ -609,9 +609,12 @@ class Table:
         elif (remedy is Remedy.RECTIFY and slot is not None and self.tracker is not None
               and irregularity is Irregularity.PLAYER_CARD_EXPOSED and self.state == "dealing"):
             # Hold'em art. 9(1): the exposed hole card is replaced by the next card.
+            # The replacement is a hole card: it is owed before the deal of the hole cards is
+            # over (art. 6(3): the players decide on two cards), even when the exposed card
+            # was the last hole card and the plan's next step is already the flop's burn.
             rec = self.vault.slot_recipient(slot)
             self.vault.set_aside(slot)
-            self.tracker.replace_card(rec, self.tracker.current_street() or "hole")
+            self.tracker.replace_card(rec, "hole")
             self._publish("card_set_aside", recipient=str(rec), article=ruling.article,
                           cards=self.vault.set_aside_cards())
             return
@@ -1940,7 +1943,20 @@ class Table:
         if self.vault.is_face_up(slot):
             raise TablectlError(f"the last card of {rec} is already face up")
         irr = self._exposure(rec)
-        self._rule(irr, f"the croupier reported a card of {rec} exposed", recipient=rec, slot=slot)
+        self._rule(irr, f"the croupier reported a card of {rec} exposed", recipient=rec, slot=slot,
+                   phase=self._exposure_phase(rec))
+
+    def _exposure_phase(self, rec: Recipient) -> Phase | None:
+        """The phase a reported exposure is ruled in. Hold'em: a player's card is dealt only
+        with the hole cards; once they are all out (the betting, or a later street being
+        dealt, say after an all-in) an exposed hole card is no longer one "na distribuição"
+        (11/2008 art. 9(1)): it is ruled in the betting phase, where nothing is replaced."""
+        if not self.flow.betting_streets or rec.kind != "box":
+            return None
+        step = self.tracker.expected if self.tracker is not None else None
+        if self.state == "dealing" and step is not None and step.deal.street == "hole":
+            return None
+        return Phase.DECISIONS
 
     def _exposure(self, rec: Recipient) -> Irregularity:
         """Which exposure it is: the banker's seat in Super Pan 9 holds the hand the
