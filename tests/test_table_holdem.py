@@ -246,3 +246,51 @@ def test_a_hole_card_exposed_during_the_betting_stays_in_the_hand():
     assert "replaced" not in r["reason"]
     act(t, 1, "check")
     assert t.state == "dealing" and t.tracker.expected.deal.recipient.kind == "burn"
+
+
+def test_a_board_the_shuffler_could_not_read_is_entered_at_the_showdown_art_10():
+    # A count-only shuffler reads no card: every hand, the board too, is entered as the
+    # croupier reads it out at the showdown, and the best hand takes the pot (art. 10(1)-(2)).
+    t = table("texas-holdem", "shuffler", holdem={"small_blind": 5, "big_blind": 10})
+    t.command("seat_players", seats=[2, 5], stacks=[500, 500], button=2)
+    t.command("close_bets")
+    for _ in range(4):
+        t.handle_device(ev.CardDispensed(device="shuffler", ts=0.0, card=None))
+    act(t, 5, "allin")
+    act(t, 2, "call")
+    for _ in range(8):
+        t.handle_device(ev.CardDispensed(device="shuffler", ts=0.0, card=None))
+    assert t.state == "croupier_reveal"
+    needed = [e.to_json() for e in t.outbox if e.kind == "cards_needed"][-1]
+    assert sorted(needed["recipients"]) == ["board", "box 2", "box 5"]
+    t.command("enter_cards", recipient="box 5", cards="As Ah")
+    t.command("enter_cards", recipient="box 2", cards="Kd Kc")
+    assert t.state == "croupier_reveal"
+    t.command("enter_cards", recipient="board", cards="2c 7s 8d Qs 5s")
+    assert t.state == "settlement"
+    assert nets(t) == {(2, "pot"): -500, (5, "pot"): 500}
+
+
+def test_a_hand_won_after_the_flop_from_a_count_only_shuffler_waits_for_the_board():
+    # Won without a showdown: no hole card is shown, but the board, face up, is entered so the
+    # hand can be settled; the table waits at the reveal, where cards are entered.
+    t = table("texas-holdem", "shuffler", holdem={"small_blind": 5, "big_blind": 10})
+    t.command("seat_players", seats=[2, 5], stacks=[500, 500], button=2)
+    t.command("close_bets")
+    for _ in range(4):
+        t.handle_device(ev.CardDispensed(device="shuffler", ts=0.0, card=None))
+    act(t, 5, "call")
+    act(t, 2, "check")
+    for _ in range(4):
+        t.handle_device(ev.CardDispensed(device="shuffler", ts=0.0, card=None))
+    act(t, 5, "bet", 20)
+    act(t, 2, "fold")
+    assert t.state == "croupier_reveal"
+    assert [e.to_json() for e in t.outbox if e.kind == "cards_needed"][-1]["recipients"] == \
+        ["board"]
+    with pytest.raises(TablectlError, match="not revealed"):
+        t.command("enter_cards", recipient="box 2", cards="As Ah")
+    t.command("enter_cards", recipient="board", cards="2c 7s 8d")
+    assert t.state == "settlement"
+    assert nets(t) == {(2, "pot"): -10, (5, "pot"): 10}
+    assert "hand_revealed" not in kinds(t)

@@ -1402,10 +1402,12 @@ class Table:
                 and rec.box == self.round.banker)
 
     def _unknown_hands(self) -> list[str]:
-        """Revealed hands holding a card the device could not read (to enter at the console)."""
+        """Revealed hands holding a card the device could not read (to enter at the console);
+        in Hold'em the board too, face up from the moment it is dealt: the showdown ranks
+        each hand with it (11/2008 art. 10(1)), and a board of unread cards settles nothing."""
         out = []
         for rec in self.vault.recipients():
-            if rec.kind in ("box", "croupier") and self.vault.unknown_face_up(rec):
+            if rec.kind in ("box", "croupier", "board") and self.vault.unknown_face_up(rec):
                 out.append(str(rec))
         return out
 
@@ -1413,7 +1415,11 @@ class Table:
         unknown = self._unknown_hands()
         if unknown:
             # A card the device could not recognise: the croupier reads it out at the reveal
-            # and it is entered at the console (enter_cards) before anything is paid.
+            # and it is entered at the console (enter_cards) before anything is paid. A
+            # Hold'em hand won without a showdown comes here from its betting: the table waits
+            # at the reveal, where the cards (the board's) are entered.
+            if self.state == "player_decisions":
+                self.decisions_done()
             self._publish("cards_needed", recipients=unknown)
             return
         try:
