@@ -10,7 +10,7 @@ import pytest
 from controller.errors import TablectlError
 from drivers import events as ev
 
-from table_helpers import draw, kinds, nets, rulings, settlement, table
+from table_helpers import draw, kinds, nets, ready, rulings, settlement, table
 
 
 def act(t, seat, action, amount=None):
@@ -294,3 +294,31 @@ def test_a_hand_won_after_the_flop_from_a_count_only_shuffler_waits_for_the_boar
     assert t.state == "settlement"
     assert nets(t) == {(2, "pot"): -10, (5, "pot"): 10}
     assert "hand_revealed" not in kinds(t)
+
+
+def test_the_button_moves_after_a_settled_or_void_hand_not_after_a_round_without_blinds():
+    # Art. 1(2): after each hand the button moves to the next player clockwise; a hand voided
+    # under art. 9(2) once the blinds were posted is a hand over (docs/interpretations.md).
+    t = table("texas-holdem", holdem={"small_blind": 5, "big_blind": 10})
+    t.command("seat_players", seats=[1, 3, 6], stacks=[100, 100, 100])
+    assert t.round.button == 1                      # left of the croupier first
+    draw(t, "Qd", "7h", "As", "Qc", "2c", "Ks")     # seats 3, 6, 1, 3, 6, 1
+    act(t, 1, "fold")
+    act(t, 3, "fold")
+    assert t.state == "settlement"
+    t.command("confirm_result")
+    t.command("next_round")
+    ready(t)
+    t.command("seat_players", seats=[1, 3, 6], stacks=[100, 100, 100])
+    assert t.round.button == 3
+    draw(t, "As")
+    t.command("misdeal")
+    t.command("next_round")
+    ready(t)
+    t.command("seat_players", seats=[1, 3, 6], stacks=[100, 100, 100])
+    assert t.round.button == 6
+    t.command("void_round", role="supervisor", reason="players left")
+    t.command("next_round")
+    ready(t)
+    t.command("seat_players", seats=[1, 3, 6], stacks=[100, 100, 100])
+    assert t.round.button == 6                      # no blinds were posted: it stays
