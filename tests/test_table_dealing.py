@@ -87,3 +87,34 @@ def test_a_card_put_right_from_an_unbet_box_is_placed_and_owed_no_more():
     second = t.expected.deal.recipient
     t.card(full_deck()[1])
     assert t.placed(second.box).ok
+
+
+def test_a_rectified_hand_goes_to_the_recipients_owed_next_within_the_street():
+    # Hold'em, seats 2 and 5, button 2: hole cards 5, 2, 5, 2, then the flop's burn.
+    from controller.rules.base import BURN, box
+    deck = full_deck()
+    t = DealingTracker(plan("texas-holdem", "shuffler", [2, 5], button=2), [2, 5])
+    t.card(deck[0])
+    assert t.hand(deck[1:3]).irregularity is Irregularity.WRONG_COUNT   # nothing consumed
+    parts, spare = t.rectify_count(deck[1:3])
+    assert [(p.recipient, p.cards) for p in parts] == [(box(2), (deck[1],)),
+                                                       (box(5), (deck[2],))]
+    assert spare == () and not parts[-1].street_done
+    parts, spare = t.rectify_count(deck[3:5])        # the last hole card and one more
+    assert [p.recipient for p in parts] == [box(2)] and parts[-1].street_done
+    assert spare == (deck[4],)                        # beyond the street: no one's
+    assert t.expected.deal.recipient == BURN          # the flop as planned
+    assert all(t.placed(b).ok for b in (5, 2, 5, 2))    # each card awaited on its seat
+
+
+def test_a_short_hand_leaves_the_rest_of_its_step_owed():
+    deck = full_deck()
+    p = plan("super-pan-9", "shuffler", [2, 3], banker=1, dice=(1, 1, 1, 2))
+    t = DealingTracker(p, [1, 2, 3])
+    first = t.expected.deal.recipient
+    parts, spare = t.rectify_count(deck[:1])
+    assert [p.recipient for p in parts] == [first] and spare == ()
+    assert t.expected.deal.recipient == first and t.owed_in_step() == 1
+    assert t.hand(deck[1:3]).irregularity is Irregularity.WRONG_COUNT  # one card is owed
+    out = t.hand(deck[1:2])
+    assert out.ok and t.expected.deal.recipient != first and t.owed_in_step() == 2

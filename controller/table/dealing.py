@@ -79,6 +79,11 @@ class DealingTracker:
     def expected(self) -> Step | None:
         return None if self.done else self.plan[self._next]
 
+    def owed_in_step(self) -> int:
+        """Cards still owed to the expected step (all of it, unless a short hand came)."""
+        step = self.expected
+        return 0 if step is None else step.deal.cards - self._cards_in_step
+
     def remaining_cards(self) -> int:
         return sum(s.deal.cards for s in self.plan[self._next:]) - self._cards_in_step
 
@@ -121,9 +126,11 @@ class DealingTracker:
             return Outcome(None, None, cards, False, Irregularity.WRONG_COUNT,
                            f"a hand of {len(cards)} beyond the dealing plan")
         deal = step.deal
-        if self._cards_in_step or len(cards) != deal.cards:
+        owed = self.owed_in_step()
+        if len(cards) != owed:
             return Outcome(step, deal.recipient, cards, False, Irregularity.WRONG_COUNT,
-                           f"{deal.recipient} should receive {deal.cards} cards in one hand, "
+                           f"{deal.recipient} should receive {owed} "
+                           f"card{'s' if owed != 1 else ''} in one hand, "
                            f"the shuffler put out {len(cards)}")
         self._advance()
         if deal.recipient.kind == "box":
@@ -166,6 +173,32 @@ class DealingTracker:
         plan gave it (a rectified deal): it is placed, and nothing more is owed for it."""
         if self._pending_place:
             self._pending_place.pop()
+
+    def rectify_count(self, cards: Sequence[Card | None]) -> tuple[list[Outcome],
+                                                                   tuple[Card | None, ...]]:
+        """A hand of the wrong size, its deal rectified (11/2008 art. 9(1); 261/96/M P5
+        ``rectify``): its cards, in the order they left the device, go to the recipients the
+        plan owes them to next: the rest of the expected step first, then the steps after it.
+        A short hand leaves the rest of its step owed. The cards stay within the street being
+        dealt (Hold'em: the next street's burn and board come after the betting, art. 7(1),
+        8(1), 8(3)); those beyond it, or beyond the plan, are returned: no recipient is owed
+        them. One outcome per recipient given cards, in the plan's order."""
+        rest = list(cards)
+        street = self.current_street()
+        parts: list[Outcome] = []
+        while rest and self.expected is not None and self.expected.deal.street == street:
+            step = self.expected
+            deal = step.deal
+            n = min(len(rest), self.owed_in_step())
+            given, rest = tuple(rest[:n]), rest[n:]
+            self._cards_in_step += n
+            if self._cards_in_step >= deal.cards:
+                self._advance()
+            if deal.recipient.kind == "box":
+                self._pending_place.append(_Pending(step, n))
+            parts.append(Outcome(step, deal.recipient, given, deal.face_up,
+                                 street_done=self._street_done(step), done=self.done))
+        return parts, tuple(rest)
 
     def replace_croupier_card(self, cards: int = 1) -> None:
         """After set-aside croupier card(s), the croupier receives the next card(s) instead."""

@@ -31,7 +31,7 @@ from typing import Any, Callable, Mapping
 from transitions import Machine
 
 from controller.errors import TablectlError
-from controller.rules.base import (CROUPIER, BOARD, Game, Irregularity, Mode, Phase,
+from controller.rules.base import (BURN, CROUPIER, BOARD, Game, Irregularity, Mode, Phase,
                                    PlanRequest, Recipient, Remedy, Ruling, box as box_recipient)
 from controller.rules.cards import Card
 from controller.rules.errors import RuleError
@@ -1088,15 +1088,14 @@ class Table:
         if out.recipient is None:      # beyond the plan
             self._rule(out.irregularity, out.detail)
             return
-        slot = None
-        for card in out.cards:
-            slot = self.vault.deal(out.recipient, card, out.face_up and out.ok)
-        self._last_slot[out.recipient] = slot
-        self._last_dealt = out.recipient
-        public = self.vault.public_hand(out.recipient)
-        self._publish("card", recipient=str(out.recipient), count=len(out.cards),
-                      hand=public, street=out.step.deal.street if out.step else None)
-        if not out.ok:
+        rectified = self._count_rectified(out)
+        if rectified is not None:
+            out = rectified
+            if self.state != "dealing":
+                return      # held for the supervisor (P5 rectify)
+        else:
+            slot = self._give(out, out.face_up and out.ok)
+        if rectified is None and not out.ok:
             if out.irregularity is Irregularity.PLAYER_CARD_EXPOSED:
                 out.irregularity = self._exposure(out.recipient)
             self._rule(out.irregularity, out.detail, recipient=out.recipient, slot=slot)
@@ -1116,6 +1115,52 @@ class Table:
             self._street_dealt(out.step.deal.street)
         else:
             self._ask_shuffler()
+
+    def _give(self, out: Outcome, face_up: bool) -> int | None:
+        """The card(s) of one outcome go to its recipient, and the table shows them (a
+        face-down card as a card without a face). Returns the last card's slot."""
+        slot = None
+        for card in out.cards:
+            slot = self.vault.deal(out.recipient, card, face_up)
+        if slot is not None:
+            self._last_slot[out.recipient] = slot
+            self._last_dealt = out.recipient
+        self._publish("card", recipient=str(out.recipient), count=len(out.cards),
+                      hand=self.vault.public_hand(out.recipient),
+                      street=out.step.deal.street if out.step else None)
+        return slot
+
+    def _count_rectified(self, out: Outcome) -> Outcome | None:
+        """A hand of the wrong size whose ruling is ``rectify`` (11/2008 art. 9(1); 261/96/M P5
+        ``rectify``): the croupier gives its cards, in the order they left the shuffler, to the
+        recipients the plan owes them to next (``DealingTracker.rectify_count``), and a
+        recipient short of cards is owed the rest. Cards beyond the street being dealt (Hold'em)
+        or beyond the plan are taken out of play face down and never shown. No recipient keeps
+        a wrong number of cards. Returns the outcome the deal goes on from (the last part
+        given, or the hand's own when nothing was given), or None when the ruling is not
+        ``rectify``: the hand is then kept and ruled as it came."""
+        if out.irregularity is not Irregularity.WRONG_COUNT or out.step is None \
+                or self.tracker is None:
+            return None
+        try:
+            ruling = self._ask(Irregularity.WRONG_COUNT)
+        except RuleError:
+            return None
+        if ruling.remedy is not Remedy.RECTIFY:
+            return None
+        parts, spare = self.tracker.rectify_count(out.cards)
+        for part in parts:
+            self._give(part, part.face_up)
+        for card in spare:
+            self.vault.set_aside(self.vault.deal(BURN, card, False), face_up=False)
+        self._publish("cards_rectified", recipient=str(out.recipient), article=ruling.article,
+                      given=[{"recipient": str(p.recipient), "count": len(p.cards)}
+                             for p in parts],
+                      out_of_play=len(spare))
+        self._rule(Irregularity.WRONG_COUNT, out.detail, recipient=out.recipient)
+        if parts:
+            return parts[-1]
+        return Outcome(out.step, out.recipient, ())
 
     # --- dice ---------------------------------------------------------------------------------
     def _on_shake_started(self, e: ev.ShakeStarted) -> None:
@@ -1302,7 +1347,7 @@ class Table:
             return
         if self._awaiting_shuffle or not self._shuffler_free():
             return      # asked once the shuffle is done or the shuffler put right
-        n = self.tracker.expected.deal.cards
+        n = self.tracker.owed_in_step()     # after a short hand, what the step still owes
         self._dispensing = True
         # The deck in the shuffler is being dealt: the next round needs a fresh shuffle.
         self._deck_ready, self._needs_shuffle = False, True
