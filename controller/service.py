@@ -571,6 +571,10 @@ class Service:
     def _show_light(self) -> None:
         if self.panel is None or self.runner is None:
             return
+        if self.runner.broken is not None:
+            # A commit failed: the table in memory holds what the journal does not. The
+            # light keeps the last signal the journal vouches for until the panel closes.
+            return
         self.panel.show(tower_light(self.runner.table))
 
     # --- control socket -----------------------------------------------------------------------
