@@ -656,7 +656,11 @@ class Service:
                     while await reader.read(4096):
                         pass
                     break
-                if req.get("query") == "view":
+                if req.get("query") == "view" and self.runner.broken is not None:
+                    # The table in memory is ahead of its journal: not shown.
+                    reply = {"ok": False, "error": f"the table is stopping: "
+                                                   f"{self.runner.broken}"}
+                elif req.get("query") == "view":
                     reply = {"ok": True, "view": self.runner.table.public_view()}
                 elif "command" in req and not isinstance(req.get("args") or {}, dict):
                     reply = {"ok": False, "error": "\"args\" must be an object of the command's "

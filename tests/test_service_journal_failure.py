@@ -106,3 +106,149 @@ def test_the_tower_light_does_not_show_what_a_failed_commit_decided(tmp_path):
     assert not any(s.state for s in amber.states[1:])
     assert not any(s.state for s in red.states[1:])
     assert not any(s.state for s in buzzer.states[1:])
+
+
+API = """
+[table]
+id = "jf-2"
+game = "q-poker"
+mode = "shoe"
+boxes = 7
+
+[devices.shoe]
+class = "shoe"
+transport = "serial"
+port = "{absent}"
+
+[journal]
+path = "{journal}"
+
+[api]
+listen = "127.0.0.1"
+port = 0
+
+[api.tokens]
+"""
+
+
+def test_the_api_answers_a_command_it_could_not_journal_without_its_undurable_state(tmp_path):
+    """The dealer's close_bets fails its commit: the answer must not say bets are closed
+    (the table in memory decided it; the journal holds nothing of it), and nothing the API
+    serves after it shows the table ahead of its journal."""
+    import aiohttp
+
+    from controller.config import hash_token
+    from test_api_support import TOKENS
+
+    text = API.format(absent=tmp_path / "tty-absent", journal=tmp_path / "j.db") + "".join(
+        f'{role} = "{hash_token(tok)}"\n' for role, tok in TOKENS.items())
+    cfg = parse_text(text)
+    dealer = {"Authorization": f"Bearer {TOKENS['dealer']}"}
+
+    async def scenario():
+        svc = Service(cfg, notifier=Notifier(None), open_panel=False)
+        task = asyncio.create_task(svc.run())
+        await _until(lambda: svc.api is not None or task.done())
+        url = svc.api.url
+        await _must(svc, "open_table", "supervisor")
+        await _must(svc, "deck_ready")
+        await _must(svc, "place_bet", box=1, wager="versus_croupier", amount=10)
+        held = _Held(svc, tmp_path / "j.db")
+        try:
+            async with aiohttp.ClientSession() as http:
+                r = await http.post(f"{url}/api/commands/close_bets", headers=dealer)
+                answer = (r.status, await r.json())
+            code = await asyncio.wait_for(task, 30)
+        finally:
+            held.release()
+        return answer, code
+
+    (status, body), code = asyncio.run(scenario())
+    assert code == 1
+    assert "close_bets" not in _journaled_commands(tmp_path / "j.db")
+    assert "bets_closed" not in json.dumps(body), body
+    assert status == 503 and body["error"]["code"] == "journal_failed", body
+    assert "bets_closed" not in json.dumps(body)
+    assert "journal could not be written" in body["error"]["message"]
+
+
+def test_the_control_socket_shows_no_view_the_journal_does_not_hold(tmp_path):
+    """A view asked right behind a command whose commit failed (one write, two lines: the
+    daemon reads the second while it closes its devices) is not the table in memory."""
+    cfg = parse_text(API.split("[api]")[0].format(absent=tmp_path / "tty-absent",
+                                                   journal=tmp_path / "j.db"))
+    sock = tmp_path / "control.sock"
+
+    async def scenario():
+        svc = Service(cfg, control=sock, notifier=Notifier(None), open_panel=False)
+        task = asyncio.create_task(svc.run())
+        await _until(lambda: svc.drivers or task.done())
+        await _until(lambda: sock.exists())
+        await _must(svc, "open_table", "supervisor")
+        await _must(svc, "deck_ready")
+        await _must(svc, "place_bet", box=1, wager="versus_croupier", amount=10)
+        reader, writer = await asyncio.open_unix_connection(str(sock))
+        held = _Held(svc, tmp_path / "j.db")
+        try:
+            writer.write(b'{"command": "close_bets", "role": "dealer"}\n{"query": "view"}\n')
+            await writer.drain()
+            replies = [json.loads(await asyncio.wait_for(reader.readline(), 30))
+                       for _ in range(2)]
+            code = await asyncio.wait_for(task, 30)
+        finally:
+            held.release()
+            writer.close()
+        return replies, code
+
+    (command, view), code = asyncio.run(scenario())
+    assert code == 1
+    assert "close_bets" not in _journaled_commands(tmp_path / "j.db")
+    assert command["ok"] is False
+    assert view["ok"] is False and "journal could not be written" in view["error"], view
+
+
+def test_nothing_the_api_serves_shows_a_table_ahead_of_its_journal(tmp_path):
+    """After a commit that failed (the bets closed in memory, not in the journal): the page,
+    the health, the stream and a command's answer say the table is stopping, never
+    bets_closed."""
+    import pytest
+
+    from controller.api import create_app
+    from controller.journal import JournalError
+    from test_api_support import api_config, auth, client, make_runner
+
+    runner = make_runner(tmp_path / "j.db")
+    runner.command("open_table", "supervisor")
+    runner.command("deck_ready")
+    runner.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    app = create_app(runner, api_config())
+    runner.journal._conn.execute("PRAGMA busy_timeout = 50")
+    other = sqlite3.connect(tmp_path / "j.db", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(JournalError):
+            runner.command("close_bets")
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert runner.table.state == "bets_closed" and runner.broken     # in memory only
+
+    async def look(c):
+        got = []
+        for path in ("/api/table", "/api/health"):
+            r = await c.get(path, headers=auth("display"))
+            got.append((r.status, await r.text()))
+        r = await c.get("/api/events", headers=auth("display"))
+        got.append((r.status, (await r.content.readany()).decode()))  # no snapshot: it ends
+        r.close()
+        r = await c.post("/api/commands/remove_bet", headers=auth("dealer"),
+                         json={"box": 1, "wager": "versus_croupier"})
+        got.append((r.status, await r.text()))
+        return got
+
+    got = client(app, look)
+    for status, text in got[:2] + got[3:]:
+        assert status == 503 and "journal_failed" in text, (status, text)
+    assert got[2][0] == 200 and got[2][1] == ""
+    assert not any("bets_closed" in text for _, text in got)
+    runner.journal.close()

@@ -62,7 +62,20 @@ class ApiState:
 
     @property
     def table(self) -> Any:
+        # A runner whose commit failed holds a table ahead of its journal: nothing of it is
+        # served (503) while the daemon stops.
+        broken = getattr(self.target, "broken", None) if hasattr(self.target, "table") \
+            else None
+        if broken is not None:
+            raise TableStopped(broken)
         return getattr(self.target, "table", self.target)
+
+
+class TableStopped(Exception):
+    """The journal could not be written: the table is stopping and is not shown."""
+
+    def __str__(self) -> str:
+        return f"the table is stopping: {self.args[0]}"
 
 
 STATE: web.AppKey[ApiState] = web.AppKey("tablectl_api", ApiState)
@@ -133,6 +146,8 @@ async def _middleware(request: web.Request, handler: Callable) -> web.StreamResp
         request[ROLE] = role
     try:
         response = await handler(request)
+    except TableStopped as exc:
+        return error(503, "journal_failed", str(exc))
     except web.HTTPException as exc:
         if not request.path.startswith("/api/") or exc.status < 400:
             raise
@@ -250,8 +265,12 @@ async def post_command(request: web.Request) -> web.Response:
         message = scrub(str(exc))    # a rule's error may name cards still face down
         _log().info("command refused by the table", command=name, role=role, error=message)
         return error(409, "refused", message, command=name, state=st.table.state)
+    try:
+        table = st.table
+    except TableStopped as exc:     # journaled, but an input after it was not
+        return error(503, "journal_failed", f"{name} was recorded; then {exc}", command=name)
     return web.json_response({"ok": True, "command": name, "role": role,
-                              "state": st.table.state, "view": st.table.public_view(),
+                              "state": table.state, "view": table.public_view(),
                               "event_id": st.hub.last_id})
 
 
@@ -420,6 +439,8 @@ async def get_events(request: web.Request) -> web.StreamResponse:
             if doc.get("kind") in STATUS_AFTER and sub.queue.empty():
                 await resp.write(_sse("status", status_doc(st)))
     except (ConnectionResetError, asyncio.CancelledError):
+        pass
+    except TableStopped:            # headers are out: the stream just ends
         pass
     finally:
         sub.close()

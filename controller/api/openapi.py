@@ -76,7 +76,8 @@ def _errors(*codes: int) -> dict[str, Any]:
                  "where text is needed)",
             401: "no token, or a token of no role", 403: "the role lacks the right",
             404: "no such command", 409: "the table refused it (rules or current state); "
-                                         "nothing changed"}
+                                         "nothing changed",
+            503: "the journal could not be written: the table is stopping and is not shown"}
     return {str(c): _response(text[c], _ERROR) for c in codes}
 
 
@@ -87,10 +88,10 @@ def build_openapi() -> dict[str, Any]:
             "summary": "The table as the display shows it: game, state, light, devices and "
                        "the public view of the round (no face-down card)",
             "responses": {"200": _response("the table", {"$ref": "#/components/schemas/Table"}),
-                          **_errors(401)}}},
+                          **_errors(401, 503)}}},
         "/api/health": {"get": {
             "summary": "Tower light and device health (link, last heard, firmware identity)",
-            "responses": {"200": _response("health"), **_errors(401)}}},
+            "responses": {"200": _response("health"), **_errors(401, 503)}}},
         "/api/whoami": {"get": {
             "summary": "The caller's role and the commands it may give",
             "responses": {"200": _response("role"), **_errors(401)}}},
@@ -118,7 +119,7 @@ def build_openapi() -> dict[str, Any]:
             "requestBody": {"required": bool(body["required"]),
                             "content": {"application/json": {"schema": body}}},
             "responses": {"200": _response("done", {"$ref": "#/components/schemas/Done"}),
-                          **_errors(400, 401, 403, 404, 409)}}}
+                          **_errors(400, 401, 403, 404, 409, 503)}}}
     return {
         "openapi": "3.1.0",
         "info": {"title": "tablectl console API", "version": "1",
