@@ -360,7 +360,19 @@ class Service:
     def _journal_session(self, device: str, mark: dict[str, Any]) -> None:
         """Called by a link before a session serves anything: durable before it returns."""
         assert self.journal is not None
-        self.journal.append(LINK_KIND, {"device": device, **mark}, source=device)
+        try:
+            self.journal.append(LINK_KIND, {"device": device, **mark}, source=device)
+        except TablectlError as exc:
+            # The link sends nothing the record was for (the raise tells it), but the table
+            # believes its command went: stop, as for a failed commit of the table's own, and
+            # the restart asks the device again from the journal.
+            if self.failed is None:
+                self.failed = (f"the journal could not be written ({exc}); {device}'s link "
+                               "record was not written, so nothing it was for was sent. "
+                               "Restart the service: it rebuilds the table from the journal")
+                self.log.error("journal write failed; stopping", why=self.failed)
+            self.stop("journal write failure")
+            raise
 
     async def _main_loop(self) -> None:
         # The queue is awaited bare (no task, no wait set, no timeout per input: each costs

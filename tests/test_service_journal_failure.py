@@ -252,3 +252,73 @@ def test_nothing_the_api_serves_shows_a_table_ahead_of_its_journal(tmp_path):
     assert got[2][0] == 200 and got[2][1] == ""
     assert not any("bets_closed" in text for _, text in got)
     runner.journal.close()
+
+
+LINKED = """
+[table]
+id = "jf-3"
+game = "q-poker"
+mode = "shuffler"
+boxes = 7
+
+[devices.shuffler]
+class = "shuffler"
+transport = "serial"
+port = "{port}"
+
+[journal]
+path = "{journal}"
+"""
+
+
+def test_a_command_whose_number_cannot_be_journaled_is_not_sent_and_the_daemon_stops(
+        tmp_path):
+    """Each command's link number is journaled before it is sent (protocol 3.6). When that
+    record fails (the disk goes between the table's commit and the send), the command is not
+    sent, and the daemon stops as for any journal failure, instead of leaving the table
+    waiting for a command that never left; restarted, it asks the shuffler again."""
+    from drivers.protocol import messages as m
+    from test_link import Peer, until
+
+    port = str(tmp_path / "tty-shuffler")
+    cfg = parse_text(LINKED.format(port=port, journal=tmp_path / "j.db"))
+
+    async def scenario():
+        peer = Peer(port, "shuffler")
+        peer.plug()
+        svc = Service(cfg, notifier=Notifier(None), open_panel=False)
+        task = asyncio.create_task(svc.run())
+        await _until(lambda: svc.drivers and svc.drivers["shuffler"].is_up)
+        await _until(lambda: svc.queue.empty() and "shuffler" in svc.runner.table.identities)
+        held = []
+        send = svc.runner.send
+
+        def failing_disk(command):          # the disk fails after the table's commit
+            if not held:
+                held.append(_Held(svc, tmp_path / "j.db"))
+            send(command)
+        svc.runner.send = failing_disk
+        try:
+            reply = await svc.submit("open_table", "supervisor", {})
+            code = await asyncio.wait_for(task, 30)
+        finally:
+            for h in held:
+                h.release()
+        asked = [msg for _, msg in peer.received if not isinstance(msg, (m.Hello, m.Heartbeat,
+                                                                         m.Ack, m.Nak))]
+        # Restarted: the table recovers in shuffling and asks the shuffler again.
+        svc2 = Service(cfg, notifier=Notifier(None), open_panel=False)
+        task2 = asyncio.create_task(svc2.run())
+        try:
+            await until(lambda: peer.acted, timeout=20)
+        finally:
+            svc2.stop()
+            await asyncio.wait_for(task2, 30)
+            peer.unplug()
+        return reply, held, code, asked, list(peer.acted), svc.failed
+
+    reply, held, code, asked, acted, failed = asyncio.run(scenario())
+    assert reply["ok"] is True and held          # open_table was journaled, then the disk went
+    assert asked == []                           # nothing reached the shuffler
+    assert code == 1 and "journal" in failed
+    assert acted and type(acted[0]).__name__ in ("Shuffle", "DeckCheck")
