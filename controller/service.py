@@ -277,6 +277,9 @@ class Service:
         if self._quiet is not None:
             self._quiet.cancel()
             self._quiet = None
+        # Journaled first: the light going dark, the devices' links closing and the streams
+        # ending show the table stopped, and the journal says so before anything does.
+        self._journal_stop()
         if self.api is not None:
             try:
                 await self.api.close()
@@ -299,17 +302,21 @@ class Service:
             if self.control_path and self.control_path.exists():
                 self.control_path.unlink()
         if self.journal is not None:
-            stop: dict[str, Any] = {"event": "stop"}
-            if self.failed:
-                stop["failed"] = self.failed
-            try:
-                self.journal.append(Kind.SERVICE.value, stop, source="service")
-            except TablectlError as exc:     # the journal is what failed: say so, still stop
-                self.log.error("the stop could not be journaled", error=str(exc))
             self.journal.close()
         if self.cpu_latency is not None:
             self.cpu_latency.release()
         self.log.info("stopped")
+
+    def _journal_stop(self) -> None:
+        if self.journal is None:
+            return
+        stop: dict[str, Any] = {"event": "stop"}
+        if self.failed:
+            stop["failed"] = self.failed
+        try:
+            self.journal.append(Kind.SERVICE.value, stop, source="service")
+        except TablectlError as exc:     # the journal is what failed: say so, still stop
+            self.log.error("the stop could not be journaled", error=str(exc))
 
     _control_server: asyncio.AbstractServer | None = None
     cpu_latency_device = CPU_LATENCY_DEVICE    # where the PM QoS request is written

@@ -322,3 +322,40 @@ def test_a_command_whose_number_cannot_be_journaled_is_not_sent_and_the_daemon_s
     assert asked == []                           # nothing reached the shuffler
     assert code == 1 and "journal" in failed
     assert acted and type(acted[0]).__name__ in ("Shuffle", "DeckCheck")
+
+
+def test_a_stop_is_journaled_before_the_light_goes_dark_and_the_devices_close(tmp_path):
+    """SIGTERM: the service's stop record is on disk before the operator sees the table stop
+    (the tower light dark, the devices' links closed)."""
+    cfg = parse_text(CONFIG.format(journal=tmp_path / "j.db").replace(
+        "[journal]", f'[devices.shoe]\nclass = "shoe"\ntransport = "serial"\n'
+                     f'port = "{tmp_path / "tty-absent"}"\n\n[journal]'))
+    factory = MockFactory()
+    green = factory.pin(13)
+    seen = []
+
+    async def scenario():
+        svc = Service(cfg, pin_factory=factory, notifier=Notifier(None))
+        task = asyncio.create_task(svc.run())
+        await _until(lambda: svc.runner is not None and svc.panel is not None)
+        await _must(svc, "open_table", "supervisor")
+        await _must(svc, "deck_ready")
+        await _until(lambda: green.state)
+        append, close = svc.journal.append, svc.drivers["shoe"].close
+
+        def journal_append(kind, payload=None, *a, **kw):
+            if kind == "service" and payload.get("event") == "stop":
+                seen.append(("stop journaled", svc.panel.light.value))
+            return append(kind, payload, *a, **kw)
+
+        async def driver_close():
+            seen.append(("shoe closed", None))
+            await close()
+        svc.journal.append = journal_append
+        svc.drivers["shoe"].close = driver_close
+        svc.stop("SIGTERM")
+        return await asyncio.wait_for(task, 30)
+
+    assert asyncio.run(scenario()) == 0
+    assert [what for what, _ in seen] == ["stop journaled", "shoe closed"]
+    assert seen[0][1] != "off"                  # the light still showed the table
