@@ -1128,3 +1128,64 @@ def test_fortune_a_box_holds_one_player_named_or_not_art_6(first, second):
     draw(t, "Ah", "Qs", "Kh", "Jd", "Qh", "4s")
     t.command("decide", box=2, decision="play", **({"player": first} if first else {}))
     assert t.state == "settlement"
+
+
+# --- Q Poker and Super Pan 9 where features combine ---------------------------------------------
+
+def _pan9_dice_read(mode="shoe", **kw):
+    """Seats in play 1 (banker), 2 and 3; a total of 5 from the banker (P1b): seat 3 first,
+    then 2, then the banker (art. 2(2)-(3))."""
+    t = table("super-pan-9", mode, **kw)
+    t.command("set_banker", seat=1, capital=1000)
+    t.command("place_bet", box=2, wager="seat", amount=100, player="ana")
+    t.command("place_bet", box=3, wager="seat", amount=50, player="bo")
+    t.command("shake")
+    t.handle_device(ev.DiceResult(device="dice", ts=2.0, dice=(1, 1, 1, 2)))
+    assert t.state == "dealing" and t.vault.slots() == 0
+    return t
+
+
+@pytest.mark.parametrize("failure", ["jam", "restart"])
+def test_pan9_a_shoe_failure_after_the_dice_before_the_first_card_keeps_the_round_p3(failure):
+    # P3: "Before the first card or after the last, either way the round goes on and the
+    # device is replaced." The dice are read, so the table is dealing, but no card is out.
+    t = _pan9_dice_read()
+    if failure == "jam":
+        t.handle_device(ev.Jam(device="shoe", ts=3.0))
+    else:
+        t.apply({"source": "restart"})
+    assert t.state == "malfunction" and t.round.void is None
+    assert rulings(t)[-1]["remedy"] == "continue"
+    assert rulings(t)[-1]["article"] == "261/96/M interpretation P3 (machine_failure)"
+    t.command("clear_malfunction", role="supervisor")
+    assert t.state == "dealing" and t.round.round_id == 1
+    draw(t, "9s", "Kd", "2c", "3c", "4h", "2h")      # seat 3: 9; seat 2: 5; banker: 6
+    assert nets(t)[(2, "seat")] == -100                 # art. 7: 5 loses to 6
+
+
+def test_pan9_a_shuffler_failure_after_the_dice_before_a_hand_is_out_keeps_the_round_p3():
+    # The shuffler refused the first hand as busy: no hand is on its way, so no card can be
+    # out when it then fails (P3: the round goes on; its deck is shuffled again once fixed).
+    t = _pan9_dice_read("shuffler")
+    assert t.commands[-1].action == "dispense_hand"
+    t.handle_device(ev.CommandRefused(device="shuffler", ts=2.5, action="dispense_hand",
+                                      reason="busy"))
+    t.handle_device(ev.Malfunction(device="shuffler", ts=3.0, code=7, text="motor"))
+    assert t.state == "malfunction" and t.round.void is None
+    assert rulings(t)[-1]["remedy"] == "continue"
+    t.command("clear_malfunction", role="supervisor")
+    assert t.state == "dealing" and t.commands[-1].action in ("deck_check", "shuffle")
+    t.handle_device(ev.ShuffleDone(device="shuffler", ts=4.0, count=52))
+    assert t.commands[-1].action == "dispense_hand"
+    hand(t, "9s", "Kd")
+    hand(t, "2c", "3c")
+    hand(t, "4h", "2h")
+    assert nets(t)[(2, "seat")] == -100                 # art. 7: 5 loses to the banker's 6
+
+
+def test_pan9_a_shuffler_failure_once_a_hand_is_asked_voids_the_round_p3():
+    # A hand asked of the shuffler may be out: that is dealing (P3 round_void).
+    t = _pan9_dice_read("shuffler")
+    assert t.commands[-1].action == "dispense_hand"
+    t.handle_device(ev.Malfunction(device="shuffler", ts=3.0, code=7, text="motor"))
+    assert t.state == "malfunction" and t.round.void is not None

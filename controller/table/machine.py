@@ -856,6 +856,9 @@ class Table:
         # so any card in it is masked; the journal keeps the device's event as it came.
         what = scrub(what)
         cls = self._device_class(e.device)
+        # Whether a card of the round is out, or may be (a hand asked of the shuffler), before
+        # the shuffler's request is forgotten below.
+        dealt = self._deal_begun()
         self._publish("device_condition", device=e.device, what=what,
                       conditions=sorted(self._cond(e.device)))
         if cls == "shuffler":
@@ -863,9 +866,9 @@ class Table:
             self._deck_check, self._shuffle_after_check = "", False
             self._dispensing = False
             if (self.mode is Mode.SHUFFLER and self.round is not None
-                    and self.round.void is None and not self.vault.slots()
+                    and self.round.void is None and not dealt
                     and self.state in ("shuffling", "bets_open", "bets_closed",
-                                       "dice_shaking")):
+                                       "dice_shaking", "dealing")):
                 # No card of the round is out yet, but a shuffler that jammed, failed, was
                 # opened or restarted has lost (or may have lost) the order it made: the
                 # round's deck is shuffled again once it is put right (_resume_requests).
@@ -906,7 +909,7 @@ class Table:
                                      if self.mode is Mode.SHUFFLER else
                                      Irregularity.SHOE_MALFUNCTION)
             ruling = self._rule(irr, what, device=e.device,
-                                phase=Phase.DEALING if asked else None,
+                                phase=Phase.DEALING if asked else self._failure_phase(dealt),
                                 hold=not between_streets)
             if ruling is None:
                 return
@@ -925,6 +928,20 @@ class Table:
             self.fail()
         elif self.state in ("round_complete", "round_void", "out_of_service"):
             pass   # blocks the next round (see next_round)
+
+    def _deal_begun(self) -> bool:
+        """A card of the round in play is out, or may be: one the table has seen, or a card or
+        hand asked of the shuffler and not yet reported."""
+        return bool(self.vault.slots()) or self._dispensing
+
+    def _failure_phase(self, dealt: bool) -> Phase | None:
+        """The phase a machine failure is ruled in. Super Pan 9 is ``dealing`` from the moment
+        the dice are read, before any card is out; a failure then is one before the first card
+        (261/96/M P3: the round goes on and the device is replaced), not one while dealing,
+        and is ruled as the phase before the deal. None: the phase of the state."""
+        if self.state == "dealing" and not dealt:
+            return Phase.SHAKING if self.flow.dice else Phase.BETTING
+        return None
 
     def _hold_shuffle(self) -> None:
         """Held while the croupier shuffles for the shoe: the clear goes back to shuffling,
@@ -2161,7 +2178,8 @@ class Table:
                 "shoe" if self.mode is Mode.SHOE else "shuffler")
             self._rule(DEVICE_FAILURE[cls], "the controller restarted during the "
                        + ("shake" if cls == "dice" else "deal"),
-                       phase=Phase.DEALING if asked else None)
+                       phase=Phase.DEALING if asked else
+                       self._failure_phase(self._deal_begun()))
             if self.state in ("dealing", "bets_closed"):
                 # The game let the round stand: the supervisor looks before dealing goes on.
                 self._held_dealing = "dealing" if self.state == "dealing" else ""
