@@ -1189,3 +1189,30 @@ def test_pan9_a_shuffler_failure_once_a_hand_is_asked_voids_the_round_p3():
     assert t.commands[-1].action == "dispense_hand"
     t.handle_device(ev.Malfunction(device="shuffler", ts=3.0, code=7, text="motor"))
     assert t.state == "malfunction" and t.round.void is not None
+
+
+def test_pan9_the_points_declared_before_the_first_shake_stand_for_the_reshake_art_2_3():
+    # Art. 2(3): the points are declared before the dice are shaken; a reshake (art. 2(4),
+    # P4) shakes the same throw again, so the declaration cannot change once shaken.
+    t = pan9_round()
+    t.command("declare_adjust", points=2)
+    t.command("shake")
+    t.handle_device(ev.Malfunction(device="dice", ts=1.0, code=3, text="motor"))
+    t.command("clear_malfunction", role="supervisor")
+    assert t.state == "bets_closed"
+    events = len(t.outbox)
+    with pytest.raises(TablectlError, match=r"declared before the dice are shaken "
+                       r"\(261/96/M art\. 2\(3\)\).*\+2 stands"):
+        t.command("declare_adjust", points=-1)
+    assert t.round.adjust == 2 and len(t.outbox) == events
+    t.command("shake")
+    # 4 + 2 = 6 from the banker (one): 1, 3, 2, 1, 3, 2 -> seat 2 first
+    t.handle_device(ev.DiceResult(device="dice", ts=2.0, dice=(1, 1, 1, 1)))
+    assert t.tracker.expected.deal.recipient.box == 2
+
+
+def test_pan9_points_may_be_declared_after_close_bets_before_the_shake_art_2_3():
+    t = pan9_round()
+    t.command("close_bets")
+    t.command("declare_adjust", points=-1)
+    assert t.round.adjust == -1

@@ -251,6 +251,7 @@ class Table:
         # shuffler is put right): no hand is asked of it before its shuffle is done.
         self._awaiting_shuffle = False
         self._reshake_owed = False      # a reshake was ruled; the banker shakes again
+        self._shaken = False            # the round's dice were shaken (261/96/M art. 2(3))
         # Super Pan 9: the seat holding the bank and its settled rounds in a row (261/96/M
         # art. 5(1), 5(4)); kept from round to round, in the snapshot.
         self._bank_turn: BankTurn | None = None
@@ -1236,6 +1237,7 @@ class Table:
         self._holdem = None
         self._stacks = {}
         self._reshake_owed = False
+        self._shaken = False
         self._busy_asks = 0
         self._publish("round_started", game=self.game.game_id, mode=self.mode.value,
                       needs_shuffle=self.needs_shuffle())
@@ -1386,6 +1388,7 @@ class Table:
                                 "(261/96/M art. 5(3))")
         if self.state == "bets_open":
             self._publish("bets_closed", by="shake", bets=r.bets_json())
+        self._shaken = True
         self._needs_shuffle = True
         self._deck_ready = False
         self.shake()
@@ -1807,6 +1810,13 @@ class Table:
             raise TablectlError(f"{self.game.title} has no dice")
         if isinstance(points, bool) or not isinstance(points, int):
             raise TablectlError(f"points must be a whole number such as 2 or -1, got {points!r}")
+        if self._shaken:
+            # art. 2(3): "deverá ser declarado antes de agitar os dados" / 庄家在搖骰前. The
+            # dice of this round were shaken (the shake an agitator failure or a restart held,
+            # P4): the banker shakes them again (art. 2(4)) under the declaration he made.
+            raise TablectlError(f"the points are declared before the dice are shaken "
+                                f"(261/96/M art. 2(3)); this round's dice were shaken, so the "
+                                f"declared {self.round.adjust:+d} stands for the reshake")
         check = getattr(self.game, "check_adjust", None)
         if check is not None:
             # the game's reading of the declaration (261/96/M art. 2(3), P12), before the
