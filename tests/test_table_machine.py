@@ -1216,3 +1216,35 @@ def test_pan9_points_may_be_declared_after_close_bets_before_the_shake_art_2_3()
     t.command("close_bets")
     t.command("declare_adjust", points=-1)
     assert t.round.adjust == -1
+
+
+def test_q_poker_a_boxs_last_card_landing_on_a_box_without_a_bet_after_the_deal_art_11():
+    # Box 3's third card is drawn before the croupier's, and the sensor sees it land on box 2
+    # (no bet) only after the croupier's last card: box 2's hand is void (art. 11(4)) and box 3
+    # holds two cards, too few, with nothing left to deal: art. 11(1), the round is void.
+    t = q_round(box_sensors=True)
+    for c, b in (("As", 1), ("Kd", 3), ("2c", None), ("Ah", 1), ("Ks", 3), ("3c", None),
+                 ("Ad", 1)):
+        draw(t, c)
+        if b:
+            placed(t, b)
+    draw(t, "Kc", "4h")
+    assert t.state == "player_decisions"
+    placed(t, 2)
+    assert [r["article"] for r in rulings(t)] == ["89/2004 art. 11(4)", "89/2004 art. 11(1)"]
+    assert t.state == "round_void"
+    void = [e.to_json() for e in t.outbox if e.kind == "round_void"][-1]
+    assert {b["box"] for b in void["returned"]} == {1, 3}
+
+
+def test_q_poker_a_card_on_a_box_without_a_bet_once_every_card_is_placed_voids_that_box_only():
+    t = q_round(box_sensors=True)
+    for c, b in (("As", 1), ("Kd", 3), ("2c", None), ("Ah", 1), ("Ks", 3), ("3c", None),
+                 ("Ad", 1), ("Kc", 3), ("4h", None)):
+        draw(t, c)
+        if b:
+            placed(t, b)
+    assert t.state == "player_decisions"
+    placed(t, 2)
+    assert [r["article"] for r in rulings(t)] == ["89/2004 art. 11(4)"]
+    assert t.state == "player_decisions" and t.round.void_boxes == {2}

@@ -1033,8 +1033,7 @@ class Table:
                 self._publish("card_placed", box=e.box)
             elif self.state in DEALT_STATES and e.box not in self._plan_request().boxes:
                 # Not a box the deal was for (the bets', the banker's seat, Hold'em's seats).
-                self._rule(Irregularity.CARD_TO_BOX_WITHOUT_BET, f"a card landed on box {e.box}",
-                           recipient=box_recipient(e.box))
+                self._astray_after_deal(e)
             else:
                 self._irregular_event(e, f"a card landed on box {e.box} in state {self.state}")
             return
@@ -1057,6 +1056,30 @@ class Table:
             # Rectified (11/2008 art. 9(1); 261/96/M P5 rectify): the croupier puts the card
             # on the box the plan gave it, whose card it stays; nothing more is owed for it.
             self.tracker.put_right()
+
+    def _astray_after_deal(self, e: ev.CardPlaced) -> None:
+        """Every card is out and a card lands on a box the deal was not for. When a card
+        dealt for a box has not been seen to land yet, it is that card (as while dealing,
+        ``DealingTracker.placed``). Where the ruling leaves it on the box without a bet, a
+        void hand there (89/2004 art. 11(4), 78/2008 art. 11(3)), the box it was dealt for is
+        short of it, and nothing is left to deal that could make it up: a wrong number of
+        cards to a hand (art. 11(1) of both), ruled by the game. Where the deal is rectified
+        (261/96/M P5), the croupier puts it on its box and the round stands."""
+        out = self.tracker.placed(e.box) if self.tracker is not None else None
+        ruling = self._rule(Irregularity.CARD_TO_BOX_WITHOUT_BET, f"a card landed on box {e.box}",
+                            recipient=box_recipient(e.box))
+        if ruling is None or out is None or out.recipient is None or self.tracker is None \
+                or self.round is None or self.round.void is not None:
+            return
+        self.tracker.put_right()            # the card is accounted for, one way or the other
+        if ruling.remedy is not Remedy.BOX_VOID:
+            return
+        for slot in self.vault.last_slots(out.recipient, len(out.cards)):
+            self.vault.reassign(slot, box_recipient(e.box))
+        self._rule(Irregularity.WRONG_COUNT,
+                   f"{out.recipient} is short of {len(out.cards)} card(s): the card dealt for it "
+                   f"landed on box {e.box} after the deal, and nothing is left to deal",
+                   recipient=out.recipient)
 
     def _on_card_removed(self, e: ev.CardRemoved) -> None:
         pass
