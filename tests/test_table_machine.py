@@ -1248,3 +1248,26 @@ def test_q_poker_a_card_on_a_box_without_a_bet_once_every_card_is_placed_voids_t
     placed(t, 2)
     assert [r["article"] for r in rulings(t)] == ["89/2004 art. 11(4)"]
     assert t.state == "player_decisions" and t.round.void_boxes == {2}
+
+
+def test_pan9_p5_rectify_after_the_deal_keeps_the_settled_round():
+    # P5 rectify: the croupier puts the card where the plan says and the round goes on. Once
+    # every card is out the settlement stands; the supervisor is told, and the round is
+    # confirmed and counted in the bank's turn, not dropped.
+    t = table("super-pan-9", box_sensors=True, interpretations={"dealing_error": "rectify"})
+    t.command("set_banker", seat=1, capital=1000)
+    t.command("place_bet", box=2, wager="seat", amount=100, player="ana")
+    t.command("shake")
+    t.handle_device(ev.DiceResult(device="dice", ts=2.0, dice=(1, 1, 1, 2)))
+    for card, seat in (("9s", 1), ("Kd", 1), ("2c", 2), ("3c", None)):
+        draw(t, card)
+        if seat:
+            placed(t, seat)
+    assert t.state == "settlement"
+    placed(t, 5)                                 # seat 2's last card fell on seat 5
+    assert rulings(t)[-1]["remedy"] == "rectify"
+    assert t.state == "settlement" and t.round.void is None
+    assert nets(t)[(2, "seat")] == -100          # art. 7: 5 loses to the banker's 9
+    t.command("confirm_result")
+    assert t.state == "round_complete"
+    assert t.public_view()["bank_turn"]["rounds"] == 1      # art. 5(1): a round banked

@@ -635,7 +635,13 @@ class Table:
             # It is face up at the table now: the display may show it.
             self._publish("card_exposed", recipient=str(self.vault.slot_recipient(slot)),
                           card=self.vault.expose(slot))
-        if ruling.needs_supervisor and hold and self.state != "malfunction":
+        if ruling.needs_supervisor and hold and self.state in DEALT_STATES:
+            # Every card is out and the round stands (e.g. a card put right, 261/96/M P5):
+            # nothing is left to deal that a hold could keep back, and a malfunction here
+            # would lose the round at the clear, which starts a new one. The ruling tells the
+            # supervisor; the round goes on.
+            pass
+        elif ruling.needs_supervisor and hold and self.state != "malfunction":
             if self.state in ("dealing", "dice_shaking"):
                 self._held_dealing = self.state
             self._held_round = self.state in ("bets_open", "bets_closed", "shuffling")
