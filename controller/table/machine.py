@@ -2215,10 +2215,15 @@ class Table:
         if self.state in ("dealing", "dice_shaking") or asked:
             cls = "dice" if self.state == "dice_shaking" else (
                 "shoe" if self.mode is Mode.SHOE else "shuffler")
+            # With the shuffler every hand is asked for, and journaled, before it comes out:
+            # none asked, none out (P3: before the first card). The shoe's cards are drawn by
+            # hand: one drawn while the controller was down is still on its way (the shoe
+            # sends it again), so a restart while dealing from the shoe is one during the deal.
+            known = self.mode is Mode.SHUFFLER or cls == "dice"
             self._rule(DEVICE_FAILURE[cls], "the controller restarted during the "
                        + ("shake" if cls == "dice" else "deal"),
                        phase=Phase.DEALING if asked else
-                       self._failure_phase(self._deal_begun()))
+                       self._failure_phase(self._deal_begun()) if known else None)
             if self.state in ("dealing", "bets_closed"):
                 # The game let the round stand: the supervisor looks before dealing goes on.
                 self._held_dealing = "dealing" if self.state == "dealing" else ""
