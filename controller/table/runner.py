@@ -217,10 +217,16 @@ class TableRunner:
         if monitor is None:
             return
         inputs = list(self.journal.records(until=until, kinds=INPUT_KINDS))
-        begin = 0
+        begin = found = 0
         for i, rec in enumerate(inputs):
             if _deck_start(rec):
-                begin = i
+                begin, found = i, 1
+        # The decks ended before the warm-up (their orders, the trend, the numbering): without
+        # them a repeat of a deck dealt before the restart goes unseen and numbers are reused.
+        # Records of the inputs replayed below are not taken: the replay ends those decks.
+        bound = (inputs[begin + found].seq if begin + found < len(inputs) else until + 1)
+        monitor.restore(r.payload for r in self.journal.records(until=bound - 1,
+                                                                kinds=("integrity",)))
         for rec in inputs[begin:]:
             p = rec.payload if isinstance(rec.payload, dict) else {}
             if rec.kind == Kind.DEVICE.value:

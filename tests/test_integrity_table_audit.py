@@ -1,0 +1,70 @@
+"""The integrity monitor as the table uses it: legitimate play raises nothing, a fault is
+named, a restart keeps what the monitor knew, and the report agrees with what happened."""
+import random
+
+from controller.integrity import IntegrityMonitor
+from controller.journal import Journal
+from controller.rules import get_game
+from controller.rules.cards import Card, full_deck
+from controller.table import Table
+from controller.table.runner import TableRunner
+from drivers import events as ev
+
+from table_helpers import DEVICES, LAYOUT
+
+C = Card.parse
+DECK = full_deck()
+
+
+def make(path, game="q-poker", mode="shoe", action="warn", **mon):
+    table = Table("T1", get_game(game), mode, layout_boxes=LAYOUT[game], devices=DEVICES,
+                  integrity=IntegrityMonitor(**mon), integrity_action=action)
+    seen = []
+    return TableRunner(table, Journal.open(path, "T1"), publish=seen.append), seen
+
+
+def alarms(run):
+    return [r.payload for r in run.journal.records(kinds=["integrity"])
+            if r.payload.get("record") == "alarm"]
+
+
+def decks(run):
+    return [r.payload for r in run.journal.records(kinds=["integrity"])
+            if r.payload.get("record") == "deck"]
+
+
+def shoe_round(run, cards, cut=False):
+    """One Q Poker shoe round, box 1 against the croupier, with these six cards."""
+    if run.table.state == "shuffling":
+        run.command("deck_ready")
+    run.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    for i, c in enumerate(cards):
+        run.device(ev.CardDrawn(device="shoe", ts=0.0, card=c))
+        if cut and i == 0:
+            run.device(ev.CutCardReached(device="shoe", ts=0.0))
+    run.command("decide", box=1, decision="play")
+    run.command("confirm_result")
+
+
+def test_a_deck_dealt_before_a_restart_is_remembered_after_it(tmp_path):
+    """A shoe refilled after a restart in the order of a deck dealt before it is a repeated
+    deck, and the decks are numbered on from those before the restart."""
+    path = tmp_path / "j.db"
+    order = random.Random(3).sample(DECK, 52)
+    other = random.Random(4).sample(DECK, 52)
+    run, _ = make(path)
+    run.command("open_table", role="supervisor")
+    shoe_round(run, order[:6], cut=True)           # deck 1 ends at the cut card
+    run.command("next_round")
+    shoe_round(run, other[:6])                      # deck 2, still in the shoe
+    run.command("next_round")                       # the snapshot: deck 1 lies before deck 2
+    run.journal.close()
+    run, _ = make(path)
+    run.recover()
+    shoe_round(run, other[6:12], cut=True)
+    run.command("next_round")
+    shoe_round(run, order[:6])                      # deck 3: deck 1 again
+    got = alarms(run)
+    assert any(a["kind"] == "repeated_deck" and a["related_deck"] == 1 for a in got), got
+    numbers = [d["deck"] for d in decks(run)]
+    assert numbers == sorted(set(numbers)), numbers
