@@ -3,10 +3,11 @@ statistics, read from the table's journal (read-only, so it runs beside the daem
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 
 from controller.integrity.report import format_text, summarise
-from controller.journal import Record
+from controller.journal import Journal, Record
 from controller.journal_cli import (DEFAULT_CONFIG, WITHHELD, open_journal, open_round_id,
                                     parse_since)
 
@@ -40,8 +41,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     try:
         open_id = open_round_id(journal, args)
         records = (_shown(r, open_id) for r in journal.records(
-            since=since, since_wall_ns=since_wall, kinds=("device", "integrity", "table")))
-        rep = summarise(records)
+            since=since, since_wall_ns=since_wall,
+            kinds=("config", "device", "integrity", "table")))
+        rep = summarise(itertools.chain(_config_before(journal, since, since_wall), records))
         table_id = journal.table_id
     finally:
         journal.close()
@@ -50,6 +52,18 @@ def cmd_report(args: argparse.Namespace) -> int:
     else:
         print(format_text(rep, table_id))
     return 0
+
+
+def _config_before(journal: Journal, since: int | None,
+                   since_wall: int | None) -> list[dict]:
+    """The configuration in force where the report begins (the decks per shoe, against which
+    counts are judged), when ``--since`` leaves its record out."""
+    if not since and since_wall is None:
+        return []
+    inside = {r.seq for r in journal.records(since=since, since_wall_ns=since_wall,
+                                             kinds=("config",))}
+    before = [r for r in journal.records(kinds=("config",)) if r.seq not in inside]
+    return [before[-1].to_json()] if before else []
 
 
 def _shown(rec: Record, open_id: str | None) -> dict:

@@ -68,3 +68,28 @@ def test_a_deck_dealt_before_a_restart_is_remembered_after_it(tmp_path):
     assert any(a["kind"] == "repeated_deck" and a["related_deck"] == 1 for a in got), got
     numbers = [d["deck"] for d in decks(run)]
     assert numbers == sorted(set(numbers)), numbers
+
+
+def test_a_two_deck_tables_report_counts_no_shuffle_or_check_wrong(tmp_path, capsys):
+    """Q Poker with two decks (article 1(1) read as "several"): the shuffler counts 104, which
+    is the right count for the table's configuration, and one card short is still wrong."""
+    import json
+
+    from controller.cli import main
+
+    path = tmp_path / "j.db"
+    with Journal.open(path, "T1") as j:
+        j.append("config", {"integrity": {"alarm": "warn", "decks": 2, "deck_ids": None,
+                                          "alpha": 1e-5}}, source="service")
+        for count in (104, 104, 103):
+            for e in (ev.DeckCheckResult(device="shuffler", ts=0.0, count=count),
+                      ev.ShuffleStarted(device="shuffler", ts=0.0),
+                      ev.ShuffleDone(device="shuffler", ts=0.0, count=count)):
+                j.append("device", {"source": "device", "event": e.to_json()}, None, e.device)
+    assert main(["integrity", "report", "--journal", str(path), "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["shuffles"]["wrong_count"] == 1
+    assert rep["deck_checks"]["short_or_long"] == 1
+    # from a point after the configuration's record: the configuration still in force
+    assert main(["integrity", "report", "--journal", str(path), "--json", "--since", "2"]) == 0
+    assert json.loads(capsys.readouterr().out)["shuffles"]["wrong_count"] == 1

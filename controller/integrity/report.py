@@ -8,6 +8,8 @@
   checks, with or without card identities), or a card out (``card_drawn``, ``card_dispensed``,
   ``hand_dispensed``, ``misread``: counted for the deck in play until its ``deck`` record);
 * ``table`` records of a deck the croupier shuffled by hand and declared ready (``deck_ready``);
+* ``config`` records (each service start): the decks per shoe, so that a count is judged
+  against ``52 × decks``;
 * ``integrity`` records written by :class:`~controller.integrity.monitor.IntegrityMonitor`:
   ``record = "alarm"`` (each alarm) and ``record = "deck"`` (each deck whose life ended, with
   its cards out and the sentinel's statistics).
@@ -73,6 +75,7 @@ class IntegrityReport:
 def summarise(records: Iterable[dict[str, Any]]) -> IntegrityReport:
     """The integrity report over journal records (any order of kinds; others are skipped)."""
     rep = IntegrityReport()
+    size = 52           # the cards of the table's decks, from its configuration ([integrity] decks)
     tests = {t: {"decks": 0, "pairs": 0, "hits": 0, "expected": 0.0, "alarmed": 0,
                  "smallest_p": 1.0, "reached": {str(x): 0 for x in TAIL_LEVELS}}
              for t in TESTS}
@@ -80,6 +83,11 @@ def summarise(records: Iterable[dict[str, Any]]) -> IntegrityReport:
         kind = rec.get("kind")
         payload = rec.get("payload")
         if not isinstance(payload, dict):
+            continue
+        if kind == "config":
+            # A two-deck table's shuffler counts 104: right for it, not a wrong count.
+            decks = (payload.get("integrity") or {}).get("decks")
+            size = 52 * decks if isinstance(decks, int) and decks > 0 else 52
             continue
         if kind == "device":
             event = payload.get("event", payload)
@@ -91,12 +99,12 @@ def summarise(records: Iterable[dict[str, Any]]) -> IntegrityReport:
                     rep.identity_checks += 1
                 else:
                     rep.count_only_checks += 1
-                if event.get("count") != 52 and event.get("cards") is None:
+                if event.get("count") != size and event.get("cards") is None:
                     rep.short_checks += 1
             elif ekind == "shuffle_done":
                 _seen(rep, rec)
                 rep.shuffles += 1
-                rep.shuffle_counts_wrong += event.get("count") != 52
+                rep.shuffle_counts_wrong += event.get("count") != size
             elif ekind in CARD_EVENTS:
                 _seen(rep, rec)
                 cards = event.get("cards")
@@ -173,7 +181,8 @@ def format_text(rep: IntegrityReport, table_id: str | None = None) -> str:
     lines.append(f"  shuffles: {rep.shuffles}"
                  + (f" by the shuffler, {rep.hand_shuffles} by hand (deck_ready)"
                     if rep.hand_shuffles else "")
-                 + (f" ({rep.shuffle_counts_wrong} with a count other than 52)"
+                 + (f" ({rep.shuffle_counts_wrong} with a count other than the table's decks "
+                    "hold)"
                     if rep.shuffle_counts_wrong else "") + "")
     lines.append(f"  decks dealt: {rep.decks} ({rep.cards_out} cards out, "
                  f"{rep.complete_decks} dealt to the end)")
