@@ -93,3 +93,31 @@ def test_a_two_deck_tables_report_counts_no_shuffle_or_check_wrong(tmp_path, cap
     # from a point after the configuration's record: the configuration still in force
     assert main(["integrity", "report", "--journal", str(path), "--json", "--since", "2"]) == 0
     assert json.loads(capsys.readouterr().out)["shuffles"]["wrong_count"] == 1
+
+
+def test_a_card_the_deck_check_could_not_read_is_no_extra_card_when_it_comes_out():
+    """A dirty card the shuffler's check counted but could not read is in the deck: read as
+    it comes out, it did not enter after the check, and the deck holds 52 cards, not 51."""
+    t = Table("T1", get_game("q-poker"), "shuffler", layout_boxes=7, devices=DEVICES,
+              integrity=IntegrityMonitor(deck_ids={1}))
+    t.command("open_table", role="supervisor")
+    read = tuple(c for c in DECK if c != C("7h"))   # the driver leaves the unread card out
+    t.handle_device(ev.DeckCheckResult(device="shuffler", ts=0.0, count=52, cards=read,
+                                       missing=(C("7h"),), deck_ids=(1,),
+                                       card_deck_ids=(1,) * 51))
+    t.handle_device(ev.ShuffleStarted(device="shuffler", ts=0.0))
+    t.handle_device(ev.ShuffleDone(device="shuffler", ts=0.0, count=52))
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    t.command("close_bets")
+    order = [C("7h")] + random.Random(5).sample(read, 51)
+    for part in (order[:3], order[3:6]):
+        t.handle_device(ev.HandDispensed(device="shuffler", ts=0.0, cards=tuple(part),
+                                         deck_ids=(1,) * 3))
+    t.command("decide", box=1, decision="play")
+    t.command("confirm_result")
+    assert [r for r in t.private_records if r["record"] == "alarm"] == []
+    assert "integrity_alarm" not in [e.kind for e in t.outbox]
+    # the rest of the deck: 52 cards out of a deck of 52
+    ledger = t.integrity.ledger
+    assert [a for c in order[6:] for a in ledger.card_out(c, 1)] == []
+    assert ledger.card_out(C("7h"), 1)[0].kind == "duplicate_card"   # a 53rd card is caught

@@ -44,6 +44,8 @@ class DeckLife:
     checked: Counter | None = None          # faces found by an identity deck check
     checked_count: int | None = None        # the count of the last check
     identity_checked: bool = False
+    check_unread: int = 0                   # cards the check counted but could not read
+    unread_out: int = 0                     # cards out taken as those unread cards
     out: Counter = field(default_factory=Counter)
     out_order: list[Card | None] = field(default_factory=list)
     unreadable: int = 0
@@ -194,6 +196,7 @@ class DeckLedger:
                     "the deck is not the table's", [], device, deck_ids=tuple(strange))
             faces += Counter()      # drop zero counts
             deck.checked = faces
+            deck.check_unread, deck.unread_out = unread, 0
             deck.identity_checked = unread == 0
             lack = self.expected - faces
             if parallel and strange and not faces:
@@ -258,7 +261,10 @@ class DeckLedger:
         deck = self.current()
         deck.out_order.append(card)
         alarms: list[Alarm] = []
-        capacity = sum(deck.checked.values()) if deck.checked is not None else self.size
+        # A card the check could not read is in the deck all the same: it counts, and may be
+        # any face (a dirty card read as it comes out is not one that entered after the check).
+        capacity = (sum(deck.checked.values()) + deck.check_unread if deck.checked is not None
+                    else self.size)
         if card is None:
             deck.unreadable += 1
         elif self.deck_ids is not None and deck_id is not None and deck_id not in self.deck_ids:
@@ -273,6 +279,9 @@ class DeckLedger:
                                       f"{card.name} ({card}) has come out {_times(n)} from this "
                                       f"deck; the table's {self._decks_text()} hold it "
                                       f"{_times(self.decks)}", [card], device)
+            elif (deck.checked is not None and n > deck.checked[card]
+                  and deck.unread_out < deck.check_unread):
+                deck.unread_out += 1        # one of the cards the check could not read
             elif deck.checked is not None and n > deck.checked[card]:
                 alarms += self._raise(AlarmKind.EXTRA_CARD,
                                       f"{card.name} ({card}) came out but was not in the deck "
