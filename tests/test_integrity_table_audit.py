@@ -121,3 +121,29 @@ def test_a_card_the_deck_check_could_not_read_is_no_extra_card_when_it_comes_out
     ledger = t.integrity.ledger
     assert [a for c in order[6:] for a in ledger.card_out(c, 1)] == []
     assert ledger.card_out(C("7h"), 1)[0].kind == "duplicate_card"   # a 53rd card is caught
+
+
+def test_a_refused_deck_ready_is_no_new_deck_after_a_restart(tmp_path):
+    """deck_ready refused (the shoe still in play, bets open) began no deck; rebuilt from the
+    journal after a restart it begins none either, and a card of the deck dealt again is
+    still a duplicate."""
+    import pytest
+
+    from controller.errors import TablectlError
+
+    path = tmp_path / "j.db"
+    order = random.Random(6).sample(DECK, 52)
+    run, _ = make(path)
+    run.command("open_table", role="supervisor")
+    shoe_round(run, order[:6])
+    run.command("next_round")
+    with pytest.raises(TablectlError):
+        run.command("deck_ready")                   # not shuffling: refused
+    shoe_round(run, order[6:12])
+    run.command("next_round")
+    run.journal.close()
+    run, _ = make(path)
+    run.recover()
+    assert run.table.integrity.ledger.current().cards_out == 12
+    shoe_round(run, [order[0]] + order[12:17])      # the first card of the deck again
+    assert [(a["kind"], a["cards"]) for a in alarms(run)] == [("duplicate_card", [str(order[0])])]

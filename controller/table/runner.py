@@ -216,7 +216,15 @@ class TableRunner:
         monitor = self.table.integrity
         if monitor is None:
             return
-        inputs = list(self.journal.records(until=until, kinds=INPUT_KINDS))
+        inputs: list[Any] = []
+        for rec in self.journal.records(until=until, kinds=(*INPUT_KINDS, "refused")):
+            if rec.kind == "refused":
+                # Its input (journaled just before it) changed nothing: a deck_ready refused
+                # began no deck then and begins none now.
+                if inputs:
+                    inputs.pop()
+                continue
+            inputs.append(rec)
         begin = found = 0
         for i, rec in enumerate(inputs):
             if _deck_start(rec):
