@@ -498,6 +498,47 @@ def test_the_supervisor_closes_an_idle_table_from_the_page(browser, live):
     assert live.state() == "out_of_service"
 
 
+# --- the page after the controller restarts --------------------------------------------------
+
+@pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)
+def test_the_page_follows_the_table_again_after_the_controller_restarts(browser, live):
+    """A restarted controller numbers its stream events from 1 again: the page took its new
+    snapshot for an older table than the one it had drawn and kept drawing the round as it was
+    before the restart. And a command given while the controller was down left the message
+    at "…", saying nothing of it."""
+    import signal
+    supervisor(live, "open_table")
+    dealer, display = open_page(browser, live, "dealer"), open_page(browser, live, "display")
+    front(dealer).locator("[data-command=deck_ready]").click()
+    state_is(display, "bets_open")
+    bet(dealer, 1, "versus_croupier", 10)
+    for _ in range(6):                       # box 1 and the croupier, three cards each
+        live.devices["shoe"].draw()
+    state_is(display, "player_decisions")
+    live.rig.kill(signal.SIGTERM)
+    expect(display.get_by_test_id("stream")).to_have_class(re.compile(r"\bdown\b"))
+    front(dealer).get_by_test_id("play-1").click()
+    error = dealer.get_by_test_id("error")
+    expect(error).to_contain_text("cannot be reached")
+    expect(error).to_contain_text("未能連線")
+    live.rig.start_controller()
+    live.rig.wait_links()
+    assert live.state() == "player_decisions"    # the round came back from the journal
+    expect(display.get_by_test_id("stream")).to_have_class(re.compile(r"\bup\b"))
+    expect(front(dealer).get_by_test_id("stream")).to_have_class(re.compile(r"\bup\b"))
+    dealer.get_by_test_id("play-1").click()
+    state_is(display, "settlement")
+    croupier = live.view()["hands"]["croupier"]
+    assert None not in croupier
+    expect(display.get_by_test_id("croupier").locator(".card").first).not_to_have_attribute(
+        "data-card", "back")
+    assert display.get_by_test_id("croupier").locator(".card").evaluate_all(
+        "els => els.map(e => e.dataset.card)") == croupier
+    _, nets = settled_nets(live)
+    check_results_shown(display, nets)
+    shot(display, "q-poker-display-after-restart")
+
+
 # --- what the dealer types goes to the table as typed ------------------------------------------
 
 @pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)

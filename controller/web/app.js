@@ -68,7 +68,13 @@
   async function api(path, options) {
     const opts = Object.assign({ headers: {} }, options || {});
     opts.headers = Object.assign({ Authorization: "Bearer " + token }, opts.headers);
-    const r = await fetch(path, opts);
+    let r;
+    try {
+      r = await fetch(path, opts);
+    } catch (e) {
+      // The controller is down or restarting: no answer at all, said in words by the caller.
+      return { status: 0, body: { ok: false, error: { code: "unreachable" } } };
+    }
     let body = null;
     try { body = await r.json(); } catch (e) { body = { ok: false, error: { message: r.statusText } }; }
     if (r.status === 401) { sessionStorage.removeItem(TOKEN_KEY); showLogin(true); }
@@ -92,6 +98,7 @@
     token = takeToken();
     if (!token) return showLogin(false);
     const who = await api("/api/whoami");
+    if (who.status === 0) { setTimeout(start2, 2000); return; }
     if (who.status !== 200) return;
     role = who.body.role;
     commands = who.body.commands;
@@ -155,7 +162,10 @@
     put(n, bi("labels", up ? "stream_up" : "stream_down"));
   }
   function onMessage(kind, data) {
-    if (kind === "snapshot") { put($("events")); render(data); }
+    // A new connection's snapshot is the table as it is now, whatever came before: after a
+    // controller restart the stream numbers its events from 1 again, so an older page's
+    // event_id must not make it look stale.
+    if (kind === "snapshot") { put($("events")); doc = null; lastKey = null; render(data); }
     else if (kind === "status") renderStatus(data);
     else if (kind === "resync") { refresh(); stream(); }
     else if (kind === "history") logEvent(data);
@@ -433,7 +443,9 @@
     } else {
       msg.className = "message error";
       const err = (r.body && r.body.error) || {};
-      put(msg, bi("commands", name), " ✗ ", el("span", { "data-testid": "error", text: `${r.status}: ${err.message || ""}` }));
+      put(msg, bi("commands", name), " ✗ ", r.status === 0
+        ? el("span", { "data-testid": "error" }, bi("labels", "unreachable"))
+        : el("span", { "data-testid": "error", text: `${r.status}: ${err.message || ""}` }));
     }
     return r;
   }
