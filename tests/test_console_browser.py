@@ -315,6 +315,42 @@ def test_a_co_bank_is_withdrawn_from_the_console_before_the_shake(browser, live)
     assert live.view()["round"]["co_bankers"] == []
 
 
+@pytest.mark.parametrize("live", [("super-pan-9", "shuffler")], indirect=True)
+def test_super_pan_9_points_declared_and_a_reshake_are_given_from_the_console(browser, live):
+    """261/96/M art. 2(3): the banker declares the points he adds or takes before the shake;
+    art. 2(4): a die out of the cup is put back and the banker shakes again, under the points
+    declared. The page had no way to declare them but the raw "All commands" form, and no
+    shake to give once the table waited for the banker's second shake."""
+    supervisor(live, "open_table")
+    dealer, display = open_page(browser, live, "dealer"), open_page(browser, live, "display")
+    state_is(display, "bets_open")
+    assert dealer.locator("[data-command=declare_adjust]").count() == 0   # no banker yet
+    front(dealer).get_by_test_id("banker-seat").fill("1")
+    front(dealer).get_by_test_id("banker-capital").fill("1000")
+    front(dealer).locator("[data-command=set_banker]").click()
+    bet(dealer, 2, "seat", 50)
+    front(dealer).get_by_test_id("adjust-points").fill("+2")
+    dealer.locator("[data-command=declare_adjust]").click()
+    expect(display.get_by_test_id("adjust")).to_contain_text("+2")
+    assert live.view()["round"]["adjust"] == 2
+    live.devices["dice"].inject("die_out_of_cup", die=1)
+    front(dealer).locator("[data-command=shake]").click()
+    expect(display.get_by_test_id("irregularity")).to_contain_text("A die out of the cup")
+    state_is(display, "dice_shaking")
+    assert live.view()["reshake_owed"] is True
+    live.devices["dice"].return_die()
+    live.devices["dice"].set_next_dice([3, 5, 1, 6])
+    shake = front(dealer).locator("[data-command=shake]")
+    expect(shake).to_be_visible()
+    assert dealer.locator("[data-command=declare_adjust]").count() == 0   # declared already
+    shake.click()
+    state_is(display, "settlement")
+    assert live.view()["round"]["adjust"] == 2
+    expect(display.get_by_test_id("dice")).to_contain_text("15")
+    expect(display.get_by_test_id("adjust")).to_contain_text("+2")
+    shot(display, "super-pan-9-reshake-settlement")
+
+
 @pytest.mark.parametrize("live", [("texas-holdem", "shuffler")], indirect=True)
 def test_texas_holdem_round_to_the_showdown_appears_on_the_display(browser, live):
     supervisor(live, "open_table")

@@ -422,6 +422,9 @@ class Table:
             "holdem": self._holdem_json(),
             "integrity_stop": not self.gate.may_open_round(),
             "bank_turn": self._bank_turn_json(),
+            # 261/96/M art. 2(4): a reshake was ruled (or the agitator refused the shake) and
+            # the banker shakes again: ``shake`` is taken in dice_shaking until he does
+            "reshake_owed": self._reshake_owed and self.state == "dice_shaking",
         })
         return ev_.to_json()
 

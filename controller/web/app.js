@@ -302,6 +302,7 @@
         el("h3", {}, bi("labels", "box"), " ", el("b", { text: String(n) }), isBanker ? el("span", { class: "tag" }, bi("labels", "banker")) : null,
           r && (r.button === n || (hd && hd.button === n)) ? el("span", { class: "tag", text: "D" }) : null));
       if (isBanker && r.capital) b.append(el("div", { class: "muted" }, bi("labels", "capital"), " " + r.capital));
+      if (isBanker && r.adjust) b.append(el("div", { class: "adjust", "data-testid": "adjust" }, bi("labels", "adjust"), el("b", { text: " " + (r.adjust > 0 ? "+" : "") + r.adjust })));
       // 261/96/M art. 5(5): the co-bankers join the banker, listed in the order placed
       if (isBanker && (r.co_bankers || []).length) {
         const ul = el("ul", { class: "co-bankers", "data-testid": "co-bankers" });
@@ -550,7 +551,13 @@
       }));
     }
     if ((s === "bets_open") && can("close_bets") && d.game.id !== "super-pan-9") add(button("close_bets"));
-    if ((s === "bets_open" || s === "bets_closed") && d.game.id === "super-pan-9" && can("shake")) add(button("shake"));
+    // 261/96/M art. 2(3): the banker declares the points he adds or takes before the shake
+    if ((s === "bets_open" || s === "bets_closed") && d.game.id === "super-pan-9" && r && r.banker && can("declare_adjust")) {
+      const pts = field("input", "adjust-points", { type: "number", step: "1", value: "0", "aria-label": "points", class: "amount" });
+      add(pts, button("declare_adjust", () => ({ points: num(pts.value) })));
+    }
+    // art. 2(4): after a reshake ruling (or a shake the agitator refused) the banker shakes again
+    if (((s === "bets_open" || s === "bets_closed") || (s === "dice_shaking" && v.reshake_owed)) && d.game.id === "super-pan-9" && can("shake")) add(button("shake"));
     if (s === "player_decisions" && d.game.id === "texas-holdem" && can("holdem_action") && v.holdem && v.holdem.to_act) {
       const seat = v.holdem.to_act;
       const nodes = [el("span", { class: "seat-to-act" }, bi("labels", "to_act"), el("b", { text: " " + seat }))];

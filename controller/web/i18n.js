@@ -22,6 +22,7 @@ window.L = {
     display: ["顯示", "display"], dealer: ["荷官", "dealer"], supervisor: ["主任", "supervisor"],
     wrong_token: ["權杖不正確", "That token is not accepted"],
     stack: ["籌碼", "Stack"], pot: ["彩池", "Pot"], to_act: ["輪到", "To act"], seats: ["座位", "Seats"],
+    adjust: ["加減點", "Points declared"],
     unreachable: ["未能連線到控制器，未有執行；連線恢復後再試", "The controller cannot be reached, so nothing was done; try again once the link is back"],
   },
   modes: { shoe: ["派牌盒", "shoe"], shuffler: ["洗牌機", "shuffler"] },
