@@ -639,6 +639,40 @@ def test_what_stops_a_settlement_is_shown_in_words_with_its_reason(browser, tmp_
         live.close()
 
 
+def test_every_word_the_table_can_show_has_a_chinese_and_an_english_label(browser):
+    """Each label is a pair, Chinese and English; every state, command, irregularity, remedy,
+    void cause and event kind the table can put on the page has one (a missing one shows the
+    bare key, in one language). Super Pan 9's bank is named in 261/96/M's own words: 庄家 the
+    banker, 幫庄 a co-bank, 閒家 the seats bet on."""
+    import inspect
+    from controller.rules.base import Irregularity, Remedy
+    from controller.rules.holdem_betting import ACTIONS
+    from controller.table import machine
+    page = browser.new_page()
+    page.set_content("<!DOCTYPE html><html><body></body></html>")
+    page.add_script_tag(path=str(Path(machine.__file__).resolve().parent.parent / "web" / "i18n.js"))
+    words = page.evaluate("() => window.L")
+    for table, entries in words.items():
+        for key, pair in entries.items():
+            assert isinstance(pair, list) and len(pair) == 2 and all(
+                isinstance(w, str) and w.strip() for w in pair), (table, key, pair)
+    source = inspect.getsource(machine)
+    wanted = {
+        "states": set(machine.STATES), "commands": set(machine.COMMANDS),
+        "irregularities": {i.value for i in Irregularity}
+        | set(re.findall(r'self\._void\([^,]+, "([^"]+)"\)', source)),
+        "remedies": {r.value for r in Remedy}, "actions": set(ACTIONS),
+        "conditions": set(re.findall(r'_cond\([^)]*\)\.add\("([a-z_]+)"\)', source)),
+        "events": set(re.findall(r'_publish\("([a-z_]+)"', source)),
+    }
+    for table, keys in wanted.items():
+        assert keys and not keys - set(words[table]), (table, sorted(keys - set(words[table])))
+    assert words["labels"]["banker"][0] == "庄家"
+    assert words["labels"]["co_banker"][0] == "幫庄"
+    assert "幫庄" in words["commands"]["co_bank"][0]
+    assert "閒家" in words["wagers"]["seat"][0]
+
+
 # --- the display is read only ----------------------------------------------------------------
 
 @pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)

@@ -1,6 +1,7 @@
 // Bilingual labels: Chinese (Traditional, as Macau tables use it) and English.
 // Wager and irregularity names follow the regulations' own Chinese words where they have them
-// (門 box, 莊荷 croupier, 派牌盒 shoe, 洗牌機 shuffler, 多寶 pair bonus, 原注 ante, 加注 play).
+// (門 box, 莊荷 croupier, 派牌盒 shoe, 洗牌機 shuffler, 多寶 pair bonus, 原注 ante, 加注 play;
+// Super Pan 9, 261/96/M: 庄家 the banker, 幫庄 a co-bank, 閒家 the seats bet on, 場方 the house).
 "use strict";
 window.L = {
   labels: {
@@ -8,7 +9,7 @@ window.L = {
     device: ["設備", "Device"], link: ["連線", "Link"], heard: ["最後訊號", "Last heard"],
     identity: ["型號 / 韌體", "Model / firmware"], conditions: ["狀況", "Conditions"],
     send: ["發出", "Send"], box: ["門", "Box"], croupier: ["莊荷", "Croupier"],
-    banker: ["莊家", "Banker"], board: ["公共牌", "Board"], set_aside: ["放在一旁", "Set aside"],
+    banker: ["庄家", "Banker"], board: ["公共牌", "Board"], set_aside: ["放在一旁", "Set aside"],
     dice: ["骰子", "Dice"], settlement: ["派彩", "Settlement"], void: ["無效", "Void"],
     article: ["條文", "Article"], needs_supervisor: ["請主任處理", "Supervisor needed"],
     bets: ["投注", "Bets"], decision: ["決定", "Decision"], result: ["結果", "Result"],
@@ -16,7 +17,7 @@ window.L = {
     play: ["博彩", "Play"], fold: ["放棄", "Fold"], house_net: ["賭場淨額", "House net"],
     commission: ["佣金", "Commission"], seconds: ["秒前", "s ago"], none: ["—", "—"],
     capital: ["本金", "Capital"], all_agree: ["全檯同意", "All agree"],
-    co_banker: ["幫莊", "Co-banker"], house: ["場方", "House"], expected: ["下一張", "Next card to"],
+    co_banker: ["幫庄", "Co-banker"], house: ["場方", "House"], expected: ["下一張", "Next card to"],
     stream_up: ["即時", "live"], stream_down: ["重新連線中", "reconnecting"],
     returned: ["退回投注", "bets returned"], remedy: ["處理", "Remedy"],
     display: ["顯示", "display"], dealer: ["荷官", "dealer"], supervisor: ["主任", "supervisor"],
@@ -44,7 +45,7 @@ window.L = {
   wagers: {
     pair_bonus: ["多寶", "Pair bonus"], versus_croupier: ["與莊荷博彩", "Versus croupier"],
     pair_plus: ["Pair Plus", "Pair Plus"], ante: ["原注", "Ante"], play: ["加注", "Play"],
-    seat: ["投注", "Bet"], pot: ["彩池", "Pot"],
+    seat: ["投注閒家", "Bet"], pot: ["彩池", "Pot"],
   },
   outcomes: {
     win: ["贏", "win"], lose: ["輸", "lose"], push: ["和", "push"], half: ["輸一半", "half lost"],
@@ -65,6 +66,7 @@ window.L = {
     dice_malfunction: ["電動搖骰器故障", "Dice agitator malfunction"],
     misdeal: ["莊荷宣佈派牌失誤", "Misdeal declared by the croupier"],
     supervisor: ["主任宣佈本局無效", "Round voided by the supervisor"],
+    "controller fault": ["控制器故障，本局無效", "Controller fault: round void"],
   },
   remedies: {
     continue: ["繼續", "the round goes on"], round_void: ["該局無效，投注退回", "round void, bets returned"],
@@ -91,11 +93,12 @@ window.L = {
     dice: ["骰子", "dice"], card_exposed: ["牌被翻開", "card exposed"],
     card_set_aside: ["牌放在一旁", "card set aside"], box_void: ["該門無效", "box void"],
     malfunction_cleared: ["故障已解除", "malfunction cleared"], mode: ["派牌方式", "mode"],
-    irregular_event: ["異常事件", "irregular event"], banker: ["莊家", "banker"], co_banker: ["幫莊", "co-bank"],
+    irregular_event: ["異常事件", "irregular event"], banker: ["庄家", "banker"], co_banker: ["幫庄", "co-bank"],
     seats: ["座位", "seats"], reshake: ["重新搖骰", "reshake"], decisions_open: ["請決定", "decide now"],
     betting_round: ["投注輪", "betting round"], action: ["行動", "action"], blinds: ["盲注", "blinds"],
     integrity_alarm: ["牌副完整性警報", "deck integrity alarm"], integrity_cleared: ["完整性警報已解除", "integrity alarm cleared"],
     card_placed: ["牌放在門上", "card placed"], cards_entered: ["已輸入牌", "cards entered"], deck_check: ["點牌", "deck check"], cut_card: ["白咭", "cut card"],
+    cards_rectified: ["更正派牌", "cards put right"],
     supervisor_key: ["主任鎖匙", "supervisor key"], adjust: ["加減點", "points declared"], irregularity_unruled: ["未有裁定的異常", "irregularity not ruled"],
     controller_fault: ["控制器故障", "controller fault"], controller_restarted: ["控制器重新啟動", "controller restarted"],
     cards_needed: ["請輸入未能讀取的牌", "cards to enter"], settlement_refused: ["未能派彩，請主任處理", "cannot settle: supervisor needed"],
@@ -104,8 +107,8 @@ window.L = {
     open_table: ["開枱", "Open table"], close_table: ["收枱", "Close table"],
     deck_ready: ["牌已備好", "Deck ready"], place_bet: ["下注", "Place bet"],
     remove_bet: ["取消投注", "Remove bet"], close_bets: ["停止下注", "Close bets"],
-    set_banker: ["設定莊家", "Set banker"], co_bank: ["幫莊", "Co-bank"],
-    remove_co_bank: ["取消幫莊", "Withdraw co-bank"], declare_adjust: ["宣佈加減點", "Declare points"],
+    set_banker: ["設定庄家", "Set banker"], co_bank: ["幫庄", "Co-bank"],
+    remove_co_bank: ["取消幫庄", "Withdraw co-bank"], declare_adjust: ["宣佈加減點", "Declare points"],
     shake: ["搖骰", "Shake"], seat_players: ["安排座位", "Seat players"],
     decide: ["博彩 / 放棄", "Play / fold"], holdem_action: ["德州撲克行動", "Hold'em action"],
     enter_cards: ["輸入牌", "Enter cards"], confirm_result: ["確認結果", "Confirm result"], next_round: ["下一局", "Next round"],
