@@ -593,6 +593,25 @@ def test_a_bet_of_a_fraction_typed_on_the_console_is_refused_not_rounded_down(br
 
 
 @pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)
+def test_a_player_named_by_a_number_in_the_all_commands_form_is_sent_as_text(browser, live):
+    """The "All commands" form read every field as JSON: a player called 8 on a shared Q Poker
+    box went to the table as the number 8 and was refused (a name must be text)."""
+    supervisor(live, "open_table")
+    dealer = open_page(browser, live, "dealer")
+    front(dealer).locator("[data-command=deck_ready]").click()
+    state_is(dealer, "bets_open")
+    dealer.locator("details summary").click()
+    dealer.locator("#command-name").select_option("place_bet")
+    for param, value in (("box", "2"), ("wager", "versus_croupier"), ("amount", "10"),
+                         ("player", "8")):
+        dealer.locator(f"#command-params [data-param={param}]").fill(value)
+    dealer.locator("#command-form button[type=submit]").click()
+    expect(dealer.get_by_test_id("box-2").locator("[data-wager=versus_croupier]")).to_contain_text("8")
+    assert live.view()["round"]["bets"] == [
+        {"box": 2, "wager": "versus_croupier", "player": "8", "amount": 10}]
+
+
+@pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)
 def test_a_reason_given_for_one_void_is_not_offered_again_for_the_next(browser, live):
     """What was typed for a command that the table took is spent: the next round's void form
     starts empty, not with the last void's reason ready to be journaled for another round."""

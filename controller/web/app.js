@@ -628,12 +628,16 @@
     box.append(el("p", { class: "muted", text: c.help }));
     for (const p of c.params) box.append(el("label", {}, p + " ", el("input", { name: p, "data-param": p })));
   }
+  // The parameters the table takes as text (docs/api.md): what is typed there goes as typed,
+  // so a player called 8 or a reason of digits is not sent as a number and refused.
+  const TEXT_PARAMS = ["wager", "player", "decision", "action", "supervisor", "recipient", "reason", "mode"];
   function sendGenericCommand(e) {
     e.preventDefault();
     const args = {};
     for (const input of document.querySelectorAll("#command-params input")) {
       const raw = input.value.trim();
       if (!raw) continue;
+      if (TEXT_PARAMS.includes(input.dataset.param)) { args[input.dataset.param] = raw; continue; }
       try { args[input.dataset.param] = JSON.parse(raw); } catch (err) { args[input.dataset.param] = raw; }
     }
     send($("command-name").value, args);
