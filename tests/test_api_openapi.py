@@ -74,3 +74,26 @@ def test_docs_api_md_names_every_route_command_and_stream_event():
         assert f"`{event}`" in text
     for code in ("401", "403", "400", "404", "409"):
         assert code in text
+
+
+def test_whoami_gives_each_command_the_parameter_schema_the_description_has(tmp_path):
+    """The page reads the parameters' types from /api/whoami, the document it loads anyway:
+    each command there carries the same body schema as /api/openapi.json, so the console keeps
+    no list of its own of which parameters are text."""
+    from test_api_support import auth
+    runner = make_runner(tmp_path / "j.db")
+    paths = build_openapi()["paths"]
+
+    async def get(c):
+        r = await c.get("/api/whoami", headers=auth("supervisor"))
+        return await r.json()
+    doc = client(create_app(runner, api_config()), get)
+    assert {c["name"] for c in doc["commands"]} == set(COMMANDS)
+    for c in doc["commands"]:
+        served = paths[f"/api/commands/{c['name']}"]["post"]["requestBody"]["content"][
+            "application/json"]["schema"]
+        assert c["schema"] == served, c["name"]
+        assert list(c["schema"]["properties"]) == c["params"]
+    place = next(c for c in doc["commands"] if c["name"] == "place_bet")["schema"]
+    assert place["properties"]["player"]["type"] == ["string", "null"]
+    assert place["properties"]["box"]["type"] == "integer"

@@ -609,6 +609,33 @@ def test_a_player_named_by_a_number_in_the_all_commands_form_is_sent_as_text(bro
     expect(dealer.get_by_test_id("box-2").locator("[data-wager=versus_croupier]")).to_contain_text("8")
     assert live.view()["round"]["bets"] == [
         {"box": 2, "wager": "versus_croupier", "player": "8", "amount": 10}]
+    with live.journal() as journal:       # what the page sent, as the table received it
+        sent = journal.last(kind="command").payload["args"]
+    assert sent == {"box": 2, "wager": "versus_croupier", "amount": 10, "player": "8"}
+    assert isinstance(sent["box"], int) and isinstance(sent["amount"], int)
+
+
+@pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)
+def test_the_all_commands_form_reads_each_parameter_as_the_api_describes_it(browser, live):
+    """The form kept its own list of the parameters to send as text, beside the API's
+    schema: a parameter the API takes as text and the list forgot would go as a number. Each
+    field is now read as the description the controller serves says, for every command."""
+    boss = open_page(browser, live, "supervisor")
+    with urllib.request.urlopen(f"{live.url}/api/openapi.json", timeout=10) as r:
+        paths = json.loads(r.read())["paths"]
+    boss.locator("details summary").click()
+    names = boss.locator("#command-name option").evaluate_all("els => els.map(e => e.value)")
+    assert sorted(names) == sorted(p.rsplit("/", 1)[1] for p in paths if "/commands/" in p)
+    for name in names:
+        boss.locator("#command-name").select_option(name)
+        props = paths[f"/api/commands/{name}"]["post"]["requestBody"]["content"][
+            "application/json"]["schema"]["properties"]
+        fields = boss.locator("#command-params input")
+        expect(fields).to_have_count(len(props))
+        got = dict(fields.evaluate_all("els => els.map(e => [e.dataset.param, e.dataset.read])"))
+        want = {p: "text" if s.get("type") in ("string", ["string", "null"]) else "json"
+                for p, s in props.items()}
+        assert got == want, name
 
 
 @pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)

@@ -34,7 +34,7 @@ from controller.tower import light_json
 
 from .health import device_health
 from .hub import EventHub, Subscription
-from .openapi import PARAMS, build_openapi, required_params
+from .openapi import PARAMS, build_openapi, command_schema, required_params
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 ROLES = ("display", "dealer", "supervisor")
@@ -184,8 +184,10 @@ async def _security_headers(request: web.Request, handler: Callable) -> web.Stre
 # --- queries ----------------------------------------------------------------------------------
 
 def commands_for(role: str) -> list[dict[str, Any]]:
-    """The commands ``role`` may give, with their parameters and help."""
-    return [{"name": c.name, "params": list(c.params), "help": c.help, "roles": list(c.roles)}
+    """The commands ``role`` may give, with their parameters, help and body schema (the
+    console's all-commands form reads each parameter's type from it)."""
+    return [{"name": c.name, "params": list(c.params), "help": c.help, "roles": list(c.roles),
+             "schema": command_schema(c.name)}
             for c in COMMANDS.values() if role in c.roles]
 
 

@@ -45,7 +45,11 @@ PARAMS: dict[str, dict[str, Any]] = {
                "description": "each seat's chips: {\"seat\": chips} or a list in seat order; "
                               "together at most 2^53 - 1"},
     "cards": {"oneOf": [{"type": "array", "items": {"type": "string"}}, {"type": "string"}],
-              "description": "cards as read out at the reveal, e.g. [\"As\", \"Td\"] or \"As Td\""},
+              # no card spelled here: every role reads this in /api/whoami, where a card's
+              # name is told from a face-down card's by nothing (tests/test_card_secrecy_api)
+              "description": "cards as read out at the reveal, each its rank (A K Q J T 9-2) "
+                             "then its suit (s h d c): a list, or one text with a space "
+                             "between the cards"},
     "supervisor": {"type": "string", "minLength": 1,
                    "description": "who checked the deck (for the journal)"},
     "recipient": {"type": "string", "description": "'croupier', 'board' or 'box N'"},
@@ -64,6 +68,14 @@ def required_params(name: str) -> list[str]:
         return list(COMMANDS[name].params)
     return [p.name for p in list(inspect.signature(fn).parameters.values())[1:]
             if p.default is inspect.Parameter.empty]
+
+
+def command_schema(name: str) -> dict[str, Any]:
+    """The JSON schema of a command's body: each parameter's type, the ones it needs. The
+    description and /api/whoami both serve it, so the console reads the types from here."""
+    spec = COMMANDS[name]
+    return {"type": "object", "properties": {p: PARAMS.get(p, {}) for p in spec.params},
+            "additionalProperties": False, "required": required_params(name)}
 
 
 def _response(desc: str, schema: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -108,9 +120,7 @@ def build_openapi() -> dict[str, Any]:
                                       "responses": {"200": _response("OpenAPI 3.1")}}},
     }
     for spec in COMMANDS.values():
-        props = {p: PARAMS.get(p, {}) for p in spec.params}
-        body = {"type": "object", "properties": props, "additionalProperties": False,
-                "required": required_params(spec.name)}
+        body = command_schema(spec.name)
         paths[f"/api/commands/{spec.name}"] = {"post": {
             "summary": spec.help, "operationId": spec.name,
             "description": f"Roles: {', '.join(spec.roles)}. Journaled with the caller's role "

@@ -626,18 +626,26 @@
     put(box);
     if (!c) return;
     box.append(el("p", { class: "muted", text: c.help }));
-    for (const p of c.params) box.append(el("label", {}, p + " ", el("input", { name: p, "data-param": p })));
+    const props = (c.schema && c.schema.properties) || {};
+    for (const p of c.params) {
+      const s = props[p] || {};
+      box.append(el("label", {}, p + " ", el("input", { name: p, "data-param": p, "data-read": isText(s) ? "text" : "json", title: s.description })));
+    }
   }
-  // The parameters the table takes as text (docs/api.md): what is typed there goes as typed,
-  // so a player called 8 or a reason of digits is not sent as a number and refused.
-  const TEXT_PARAMS = ["wager", "player", "decision", "action", "supervisor", "recipient", "reason", "mode"];
+  // A parameter the API's schema types as text (whoami gives each command's schema) goes as
+  // typed, so a player called 8 or a reason of digits is not sent as a number and refused;
+  // any other is read as JSON.
+  function isText(schema) {
+    const t = schema.type;
+    return t === "string" || (Array.isArray(t) && t.includes("string") && t.every((x) => x === "string" || x === "null"));
+  }
   function sendGenericCommand(e) {
     e.preventDefault();
     const args = {};
     for (const input of document.querySelectorAll("#command-params input")) {
       const raw = input.value.trim();
       if (!raw) continue;
-      if (TEXT_PARAMS.includes(input.dataset.param)) { args[input.dataset.param] = raw; continue; }
+      if (input.dataset.read === "text") { args[input.dataset.param] = raw; continue; }
       try { args[input.dataset.param] = JSON.parse(raw); } catch (err) { args[input.dataset.param] = raw; }
     }
     send($("command-name").value, args);
