@@ -653,3 +653,49 @@ def test_a_co_bank_over_the_api_is_in_the_view_and_a_refused_one_is_a_409_naming
     assert [r.kind for r in run.journal.records(kinds=["command", "refused"])][-2:] == [
         "command", "refused"]
     run.journal.close()
+
+
+def test_holdem_pots_and_the_boxes_eligible_for_each_are_in_the_view(tmp_path):
+    """11/2008 art. 10, 11(3), H3: the view gives each pot, main and side, with its amount and
+    the boxes that may win it, to every role, in the table document, in a command's answer
+    and, once the betting is over, as the settlement awards them."""
+    runner = make_runner(tmp_path / "j.db", "texas-holdem")
+    open_round(runner)
+    runner.command("seat_players", seats=[1, 3, 6], stacks={"1": 1000, "3": 500, "6": 200},
+                   button=1)
+    runner.command("close_bets")
+    for card in ("Qd", "7h", "As", "Qc", "2c", "Ks"):        # hole cards, seats 3, 6, 1
+        runner.device(ev.CardDrawn(device="shoe", ts=0.0, card=Card.parse(card)))
+    side = [{"amount": 600, "eligible": [1, 3, 6]}, {"amount": 200, "eligible": [1, 3]}]
+
+    async def check(c):
+        out = {}
+        r = await c.get("/api/table", headers=auth("display"))
+        out["blinds"] = (await r.json())["view"]["holdem"]["pots"]
+        for seat, action, amount in ((1, "raise", 300), (3, "call", None), (6, "allin", None)):
+            body = {"seat": seat, "action": action}
+            if amount is not None:
+                body["amount"] = amount
+            r = await c.post("/api/commands/holdem_action", headers=auth("dealer"), json=body)
+            assert r.status == 200, await r.text()
+        out["answer"] = (await r.json())["view"]["holdem"]["pots"]
+        for role in TOKENS:
+            r = await c.get("/api/table", headers=auth(role))
+            out[role] = (await r.json())["view"]["holdem"]["pots"]
+        return out
+    got = client(create_app(runner, api_config()), check)
+    assert got["blinds"] == [{"amount": 3, "eligible": [1, 3, 6]}]
+    assert got["answer"] == side
+    assert all(got[role] == side for role in TOKENS)
+    for card in ("2d", "3d", "4d", "5h"):                    # burn and flop
+        runner.device(ev.CardDrawn(device="shoe", ts=0.0, card=Card.parse(card)))
+    runner.command("holdem_action", seat=3, action="bet", amount=100)
+    runner.command("holdem_action", seat=1, action="fold")
+    for card in ("6c", "8s", "9c", "Jh"):                    # turn and river, nobody to bet
+        runner.device(ev.CardDrawn(device="shoe", ts=0.0, card=Card.parse(card)))
+    view = runner.table.public_view()
+    assert view["state"] == "settlement"
+    assert view["holdem"]["pots"] == [{"amount": 600, "eligible": [3, 6]},
+                                      {"amount": 200, "eligible": [3]}]
+    assert [{"amount": p["amount"], "eligible": p["eligible"]}
+            for p in view["round"]["settlement"]["pots"]] == view["holdem"]["pots"]

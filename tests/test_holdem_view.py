@@ -4,8 +4,12 @@ import json
 import re
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from controller.errors import TablectlError
+from controller.rules.holdem_pots import build_pots
+from controller.rules.texas_holdem import start_hand
+from controller.table.holdem_pots_view import view_pots
 
 from table_helpers import draw, table
 
@@ -35,7 +39,8 @@ def test_seats_button_and_stacks_show_as_soon_as_the_players_are_seated():
     assert t.state == "bets_open"
     assert holdem(t) == {"seats": [1, 3, 6], "button": 1,
                          "stacks": {"1": 1000, "3": 500, "6": 200},
-                         "street": None, "to_act": None, "pot": 0, "folded": [], "legal": []}
+                         "street": None, "to_act": None, "pot": 0, "folded": [], "legal": [],
+                         "pots": []}
 
 
 def test_stacks_given_as_a_list_follow_the_seat_order():
@@ -109,3 +114,112 @@ def test_games_without_a_button_have_no_holdem_key_filled():
     t = table("q-poker")
     t.command("place_bet", box=1, wager="versus_croupier", amount=10)
     assert holdem(t) is None
+
+
+# --- the pots: main pot and side pots (11/2008 art. 10, 11(3); interpretation H3) -------------
+
+def pots(t):
+    return holdem(t)["pots"]
+
+
+def test_the_blinds_make_one_pot_every_seat_in_the_hand_may_win():
+    t = seated()
+    draw(t, *HOLE)
+    # seat 1 (the button) has put nothing in yet, but it may still call: it is in the pot
+    assert pots(t) == [{"amount": 15, "eligible": [1, 3, 6]}]
+
+
+def test_a_fold_leaves_the_pot_to_the_others():
+    t = seated()
+    draw(t, *HOLE)
+    t.command("holdem_action", seat=1, action="call")
+    t.command("holdem_action", seat=3, action="fold")
+    assert pots(t) == [{"amount": 25, "eligible": [1, 6]}]
+
+
+def all_in_on_the_flop():
+    """Seat 6 goes all-in for its 200 pre-flop behind a raise and a call; seats 1 and 3 play
+    on for the chips above it."""
+    t = seated()
+    draw(t, *HOLE)
+    t.command("holdem_action", seat=1, action="raise", amount=300)
+    t.command("holdem_action", seat=3, action="call")
+    t.command("holdem_action", seat=6, action="allin")
+    draw(t, "2d", "3d", "4d", "5h")         # burn, flop
+    assert t.state == "player_decisions" and holdem(t)["street"] == "flop"
+    return t
+
+
+def test_an_all_in_for_less_makes_a_side_pot_the_all_in_seat_cannot_win():
+    t = all_in_on_the_flop()
+    assert pots(t) == [{"amount": 600, "eligible": [1, 3, 6]},
+                       {"amount": 200, "eligible": [1, 3]}]
+    t.command("holdem_action", seat=3, action="bet", amount=100)
+    # seat 1 has not answered the bet yet: it may still call, so the side pot is its too
+    assert pots(t) == [{"amount": 600, "eligible": [1, 3, 6]},
+                       {"amount": 300, "eligible": [1, 3]}]
+    assert sum(p["amount"] for p in pots(t)) == holdem(t)["pot"]
+
+
+def test_at_settlement_the_view_has_the_pots_the_settlement_awards():
+    t = all_in_on_the_flop()
+    t.command("holdem_action", seat=3, action="bet", amount=100)
+    t.command("holdem_action", seat=1, action="fold")
+    draw(t, "6c", "8s", "9c", "Jh")          # burn, turn, burn, river: nobody left to bet
+    assert t.state == "settlement"
+    awarded = t.public_view()["round"]["settlement"]["pots"]
+    # seat 3's last 100 was never called: it goes back to it and is in no pot
+    assert pots(t) == [{"amount": 600, "eligible": [3, 6]}, {"amount": 200, "eligible": [3]}]
+    assert pots(t) == [{"amount": p["amount"], "eligible": p["eligible"]} for p in awarded]
+
+
+def test_two_all_ins_of_different_sizes_make_two_side_pots():
+    t = table("texas-holdem", holdem={"small_blind": 5, "big_blind": 10})
+    t.command("seat_players", seats=[1, 3, 6, 8], stacks={"1": 100, "3": 1000, "6": 250,
+                                                          "8": 1000}, button=8)
+    draw(t, *("2c", "3c", "4c", "5c", "6c", "7c", "8c", "9c"))
+    assert holdem(t)["to_act"] == 6      # blinds on seats 1 and 3; seat 6 speaks first
+    t.command("holdem_action", seat=6, action="allin")           # 250
+    t.command("holdem_action", seat=8, action="raise", amount=600)
+    t.command("holdem_action", seat=1, action="allin")           # 100, the small blind in it
+    assert holdem(t)["to_act"] == 3
+    assert pots(t) == [{"amount": 100 + 100 + 100 + 10, "eligible": [1, 3, 6, 8]},
+                       {"amount": 150 + 150, "eligible": [3, 6, 8]},
+                       {"amount": 350, "eligible": [3, 8]}]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_the_pots_shown_while_betting_are_what_each_seat_can_still_win(data):
+    """Any hand, any legal actions: an all-in seat may win from each pot it is eligible for
+    exactly what it matched; a seat that may still bet is eligible for every pot; no pot
+    holds chips nobody else may contest; and once the betting is over the pots are the
+    settlement's own (build_pots)."""
+    n = data.draw(st.integers(2, 6), label="players")
+    seats = sorted(data.draw(st.lists(st.integers(1, 10), min_size=n, max_size=n, unique=True)))
+    stacks = {s: data.draw(st.integers(1, 400), label=f"stack {s}") for s in seats}
+    h = start_hand(seats, stacks, data.draw(st.sampled_from(seats)), 5, 10)
+    while True:
+        all_in = {s for s in h.contenders if h.stacks[s] == 0}
+        shown = view_pots(h.committed, h.folded, all_in, h.is_over)
+        if h.is_over:
+            assert shown == [{"amount": p.amount, "eligible": list(p.eligible)}
+                             for p in build_pots(h.committed, h.folded)[0]]
+            break
+        assert shown and all(p["amount"] > 0 and p["eligible"] for p in shown)
+        assert sum(p["amount"] for p in shown) <= h.pot
+        for s in h.contenders:
+            mine = [p for p in shown if s in p["eligible"]]
+            if s in all_in:
+                assert mine == shown[:len(mine)]
+                assert sum(p["amount"] for p in mine) == sum(
+                    min(c, h.committed[s]) for c in h.committed.values())
+            else:
+                assert mine == shown
+        assert all(set(p["eligible"]) <= set(h.contenders) for p in shown)
+        if h.to_act is None:
+            break
+        legal = h.legal_actions()
+        a = data.draw(st.sampled_from(legal), label="action")
+        amount = None if a.min_to is None else data.draw(st.integers(a.min_to, a.max_to))
+        h.act(h.to_act, a.kind, amount if a.kind in ("bet", "raise") else None)
