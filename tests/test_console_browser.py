@@ -400,6 +400,68 @@ def test_texas_holdem_round_to_the_showdown_appears_on_the_display(browser, live
     state_is(display, "round_complete")
 
 
+@pytest.mark.parametrize("live", [("texas-holdem", "shuffler")], indirect=True)
+def test_texas_holdem_side_pot_of_an_all_in_is_shown_with_its_boxes_and_its_winner(browser, live):
+    """11/2008 art. 10(2), 11(3), H3: a player all-in for less can win only what he matched;
+    the chips above make a side pot. The page showed only the pot's total: it now shows the
+    main pot and each side pot with the boxes that may win it, while the hand is played and
+    at settlement, with who took each."""
+    supervisor(live, "open_table")
+    dealer, display = open_page(browser, live, "dealer"), open_page(browser, live, "display")
+    state_is(display, "bets_open")
+    supervisor(live, "seat_players", seats=[2, 5, 8], stacks={"2": 100, "5": 500, "8": 500},
+               button=2)                  # blinds 1 and 2 on seats 5 and 8; seat 2 speaks first
+    expect(display.get_by_test_id("stack-2")).to_contain_text("100")
+    front(dealer).locator("[data-command=close_bets]").click()
+    state_is(display, "player_decisions")
+    expect(display.get_by_test_id("pot-0")).to_contain_text("3")
+    expect(display.get_by_test_id("pot-0")).to_have_attribute("data-eligible", "2,5,8")
+
+    def act(seat, action, amount=None):
+        expect(front(dealer).locator(".seat-to-act")).to_contain_text(str(seat))
+        if amount is not None:
+            dealer.get_by_test_id(f"action-{action}").fill(str(amount))
+        dealer.locator(f"button[data-action={action}]").click()
+        live.wait(lambda: (lambda v: v["state"] != "player_decisions"
+                           or v["holdem"]["to_act"] != seat)(live.view()))
+
+    act(2, "allin")                           # 100, all he has
+    act(5, "call")
+    act(8, "raise", 300)
+    pots = display.get_by_test_id("pots").locator("li")
+    expect(pots).to_have_count(2)
+    expect(pots.nth(1)).to_have_attribute("data-eligible", "5,8")
+    expect(pots.nth(1)).to_contain_text("200")
+    act(5, "call")
+    expect(pots.nth(1)).to_contain_text("400")
+    main, side = display.get_by_test_id("pot-0"), display.get_by_test_id("pot-1")
+    expect(main).to_contain_text("300")
+    expect(main).to_have_attribute("data-eligible", "2,5,8")
+    for words in ("主池", "Main pot"):
+        expect(main).to_contain_text(words)
+    for words in ("邊池", "Side pot"):
+        expect(side).to_contain_text(words)
+    expect(side).to_contain_text("5, 8")
+    assert live.view()["holdem"]["pots"] == [{"amount": 300, "eligible": [2, 5, 8]},
+                                             {"amount": 400, "eligible": [5, 8]}]
+    shot(display, "texas-holdem-side-pot")
+    for _ in range(12):                       # seats 5 and 8 check the hand down
+        live.wait(lambda: live.state() in ("player_decisions", "settlement"))
+        if live.state() != "player_decisions":
+            break
+        act(live.view()["holdem"]["to_act"], "check")
+    state_is(display, "settlement")
+    awarded = live.view()["round"]["settlement"]["pots"]
+    assert [(p["amount"], p["eligible"]) for p in awarded] == [(300, [2, 5, 8]), (400, [5, 8])]
+    for i, pot in enumerate(awarded):
+        shown = display.get_by_test_id(f"pot-{i}")
+        for seat, share in pot["shares"].items():
+            expect(shown).to_contain_text(f"{seat}: {share}")
+        expect(shown).to_contain_text("Won by")
+        expect(shown).to_contain_text("贏得")
+    shot(display, "texas-holdem-side-pot-settlement")
+
+
 # --- a fault --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("live", [("q-poker", "shuffler")], indirect=True)

@@ -271,6 +271,7 @@
       board.hidden = false;
       if (!hands.board) put(board, el("h3", {}, bi("labels", "board")));
       board.append(el("div", { class: "pot", "data-testid": "pot" }, bi("labels", "pot"), el("b", { text: " " + v.holdem.pot }), " · ", bi("streets", v.holdem.street)));
+      board.append(potsEl(v.holdem.pots || [], (r && r.settlement && r.settlement.pots) || []));
     }
     const sa = $("set-aside");
     sa.hidden = !(v.set_aside && v.set_aside.length);
@@ -335,6 +336,20 @@
       boxControls(b, n, d, r);
       boxes.append(b);
     }
+  }
+
+  // 11/2008 art. 10(2), 11(3), H3: the main pot and each side pot with the boxes that may
+  // win it; once settled (same order) who took it and how much.
+  function potsEl(pots, awarded) {
+    const ul = el("ul", { class: "pots", "data-testid": "pots" });
+    pots.forEach((p, i) => {
+      const won = awarded[i] && awarded[i].shares ? Object.entries(awarded[i].shares) : [];
+      ul.append(el("li", { "data-testid": "pot-" + i, "data-eligible": p.eligible.join(",") },
+        el("div", {}, bi("labels", i ? "side_pot" : "main_pot"), i > 0 && pots.length > 2 ? " " + i : null, el("b", { text: " " + p.amount })),
+        el("div", { class: "muted" }, bi("labels", "eligible"), " " + p.eligible.join(", ")),
+        won.length ? el("div", { class: "won" }, bi("labels", "won_by"), " " + won.map(([seat, chips]) => `${seat}: ${chips}`).join(", ")) : null));
+    });
+    return ul;
   }
 
   function renderSettlement(r) {
