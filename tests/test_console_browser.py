@@ -596,6 +596,36 @@ def test_the_supervisor_closes_an_idle_table_from_the_page(browser, live):
     assert live.state() == "out_of_service"
 
 
+@pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)
+def test_each_bet_has_a_remove_button_while_bets_are_open_and_none_after(browser, live):
+    """A bet could be taken back only through the "All commands" form. Each bet now has its
+    own remove button while the table takes remove_bet (bets open), and none once betting has
+    closed, when the table would refuse it; the display never has one."""
+    supervisor(live, "open_table")
+    dealer, display = open_page(browser, live, "dealer"), open_page(browser, live, "display")
+    front(dealer).locator("[data-command=deck_ready]").click()
+    state_is(dealer, "bets_open")
+    bet(dealer, 1, "versus_croupier", 10)
+    bet(dealer, 3, "versus_croupier", 20)
+    supervisor(live, "place_bet", box=1, wager="versus_croupier", amount=16, player="Ann")
+    supervisor(live, "place_bet", box=1, wager="pair_bonus", amount=5)
+    expect(front(dealer).get_by_test_id("box-1").locator("[data-command=remove_bet]")).to_have_count(3)
+    assert display.locator("[data-command=remove_bet]").count() == 0
+    dealer.get_by_test_id("remove-bet-1-versus_croupier-Ann").click()
+    expect(dealer.get_by_test_id("box-1").locator("[data-command=remove_bet]")).to_have_count(2)
+    dealer.get_by_test_id("remove-bet-1-pair_bonus").click()
+    expect(dealer.get_by_test_id("box-1").locator("[data-command=remove_bet]")).to_have_count(1)
+    assert live.view()["round"]["bets"] == [
+        {"box": 1, "wager": "versus_croupier", "player": None, "amount": 10},
+        {"box": 3, "wager": "versus_croupier", "player": None, "amount": 20}]
+    expect(display.get_by_test_id("box-1").locator("[data-wager]")).to_have_count(1)
+    shot(front(dealer), "q-poker-dealer-remove-bet")
+    front(dealer).locator("[data-command=close_bets]").click()
+    state_is(dealer, "bets_closed")
+    expect(dealer.locator("[data-command=remove_bet]")).to_have_count(0)
+    expect(dealer.get_by_test_id("box-3").locator("[data-wager=versus_croupier]")).to_contain_text("20")
+
+
 # --- the page after the controller restarts --------------------------------------------------
 
 @pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)

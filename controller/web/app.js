@@ -321,7 +321,7 @@
           hd.to_act === n ? el("span", { class: "tag act" }, bi("labels", "to_act")) : null));
       }
       const ul = el("ul", { class: "bets" });
-      for (const bet of myBets) ul.append(el("li", { "data-wager": bet.wager }, bi("wagers", bet.wager), el("b", { text: " " + bet.amount }), bet.player ? el("span", { class: "muted", text: " · " + bet.player }) : null));
+      for (const bet of myBets) ul.append(el("li", { "data-wager": bet.wager }, bi("wagers", bet.wager), el("b", { text: " " + bet.amount }), bet.player ? el("span", { class: "muted", text: " · " + bet.player }) : null, removeBetButton(d, bet)));
       b.append(ul);
       if (hands[name]) b.append(handEl(hands[name]));
       if (sh[name] && sh[name].category) b.append(el("div", { class: "category", text: sh[name].category }));
@@ -467,6 +467,15 @@
   }
   function button(name, args, extra) {
     return el("button", Object.assign({ type: "button", "data-command": name, onclick: () => send(name, typeof args === "function" ? args() : args) }, extra || {}), bi("commands", name));
+  }
+
+  // A bet is taken back only while bets are open (the table refuses remove_bet after).
+  function removeBetButton(d, bet) {
+    if (d.state !== "bets_open" || !can("remove_bet")) return null;
+    const args = Object.assign({ box: bet.box, wager: bet.wager }, bet.player ? { player: bet.player } : {});
+    return el("button", { type: "button", class: "remove", "data-command": "remove_bet", title: pair("commands", "remove_bet").join(" "),
+      "data-testid": ["remove-bet", bet.box, bet.wager].concat(bet.player ? [bet.player] : []).join("-"),
+      onclick: () => send("remove_bet", args) }, bi("commands", "remove_bet"));
   }
 
   function boxControls(b, n, d, r) {
