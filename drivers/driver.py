@@ -6,8 +6,9 @@ return once the device accepted them (its results arrive as events on the queue)
 :class:`~drivers.link.LinkDown` or :class:`DeviceRefused` otherwise.
 
 A driver opened with ``confirm=True`` puts a :class:`Delivery` on the queue for each event
-that arrived in a sequenced frame: the device's acknowledgement waits until the consumer made
-the event durable and called ``Delivery.confirm()`` (docs/protocol.md 3.6).
+that arrived in a sequenced frame, and for the malfunction (code 0) that reports a sequenced
+frame the host could not read: the device's acknowledgement, or that frame's NAK, waits until
+the consumer made the event durable and called ``Delivery.confirm()`` (docs/protocol.md 3.6).
 """
 from __future__ import annotations
 
@@ -34,15 +35,16 @@ __all__ = ["Driver", "Delivery", "DeviceRefused", "LinkDown", "Receipt", "Sessio
 
 @dataclass(frozen=True, slots=True)
 class Delivery:
-    """A device event whose frame is acknowledged only when the consumer says it is durable:
-    journal ``event`` with ``receipt.to_json()``, then call :meth:`confirm`."""
+    """A device event whose frame is answered (acknowledged, or refused with its NAK when it
+    could not be read) only when the consumer says it is durable: journal ``event`` with
+    ``receipt.to_json()``, then call :meth:`confirm`."""
 
     event: ev.DeviceEvent
     receipt: Receipt
     _confirm: Callable[[Receipt], None] = field(repr=False, compare=False)
 
     def confirm(self) -> None:
-        """The event is durable: let the link acknowledge its frame to the device."""
+        """The event is durable: let the link answer its frame to the device."""
         self._confirm(self.receipt)
 
 
@@ -83,7 +85,8 @@ class Driver:
     ``spec`` says how the device is reached, ``queue`` is the controller's event queue and
     ``clock`` stamps the events. ``transport`` and ``codec`` default to what the spec names.
     ``confirm``, ``memory`` and ``on_session`` go to the :class:`~drivers.link.Link`: with
-    ``confirm`` the queue gets a :class:`Delivery` for every sequenced device event.
+    ``confirm`` the queue gets a :class:`Delivery` for every sequenced device event (the
+    malfunction reporting a sequenced frame the host could not read among them).
     """
 
     device_class: ClassVar[str] = ""

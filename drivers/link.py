@@ -8,10 +8,11 @@ counted, logged and dropped, never raised.
 
 A consumer that journals what it takes opens the link with ``confirm=True``: a device event
 is then acknowledged only once the consumer hands its :class:`Receipt` back to
-:meth:`Link.confirm` (it is durable), and with the :class:`SessionMemory` it kept the link
-resumes the device's session after the consumer restarted, so a frame that was taken but not
-acknowledged before the restart is recognised when the device sends it again
-(docs/protocol.md 3.6).
+:meth:`Link.confirm` (it is durable), and a reliable frame the host cannot read is refused
+(NAK 2 or 3) only once the malfunction that records its loss is durable the same way. With the
+:class:`SessionMemory` it kept the link resumes the device's session after the consumer
+restarted, so a frame that was taken but not answered before the restart is recognised when
+the device sends it again (docs/protocol.md 3.6).
 
 Timing uses the event loop's clock; ``clock`` (injectable) only stamps events.
 """
@@ -158,6 +159,17 @@ class _Recent:
         self.order.clear()
 
 
+def _frame_name(item: Rejected) -> str:
+    """A refused frame in words, with no field of it (a field may be a card face down)."""
+    if item.reason == "damaged":
+        return item.detail          # the codec's words, with no field of any frame
+    if item.type is None:
+        return f"a frame of unknown type ({item.reason})"
+    if item.type in m.MESSAGE_TYPES:
+        return f"a {m.MESSAGE_TYPES[item.type].__name__} frame ({item.reason})"
+    return f"a type 0x{item.type:02x} frame ({item.reason})"
+
+
 class Link:
     """One device's link. ``emit(event)`` receives LinkUp / LinkLost / LinkRestored;
     ``on_message(msg)`` every other device message, once, in order.
@@ -165,11 +177,13 @@ class Link:
     By default a device's frame is acknowledged as it arrives. With ``confirm=True`` (a
     sequenced codec) it is acknowledged only after :meth:`confirm`: during ``on_message`` the
     frame's :class:`Receipt` is offered by :meth:`take_receipt`; a frame whose receipt nobody
-    takes is acknowledged at once. ``on_session(mark)`` (confirm mode) is called, before the
-    session serves anything, with ``SessionMemory.mark()`` each time a session starts or
-    resumes and each time commands are numbered ahead; it must make the mark durable before
-    it returns. ``memory`` is the last such mark with the receipts' numbers: the first hello
-    then asks to resume that session."""
+    takes is acknowledged at once. A reliable frame the host cannot read (NAK 2 or 3) is
+    handled alike: its receipt is offered while ``emit`` gets the device's malfunction that
+    reports it, and the NAK goes at :meth:`confirm`. ``on_session(mark)`` (confirm mode) is
+    called, before the session serves anything, with ``SessionMemory.mark()`` each time a
+    session starts or resumes and each time commands are numbered ahead; it must make the
+    mark durable before it returns. ``memory`` is the last such mark with the receipts'
+    numbers: the first hello then asks to resume that session."""
 
     def __init__(self, spec: Any, *, emit: Callable[[ev.DeviceEvent], None],
                  on_message: Callable[[m.Message], None],
@@ -208,7 +222,9 @@ class Link:
         self._on_session = on_session if self._confirm else None
         self.session: str | None = None
         self._tx_reserved = 0
-        self._unconfirmed: set[int] = set()
+        # Frames taken but not yet durable, by number: the answer each gets at confirm()
+        # (an Ack, or the NAK of a frame the host cannot read).
+        self._unconfirmed: dict[int, m.Ack | m.Nak] = {}
         self._delivering: Receipt | None = None
         self._last_rx = 0.0
         self._last_uptime = -1
@@ -440,9 +456,12 @@ class Link:
             self.log.warning("frame dropped", reason=item.reason, seq=item.seq,
                              type=item.type, detail=item.detail)
             if item.nak is not None and self.codec.sequenced and self.state == "up":
-                self.stats.naks_sent += 1
-                self._send(m.Nak(item.seq, item.nak))
-                if item.nak != m.NAK_CRC:
+                if item.nak == m.NAK_CRC:           # sent again: nothing is lost
+                    self._answer(m.Nak(item.seq, item.nak))
+                elif self._confirm:
+                    self._refuse_after_record(item)
+                else:
+                    self._answer(m.Nak(item.seq, item.nak))
                     self._lost_event(item)
             elif not self.codec.sequenced and self.state == "up":
                 # Its events are not acknowledged: the device never sends one again.
@@ -465,22 +484,11 @@ class Link:
         else:
             if self.codec.sequenced:
                 if self._recent.seen(item.seq):
-                    self.stats.duplicates += 1
-                    if item.seq in self._unconfirmed:
-                        # Taken but not yet durable: the acknowledgement waits for confirm().
-                        self.log.info("duplicate awaiting confirmation", seq=item.seq,
-                                      message=type(msg).__name__)
-                        return
-                    self.log.info("duplicate suppressed", seq=item.seq,
-                                  message=type(msg).__name__)
-                    self._send(m.Ack(item.seq))
+                    self._duplicate(item.seq, m.Ack(item.seq), type(msg).__name__)
                     return
                 self._recent.add(item.seq)
                 if self._confirm:
-                    assert self.session is not None and self.identity is not None
-                    self._unconfirmed.add(item.seq)
-                    self._delivering = Receipt(self.spec.id, self.identity.serial,
-                                               self.session, item.seq)
+                    self._take(item.seq, m.Ack(item.seq))
                 else:
                     self._send(m.Ack(item.seq))
             try:
@@ -494,6 +502,46 @@ class Link:
                 if left is not None:      # nothing of it to keep: acknowledge it now
                     self.confirm(left)
 
+    def _duplicate(self, seq: int, answer: m.Ack | m.Nak, what: str) -> None:
+        """A reliable frame whose number was taken already (its answer was lost, or it was
+        late): answered again, unless it is not durable yet (the answer waits for confirm())."""
+        self.stats.duplicates += 1
+        if seq in self._unconfirmed:
+            self.log.info("duplicate awaiting confirmation", seq=seq, message=what)
+            return
+        self.log.info("duplicate suppressed", seq=seq, message=what)
+        self._answer(answer)
+
+    def _take(self, seq: int, answer: m.Ack | m.Nak) -> None:
+        """Confirm mode: frame ``seq`` is being delivered; ``answer`` goes at confirm()."""
+        assert self.session is not None and self.identity is not None
+        self._unconfirmed[seq] = answer
+        self._delivering = Receipt(self.spec.id, self.identity.serial, self.session, seq)
+
+    def _refuse_after_record(self, item: Rejected) -> None:
+        """Confirm mode: a reliable frame to refuse with NAK 2 or 3. The device never sends
+        it again once refused, so the malfunction that records its loss carries the frame's
+        receipt and the NAK waits for confirm(), as an Ack does; a copy sent meanwhile is
+        neither refused nor reported again, and one sent after is refused again."""
+        assert item.seq is not None and item.nak is not None
+        nak = m.Nak(item.seq, item.nak)
+        if self._recent.seen(item.seq):
+            self._duplicate(item.seq, nak, _frame_name(item))
+            return
+        self._recent.add(item.seq)
+        self._take(item.seq, nak)
+        try:
+            self._lost_event(item)
+        finally:
+            left = self.take_receipt()
+            if left is not None:      # nothing of it kept: refuse it now
+                self.confirm(left)
+
+    def _answer(self, answer: m.Ack | m.Nak) -> None:
+        if isinstance(answer, m.Nak):
+            self.stats.naks_sent += 1
+        self._send(answer)
+
     def take_receipt(self) -> Receipt | None:
         """During ``on_message`` in confirm mode: the receipt of the frame being delivered,
         which the caller now owns (it must :meth:`confirm` it). None otherwise."""
@@ -501,17 +549,18 @@ class Link:
         return r
 
     def confirm(self, receipt: Receipt) -> None:
-        """The event of ``receipt`` is durable: acknowledge its frame to the device. A receipt
-        of an earlier session is ignored (the device numbered the frame anew and sends it
-        again); while the link is down the device sends the frame again after the resume
-        and the acknowledgement goes then."""
-        if receipt.session != self.session or receipt.seq not in self._unconfirmed:
+        """The event of ``receipt`` is durable: acknowledge its frame to the device (or, for
+        a frame the host could not read, send its NAK). A receipt of an earlier session is
+        ignored (the device numbered the frame anew and sends it again); while the link is
+        down the device sends the frame again after the resume and the answer goes then."""
+        answer = (self._unconfirmed.pop(receipt.seq, None) if receipt.session == self.session
+                  else None)
+        if answer is None:
             self.log.info("confirmation of another session ignored", seq=receipt.seq,
                           session=receipt.session)
             return
-        self._unconfirmed.discard(receipt.seq)
         if self.state == "up":
-            self._send(m.Ack(receipt.seq))
+            self._answer(answer)
 
     def _on_ack(self, ack: m.Ack) -> None:
         p = self._pending
@@ -527,14 +576,7 @@ class Link:
         allow is out of order. The table hears
         of it as the device's malfunction, which its regulation rules on; the frame's detail
         stays in the log (it may name a field's value)."""
-        if item.reason == "damaged":
-            what = item.detail          # the codec's words, with no field of any frame
-        elif item.type is None:
-            what = f"a frame of unknown type ({item.reason})"
-        elif item.type in m.MESSAGE_TYPES:
-            what = f"a {m.MESSAGE_TYPES[item.type].__name__} frame ({item.reason})"
-        else:
-            what = f"a type 0x{item.type:02x} frame ({item.reason})"
+        what = _frame_name(item)
         self._emit(ev.Malfunction(
             device=self.spec.id, ts=self.clock(), code=LOST_EVENT_CODE,
             text=f"sent {what}, which the controller cannot read; what it reported is lost: "

@@ -23,6 +23,18 @@ from drivers.spec import DeviceSpec
 FAST = dict(heartbeat_s=0.05, link_timeout_s=0.5)
 
 
+class RawFrame:
+    """A reliable frame the peer sends as given (type code and payload), numbered and resent
+    like any event: a frame the host cannot read (an unknown type, a bad payload)."""
+
+    def __init__(self, type_code, payload):
+        self.type_code, self.payload = type_code, payload
+
+    def encode(self, seq):
+        from drivers.protocol.framing import encode_frame
+        return encode_frame(seq, self.type_code, self.payload)
+
+
 class Peer:
     """A scriptable device on the master side of a pty, in the test's event loop."""
 
@@ -41,6 +53,10 @@ class Peer:
         self.ignore_commands = False
         self.drop_acks = 0          # commands whose ack is not sent (host must resend)
         self.deaf_to_acks = False   # the host's acks of our events do not reach us
+        self.deaf_to_naks = False   # nor its NAKs of them
+        self.on_nak = None          # called with each NAK of ours as it arrives, before all else
+        self.resending = True       # an unacknowledged event is sent again every 0.1 s
+        self.copies = 0             # times the event in flight was written
         self.supports_resume = True
         self.protocol = m.PROTOCOL_VERSION
         self.serial_no = "00421"
@@ -118,6 +134,7 @@ class Peer:
                 # Same numbering, same memory: the unacknowledged frame goes again as it was.
                 self.send_now(self.hello_info(resumed=True))
                 if self._inflight:
+                    self.copies += 1
                     self.write(self._inflight[1])
                 return
             self._recent.clear()
@@ -134,6 +151,10 @@ class Peer:
                 self._inflight = None
                 self._pump()
         elif isinstance(msg, m.Nak):
+            if self.on_nak is not None:
+                self.on_nak(msg)
+            if self.deaf_to_naks:
+                return
             if self._inflight and msg.seq == self._inflight[0]:
                 if msg.reason == m.NAK_CRC:
                     self.write(self._inflight[1])
@@ -183,8 +204,9 @@ class Peer:
         if self.codec.sequenced:
             self._tx_seq = self._tx_seq % 255 + 1
             seq = self._tx_seq
-        data = self.codec.encode(msg, seq)
+        data = msg.encode(seq) if isinstance(msg, RawFrame) else self.codec.encode(msg, seq)
         self._inflight = (seq, data, msg) if self.codec.sequenced else None
+        self.copies = 1
         self.write(data)
         if self.codec.sequenced:
             self._arm()
@@ -195,7 +217,9 @@ class Peer:
 
     def _resend(self):
         if self._inflight and not self.silent and self.master is not None:
-            self.write(self._inflight[1])
+            if self.resending:
+                self.copies += 1
+                self.write(self._inflight[1])
             self._arm()
 
 
@@ -1062,6 +1086,143 @@ def test_device_that_rebooted_gets_a_new_session_despite_the_memory(link_path):
         await drv.shuffle()
         assert [seq for seq, msg in peer.received if isinstance(msg, m.Shuffle)] == [1]
         await drv.close()
+        peer.unplug()
+    run(main())
+
+
+# Reliable frames the host cannot read (protocol.md 3.1: NAK 3 and NAK 2), what its malfunction
+# names them by, and the NAK they get.
+UNREADABLE = {
+    "bad-payload": (RawFrame(m.CardDispensed.TYPE, b"\x60\xff\xff"), "CardDispensed frame",
+                    m.NAK_BAD_PAYLOAD),
+    "unknown-type": (RawFrame(0xEE, b"?"), "type 0xee frame", m.NAK_UNKNOWN_TYPE),
+}
+
+
+def naks_of(peer, seq):
+    """The reasons of the NAKs the peer got for its frame ``seq``, in order."""
+    return [msg.reason for _, msg in peer.received if isinstance(msg, m.Nak) and msg.seq == seq]
+
+
+async def next_of(queue, kind, timeout=5.0):
+    """The next item of ``kind`` (an event, or a Delivery of one) and the items before it."""
+    seen = []
+    async with asyncio.timeout(timeout):
+        while True:
+            item = await queue.get()
+            if (item.event if isinstance(item, Delivery) else item).kind == kind:
+                return item, seen
+            seen.append(item)
+
+
+def malfunctions(items):
+    return [x for x in items if (x.event if isinstance(x, Delivery) else x).kind == "malfunction"]
+
+
+@pytest.mark.parametrize("what", sorted(UNREADABLE))
+def test_a_frame_the_host_cannot_read_is_refused_only_after_its_malfunction_is_confirmed(
+        link_path, what):
+    """The device never sends a frame again once it is refused with NAK 2 or 3, so the record
+    that it reported something (the device's malfunction, code 0) must be durable before the
+    NAK goes: the malfunction carries the frame's receipt and the NAK waits for confirm().
+    The copies the device sends meanwhile are neither refused nor reported again."""
+    frame, words, reason = UNREADABLE[what]
+
+    async def main():
+        peer = Peer(link_path)
+        peer.plug()
+        q, marks = asyncio.Queue(), []
+        drv = open_driver(confirm_spec(link_path), q, confirm=True, on_session=marks.append)
+        await next_of(q, "link_up")
+        peer.send(frame)
+        d, _ = await next_of(q, "malfunction")
+        seq = peer._inflight[0]
+        assert isinstance(d, Delivery) and d.event.code == 0 and words in d.event.text
+        assert (d.receipt.session, d.receipt.seq) == (marks[-1]["session"], seq)
+        # Unanswered, the device sends the frame again after its ack timeout; once the link
+        # has seen every copy, none was refused and nothing more was reported.
+        await until(lambda: peer.copies >= 3)
+        peer.resending = False
+        await until(lambda: drv.stats.duplicates == peer.copies - 1)
+        assert naks_of(peer, seq) == [] and q.empty() and drv.stats.naks_sent == 0
+        d.confirm()
+        await until(lambda: peer._inflight is None)
+        assert naks_of(peer, seq) == [reason] and drv.stats.naks_sent == 1
+        peer.resending = True
+        peer.send(m.CardDispensed(9, 1))
+        nxt, between = await next_of(q, "card_dispensed")
+        assert between == [] and nxt.receipt.seq == seq + 1
+        await drv.close()
+        peer.unplug()
+    run(main())
+
+
+def test_a_refusal_confirmed_after_the_device_started_a_new_session_is_not_sent(link_path):
+    """A receipt of an earlier session is ignored: its NAK would name the frame of the same
+    number in the new session, which the device would then drop unread."""
+    async def main():
+        peer = Peer(link_path)
+        peer.supports_resume = False
+        peer.plug()
+        q = asyncio.Queue()
+        drv = open_driver(confirm_spec(link_path), q, confirm=True, on_session=lambda m: None)
+        await next_of(q, "link_up")
+        peer.send(m.CardDispensed(9, 1))
+        (await next_of(q, "card_dispensed"))[0].confirm()
+        peer.send(UNREADABLE["bad-payload"][0])
+        old, _ = await next_of(q, "malfunction")
+        assert old.receipt.seq == 2
+        peer.unplug()                          # the device restarts: the frame goes with it
+        await next_of(q, "link_lost")
+        peer.plug()
+        restored, _ = await next_of(q, "link_restored")
+        assert restored.resumed is False
+        peer.send(m.CardDispensed(10, 1))
+        (await next_of(q, "card_dispensed"))[0].confirm()
+        peer.send(m.CardDispensed(11, 1))      # number 2 again, in the new session
+        new, _ = await next_of(q, "card_dispensed")
+        assert new.receipt.seq == 2 and new.receipt.session != old.receipt.session
+        old.confirm()
+        new.confirm()                          # its Ack follows whatever old.confirm() sent
+        await until(lambda: peer._inflight is None)
+        assert naks_of(peer, 2) == [] and drv.stats.naks_sent == 0
+        assert [msg.seq for _, msg in peer.received if isinstance(msg, m.Ack)][-1] == 2
+        await drv.close()
+        peer.unplug()
+    run(main())
+
+
+def test_a_restarted_consumer_refuses_the_recorded_unreadable_frame_without_reporting_it_again(
+        link_path):
+    """The consumer recorded the malfunction with its receipt and died before the NAK went
+    out. The frame's number is in the session memory like any frame taken: resumed, the device
+    sends the frame again, and it is refused at once (the record is durable) with no second
+    malfunction."""
+    frame, _, reason = UNREADABLE["unknown-type"]
+
+    async def main():
+        peer = Peer(link_path)
+        peer.plug()
+        q1, marks = asyncio.Queue(), []
+        drv1 = open_driver(confirm_spec(link_path), q1, confirm=True, on_session=marks.append)
+        await next_of(q1, "link_up")
+        peer.send(frame)
+        taken = (await next_of(q1, "malfunction"))[0].receipt
+        await drv1.close()                     # recorded, then the process died
+        assert naks_of(peer, taken.seq) == [] and peer._inflight is not None
+        mark = marks[-1]
+        memory = SessionMemory(mark["serial"], mark["firmware_hash"], mark["session"],
+                               (taken.seq,), mark["tx_reserved"])
+        q2 = asyncio.Queue()
+        drv2 = open_driver(confirm_spec(link_path), q2, confirm=True, memory=memory,
+                           on_session=lambda m: None)
+        await next_of(q2, "link_up")
+        await until(lambda: peer._inflight is None)
+        assert set(naks_of(peer, taken.seq)) == {reason}
+        peer.send(m.Empty())
+        d, before = await next_of(q2, "empty")
+        assert malfunctions(before) == [] and d.receipt.session == taken.session
+        await drv2.close()
         peer.unplug()
     run(main())
 
