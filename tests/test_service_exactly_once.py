@@ -18,7 +18,7 @@ from controller.journal import Journal
 from controller.rig import Rig
 from drivers.protocol import messages as m
 
-from test_link import Peer, until
+from test_link import UNREADABLE, Peer, until
 
 pytestmark = pytest.mark.hil
 
@@ -76,6 +76,59 @@ def test_card_journaled_before_a_kill_that_beat_its_ack_is_journaled_once(tmp_pa
                      and r.payload["event"]["kind"] == "card_drawn"]
             assert [x["link"]["seq"] for x in links] == [seq, seq + 1]
             assert links[0]["link"]["session"] == links[1]["link"]["session"]
+        finally:
+            if rig.proc is not None and rig.proc.poll() is None:
+                rig.proc.kill()
+                rig.proc.wait(10)
+            shoe.unplug()
+    asyncio.run(asyncio.wait_for(main(), 90))
+
+
+def lost_events(records):
+    return [r.payload for r in records if r.kind == "device"
+            and r.payload["event"]["kind"] == "malfunction" and r.payload["event"]["code"] == 0]
+
+
+def test_an_unreadable_frame_is_journaled_before_its_nak_and_once_across_a_kill(tmp_path):
+    async def main():
+        link = str(tmp_path / "tty-shoe")
+        shoe = Peer(link, "shoe")
+        shoe.plug()
+        rig = Rig(tmp_path, "q-poker", "shoe")
+        rig.devices = {"shoe": SimpleNamespace(port=link),
+                       "shuffler": SimpleNamespace(port=str(tmp_path / "tty-absent"))}
+        rig.write_config()
+        at_nak = []                                 # the journal as the NAK arrived
+        shoe.on_nak = lambda nak: at_nak.append((nak, journal_of(rig)))
+        try:
+            await asyncio.to_thread(rig.start_controller)
+            await journal_until(rig, lambda rs: any(r.kind == "link" for r in rs))
+            shoe.deaf_to_naks = True                # as if the daemon died before its NAK
+            shoe.send(UNREADABLE["bad-payload"][0])
+            seq = shoe._inflight[0]
+            await until(lambda: at_nak, timeout=10)
+            nak, recs = at_nak[0]
+            assert (nak.seq, nak.reason) == (seq, m.NAK_BAD_PAYLOAD)
+            (lost,) = lost_events(recs)
+            assert lost["link"]["seq"] == seq and "lost" in lost["event"]["text"]
+            assert await asyncio.to_thread(rig.kill, signal.SIGKILL) == -signal.SIGKILL
+            assert shoe._inflight is not None and shoe._inflight[0] == seq
+            shoe.deaf_to_naks = False
+            await asyncio.to_thread(rig.start_controller)
+            # The restarted daemon resumes the session; the frame comes again under its number:
+            # known from the journal, refused, not reported a second time.
+            await until(lambda: shoe._inflight is None, timeout=15)
+            hello = [x for _, x in shoe.received if isinstance(x, m.Hello)][-1]
+            assert hello.resume is True
+            shoe.send(m.CardDrawn(12))
+            await journal_until(rig, lambda rs: len(cards(rs)) == 1)
+            assert await asyncio.to_thread(rig.kill, signal.SIGTERM) == 0
+            recs = await asyncio.to_thread(journal_of, rig)
+            assert [x["link"] for x in lost_events(recs)] == [lost["link"]]
+            (card,) = [r.payload for r in recs if r.kind == "device"
+                       and r.payload["event"]["kind"] == "card_drawn"]
+            assert card["link"]["seq"] == seq + 1
+            assert card["link"]["session"] == lost["link"]["session"]
         finally:
             if rig.proc is not None and rig.proc.poll() is None:
                 rig.proc.kill()
