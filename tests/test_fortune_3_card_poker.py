@@ -191,6 +191,14 @@ def test_art7_box_that_does_not_exist():
 
 
 # ---------------------------------------------------------------- art. 9: procedure
+@pytest.mark.parametrize("mode", list(Mode))
+def test_art9_1_2_the_players_hands_open_first_the_croupiers_last(mode):
+    # 9(1): each player's hand is opened; 9(2): the players decide whether to play against the
+    # croupier's hand, which opens after them. In the order dealt (art. 7), the croupier last.
+    req = PlanRequest(boxes=(6, 1, 3), mode=mode, layout_boxes=7)
+    assert GAME.reveal_order(req) == [box(1), box(3), box(6), CROUPIER]
+
+
 def test_art9_1_three_odd_cards_lose_the_pair_plus():
     assert one("Ks 9d 4c", croupier=None, pair_plus=10) == {"pair_plus": -10}
 

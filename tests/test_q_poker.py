@@ -209,6 +209,14 @@ def test_art7_box_that_does_not_exist_or_no_bet_at_all():
 
 
 # ---------------------------------------------------------------- art. 9: procedure, payouts
+@pytest.mark.parametrize("mode", list(Mode))
+def test_art9_1_3_the_players_hands_open_first_the_croupiers_last(mode):
+    # 9(1): the players' hands are opened; 9(3): each decides before the croupier's hand is
+    # opened. The players' hands in the order they were dealt (art. 7), the croupier's last.
+    req = PlanRequest(boxes=(5, 2, 7), mode=mode, layout_boxes=7)
+    assert GAME.reveal_order(req) == [box(2), box(5), box(7), CROUPIER]
+
+
 def test_art9_1_three_odd_cards_lose_the_pair_bonus():
     assert one("Ks 9d 4c", pair_bonus=10) == {"pair_bonus": -10}
 

@@ -286,6 +286,33 @@ def test_every_ruling_cites_the_regulation():
 def test_art_5_6_banker_reveals_after_every_seat():
     assert pan9.reveal_order(3, {1, 3, 4, 5}, 4) == [3, 1, 5, 4]
     assert pan9.reveal_order(4, {1, 3, 4, 5}, 4) == [3, 1, 5, 4]
+    # What the table asks: the order from the round's own plan request. Seats in play 1, 3,
+    # 5 and the banker's 4; counted counter-clockwise from the banker (4, 3, 1, 5), a total
+    # of 4 lands on seat 5 (P1b: the banker is one), which is dealt first.
+    req = PlanRequest(boxes=(1, 3, 5), mode=Mode.SHOE, layout_boxes=8, banker=4,
+                      dice=(1, 1, 1, 1))
+    assert GAME.reveal_order(req) == [box(5), box(3), box(1), box(4)]
+    # a total of 5 gives the banker the first cards: he still opens last
+    req = PlanRequest(boxes=(1, 3, 5), mode=Mode.SHOE, layout_boxes=8, banker=4,
+                      dice=(1, 1, 1, 2))
+    assert GAME.reveal_order(req) == [box(3), box(1), box(5), box(4)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 12).flatmap(lambda n: st.tuples(
+           st.just(n), st.integers(1, n), st.sets(st.integers(1, n), min_size=1),
+           st.lists(st.integers(1, 6), min_size=4, max_size=4), st.integers(-6, 6))),
+       st.sampled_from(list(Mode)))
+def test_art_5_6_every_seat_dealt_lays_down_its_cards_in_dealing_order_the_banker_last(
+        drawn, mode):
+    layout, banker, seats, dice, adjust = drawn
+    assume(seats - {banker})
+    req = PlanRequest(boxes=tuple(sorted(seats)), mode=mode, layout_boxes=layout, banker=banker,
+                      dice=tuple(dice), adjust=adjust)
+    dealt = list(dict.fromkeys(d.recipient for d in GAME.dealing_plan(req)))
+    order = GAME.reveal_order(req)
+    assert order[-1] == box(banker)
+    assert order[:-1] == [r for r in dealt if r != box(banker)]
 
 
 # === art. 6-8: values and ranking ===========================================================

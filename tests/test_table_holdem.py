@@ -8,6 +8,7 @@ import json
 import pytest
 
 from controller.errors import TablectlError
+from controller.rules.base import Mode, PlanRequest
 from drivers import events as ev
 
 from table_helpers import draw, kinds, nets, ready, rulings, settlement, table
@@ -45,6 +46,11 @@ def test_example_1_side_pot_and_rake_through_the_machine():
     n = nets(t)
     assert n[(3, "pot")] == 460 and n[(1, "pot")] == -300 and n[(6, "pot")] == -200
     assert settlement(t)["house_net"] == 40
+    # art. 8(5): every player still in shows, in the order the game gives (as dealt: 3, 6, 1)
+    shown = [e.data["recipient"] for e in t.outbox if e.kind == "hand_revealed"]
+    order = t.game.reveal_order(PlanRequest(boxes=(1, 3, 6), mode=Mode.SHOE, layout_boxes=10,
+                                            button=1))
+    assert shown == [str(r) for r in order] == ["box 3", "box 6", "box 1"]
     # burn cards are never shown; the flop was public as it came.
     text = json.dumps([e.to_json() for e in t.outbox])
     for burn in ("5h", "6h", "8h"):

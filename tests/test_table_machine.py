@@ -6,9 +6,11 @@ the code's output.
 import json
 
 import pytest
+from hypothesis import assume, given, settings, strategies as st
 
 from controller.errors import TablectlError
-from controller.rules.cards import Card
+from controller.rules.base import Mode, PlanRequest
+from controller.rules.cards import Card, full_deck
 from controller.table import STATES
 from drivers import events as ev
 
@@ -489,6 +491,55 @@ def test_pan9_the_banker_opens_his_hand_after_every_seat_art_5_6():
     assert t.state == "settlement"
     opened = [e.to_json()["recipient"] for e in t.outbox if e.kind == "hand_revealed"]
     assert opened == ["box 1", "box 3", "box 2"]       # the players' hands, then the banker's
+
+
+def shown(t):
+    """The hands the table has shown, in the order it showed them."""
+    return [e.data["recipient"] for e in t.outbox if e.kind in ("hand_opened", "hand_revealed")]
+
+
+@settings(max_examples=40, deadline=None)
+@given(banker=st.integers(1, 8), seats=st.sets(st.integers(1, 8), min_size=1, max_size=6),
+       dice=st.tuples(*[st.integers(1, 6)] * 4), adjust=st.integers(-3, 5),
+       mode=st.sampled_from(["shoe", "shuffler"]))
+def test_pan9_the_table_shows_the_hands_in_the_order_the_game_gives_art_5_6(
+        banker, seats, dice, adjust, mode):
+    bettors = sorted(seats - {banker})
+    assume(bettors)
+    t = table("super-pan-9", mode)
+    t.command("set_banker", seat=banker, capital=1000)
+    if adjust:
+        t.command("declare_adjust", points=adjust)
+    for s in bettors:
+        t.command("place_bet", box=s, wager="seat", amount=10)
+    t.command("shake")
+    t.handle_device(ev.DiceResult(device="dice", ts=1.0, dice=dice))
+    deck = iter(full_deck())
+    while t.state == "dealing":
+        if mode == "shoe":
+            draw(t, str(next(deck)))
+        else:
+            hand(t, str(next(deck)), str(next(deck)))
+    assert t.state == "settlement"
+    req = PlanRequest(boxes=tuple(bettors), mode=Mode(mode), layout_boxes=8, banker=banker,
+                      dice=dice, adjust=adjust)
+    assert shown(t) == [str(r) for r in t.game.reveal_order(req)]
+    assert shown(t)[-1] == f"box {banker}"              # the banker opens last
+
+
+@pytest.mark.parametrize("game,wager", [("q-poker", "versus_croupier"),
+                                        ("fortune-3-card-poker", "ante")])
+def test_three_card_hands_are_shown_in_the_order_the_game_gives_art_9(game, wager):
+    t = table(game)
+    for b in (6, 2, 4):
+        t.command("place_bet", box=b, wager=wager, amount=10)
+    draw(t, *(str(c) for c in full_deck()[:12]))
+    for b in (2, 4, 6):
+        t.command("decide", box=b, decision="play")
+    assert t.state == "settlement"
+    req = PlanRequest(boxes=(2, 4, 6), mode=Mode.SHOE, layout_boxes=7)
+    assert shown(t) == [str(r) for r in t.game.reveal_order(req)]
+    assert shown(t)[-1] == "croupier"                   # 89/2004, 78/2008 art. 9
 
 
 

@@ -116,6 +116,13 @@ def test_plan_through_the_command_line(capsys):
     assert code == 2 and "at least 2 players" in err and "Traceback" not in err
 
 
+def test_art_8_5_every_player_still_in_shows_in_the_order_the_hole_cards_were_dealt():
+    # art. 8(5) names no order: the hands are shown as the hole cards went out, from the
+    # player left of the button (art. 6(1)); there is no croupier's hand, no board or burn
+    req = PlanRequest(boxes=(2, 6, 9), mode=Mode.SHOE, layout_boxes=10, button=6)
+    assert GAME.reveal_order(req) == [box(9), box(2), box(6)]
+
+
 # -- art. 9: errors in the deal -----------------------------------------------------------------
 @pytest.mark.parametrize("irregularity", [
     Irregularity.DEALING_ERROR, Irregularity.WRONG_ORDER, Irregularity.WRONG_COUNT,

@@ -3,8 +3,8 @@
 A regulation module (``q_poker``, ``fortune_3_card_poker``, ``texas_holdem``, ``super_pan_9``)
 subclasses :class:`Game` and exposes one instance as ``GAME``. It is pure: no I/O, no clock, no
 randomness; the same input always gives the same answer. The table machine never holds a rule of
-its own: it asks the game for the dealing plan, for the ruling on an irregularity and for the
-settlement, and records the article each answer cites.
+its own: it asks the game for the dealing plan, for the ruling on an irregularity, for the order
+the hands are shown in and for the settlement, and records the article each answer cites.
 """
 from __future__ import annotations
 
@@ -266,6 +266,11 @@ class Game(abc.ABC):
         """The exact sequence of recipients and card counts for one round."""
 
     @abc.abstractmethod
+    def reveal_order(self, request: PlanRequest) -> list[Recipient]:
+        """The hands dealt from ``request``'s plan, in the order the regulation has them shown
+        at the reveal; the hand every other plays against (the croupier's, the banker's) last."""
+
+    @abc.abstractmethod
     def ruling(self, irregularity: Irregularity, phase: Phase,
                interpretations: Mapping[str, str] | None = None) -> Ruling:
         """What the regulation says happens when ``irregularity`` occurs in ``phase``."""
@@ -299,6 +304,15 @@ def parse_boxes(text: str | Sequence[int]) -> tuple[int, ...]:
     if len(set(nums)) != len(nums):
         raise RuleError(f"a box is listed twice in {nums}")
     return tuple(nums)
+
+
+def hands_in_plan_order(plan: Sequence[Deal], last: Recipient | None = None) -> list[Recipient]:
+    """The hands a plan deals (boxes and the croupier; not the board or the burn) in the order
+    of their first card, with ``last`` moved to the end."""
+    hands = [r for r in dict.fromkeys(d.recipient for d in plan)
+             if r.kind in ("box", "croupier") and r != last]
+    return hands + ([last] if last is not None and any(d.recipient == last for d in plan)
+                    else [])
 
 
 def cards_json(cards: Sequence[Card]) -> list[str]:

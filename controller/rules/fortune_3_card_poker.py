@@ -13,8 +13,9 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from . import three_card
-from .base import (Deal, Game, Interpretation, Irregularity, Mode, Phase, PlanRequest, Remedy,
-                   Ruling, Settlement, WagerResult, cards_json)
+from .base import (CROUPIER, Deal, Game, Interpretation, Irregularity, Mode, Phase, PlanRequest,
+                   Recipient, Remedy, Ruling, Settlement, WagerResult, cards_json,
+                   hands_in_plan_order)
 from .cards import ensure_distinct
 from .doc_keys import check_keys
 from .errors import RuleError
@@ -159,6 +160,12 @@ class Fortune3CardPoker(Game):
         layout = request.layout_boxes or LAYOUT_BOXES
         self.check_layout(layout)
         return three_card.dealing_plan(request, layout_boxes=layout, regulation=REGULATION)
+
+    # ---------------------------------------------------------------- art. 9: the reveal
+    def reveal_order(self, request: PlanRequest) -> list[Recipient]:
+        """Art. 9(1)-(2): each player's hand is opened first, in the order dealt; then the
+        players decide whether to play against the croupier's hand, which opens last."""
+        return hands_in_plan_order(self.dealing_plan(request), last=CROUPIER)
 
     # ---------------------------------------------------------------- art. 11: irregularities
     def ruling(self, irregularity: Irregularity, phase: Phase,

@@ -14,8 +14,9 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 from . import three_card
-from .base import (Deal, Game, Interpretation, Irregularity, Mode, Phase, PlanRequest, Remedy,
-                   Ruling, Settlement, WagerResult, cards_json)
+from .base import (CROUPIER, Deal, Game, Interpretation, Irregularity, Mode, Phase, PlanRequest,
+                   Recipient, Remedy, Ruling, Settlement, WagerResult, cards_json,
+                   hands_in_plan_order)
 from .cards import ensure_distinct
 from .doc_keys import check_keys, flag
 from .errors import RuleError
@@ -157,6 +158,12 @@ class QPoker(Game):
         layout = request.layout_boxes or DEFAULT_LAYOUT_BOXES
         self.check_layout(layout)
         return three_card.dealing_plan(request, layout_boxes=layout, regulation=REGULATION)
+
+    # ---------------------------------------------------------------- art. 9: the reveal
+    def reveal_order(self, request: PlanRequest) -> list[Recipient]:
+        """Art. 9(1)-(3): the players' hands are opened first, in the order dealt; each player
+        decides "antes da abertura das cartas da mão do croupier", whose hand opens last."""
+        return hands_in_plan_order(self.dealing_plan(request), last=CROUPIER)
 
     # ---------------------------------------------------------------- art. 11: irregularities
     def ruling(self, irregularity: Irregularity, phase: Phase,

@@ -21,8 +21,8 @@ from fractions import Fraction
 from typing import Any, Iterable, Mapping, Sequence
 
 from . import pan9_bank
-from .base import (Deal, Game, Interpretation, Irregularity, Mode, Phase, PlanRequest, Remedy,
-                   Ruling, Settlement, WagerResult, box, cards_json)
+from .base import (Deal, Game, Interpretation, Irregularity, Mode, Phase, PlanRequest, Recipient,
+                   Remedy, Ruling, Settlement, WagerResult, box, cards_json)
 from .cards import Card, ensure_distinct, parse_cards
 from .doc_keys import check_keys, flag, require
 from .errors import RuleError
@@ -317,6 +317,25 @@ class SuperPan9(Game):
         ``box <banker>``, in play whether or not ``request.boxes`` lists it). Shoe: two
         one-card steps per seat; shuffler: one two-card step. ``layout_boxes`` defaults to
         8 seats."""
+        banker, in_play, first = self._seats(request)
+        mode = Mode.parse(request.mode)
+        plan: list[Deal] = []
+        for seat in dealing_order(first, in_play):
+            if mode == Mode.SHOE:
+                plan += [Deal(box(seat), 1), Deal(box(seat), 1)]
+            else:
+                plan.append(Deal(box(seat), 2))
+        return plan
+
+    def reveal_order(self, request: PlanRequest) -> list[Recipient]:
+        """Art. 5(6): every seat in play lays down its cards, in the dealing order (art.
+        2(3)), and the banker opens his last, even when the dice gave him the first cards."""
+        banker, in_play, first = self._seats(request)
+        return [box(seat) for seat in reveal_order(first, in_play, banker)]
+
+    def _seats(self, request: PlanRequest) -> tuple[int, set[int], int]:
+        """The banker's seat, the seats in play (his included) and the first seat dealt, as
+        the dice give it (art. 2(2)-(3))."""
         chosen = self.resolve_interpretations(request.interpretations)
         layout = self._layout(request.layout_boxes)
         if request.banker is None:
@@ -329,14 +348,7 @@ class SuperPan9(Game):
                             f"least one seat against the bank ({art('3(1)')})")
         first = first_seat(banker=banker, in_play=in_play, dice=request.dice or None,
                            adjust=request.adjust, layout=layout, interpretations=chosen)
-        mode = Mode.parse(request.mode)
-        plan: list[Deal] = []
-        for seat in dealing_order(first, in_play):
-            if mode == Mode.SHOE:
-                plan += [Deal(box(seat), 1), Deal(box(seat), 1)]
-            else:
-                plan.append(Deal(box(seat), 2))
-        return plan
+        return banker, in_play, first
 
     def ruling(self, irregularity: Irregularity, phase: Phase,
                interpretations: Mapping[str, str] | None = None) -> Ruling:

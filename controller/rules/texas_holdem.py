@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from .base import (BOARD, BURN, Deal, Game, Interpretation, Irregularity, Mode, Phase,
-                   PlanRequest, Remedy, Ruling, Settlement, WagerResult, box)
+                   PlanRequest, Recipient, Remedy, Ruling, Settlement, WagerResult, box,
+                   hands_in_plan_order)
 from .cards import Card, ensure_distinct, parse_cards
 from .doc_keys import check_keys, require
 from .errors import RuleError
@@ -179,6 +180,13 @@ class TexasHoldem(Game):
         for street in ("turn", "river"):
             plan += [Deal(BURN, 1, False, street), Deal(BOARD, 1, True, street)]
         return plan
+
+    # -- art. 8(5): the showdown ---------------------------------------------------------------
+    def reveal_order(self, request: PlanRequest) -> list[Recipient]:
+        """Art. 8(5): every player still in shows his cards; the text names no order, so they
+        are shown as the hole cards were dealt, from the player left of the button. There is
+        no croupier's hand."""
+        return hands_in_plan_order(self.dealing_plan(request))
 
     # -- art. 9: errors in the deal ----------------------------------------------------------
     def ruling(self, irregularity: Irregularity, phase: Phase,

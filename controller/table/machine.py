@@ -3,8 +3,8 @@
 Every input (a device event or a dealer/supervisor command) comes in through :meth:`Table.apply`
 (or :meth:`Table.handle_device` / :meth:`Table.command`, which build the same input record). The
 machine never holds a rule of its own: it asks the game for the dealing plan, for the ruling on
-every irregularity and for the settlement, and turns each answer into a published event that
-cites the article. What it publishes goes to :attr:`Table.outbox` as
+every irregularity, for the order the hands are shown in and for the settlement, and turns each
+answer into a published event that cites the article. What it publishes goes to :attr:`Table.outbox` as
 :class:`~controller.table.secrecy.PublicEvent` (no face-down card can be in one) and device
 commands go to :attr:`Table.commands`; the service journals both before acting on them.
 
@@ -1441,7 +1441,7 @@ class Table:
             return
         if self.flow.hands_open_after_deal:
             # 89/2004 and 78/2008 art. 9(1): the players open their hands, then decide.
-            for rec in self.vault.recipients():
+            for rec in self._reveal_order():
                 if rec.kind == "box" and not self._void_hand(rec):
                     self._publish("hand_opened", recipient=str(rec),
                                   hand=self.vault.reveal(rec))
@@ -1483,24 +1483,23 @@ class Table:
         return sorted(out, key=lambda d: (d["box"], d["player"] or ""))
 
     def _reveal_and_settle(self) -> None:
-        """Every hand still in is shown, the croupier's (banker's) hand last, and the game
-        settles the round from revealed cards only. In Super Pan 9 the banker may be dealt
-        first, yet opens only after every player has laid down his cards (261/96/M art. 5(6)):
-        the players' hands are shown in dealing order, then the banker's."""
+        """Every hand still in is shown, in the order the game gives (the croupier's or the
+        banker's last), and the game settles the round from revealed cards only."""
         uncontested = self._holdem is not None and self._holdem.won_uncontested
-        for rec in sorted(self.vault.recipients(), key=self._holds_the_bank):
-            if rec.kind in ("box", "croupier") and not self._folded(rec) and not uncontested \
+        for rec in [] if uncontested else self._reveal_order():
+            if rec.kind in ("box", "croupier") and not self._folded(rec) \
                     and not self._void_hand(rec) and self.vault.revealed_hand(rec) is None:
                 self._publish("hand_revealed", recipient=str(rec), hand=self.vault.reveal(rec))
         self._settle_now()
 
-    def _holds_the_bank(self, rec: Recipient) -> bool:
-        """Whether ``rec`` is the hand every other plays against: the croupier's, or in Super
-        Pan 9 the banker's seat."""
-        if rec == CROUPIER:
-            return True
-        return (self.flow.dice and self.round is not None and rec.kind == "box"
-                and rec.box == self.round.banker)
+    def _reveal_order(self) -> list[Recipient]:
+        """The hands holding cards, in the order the game has them shown (its article on
+        opening the hands: 89/2004 and 78/2008 art. 9, 11/2008 art. 8(5), 261/96/M art. 5(6)),
+        asked from the round's plan request. A hand the game does not name (none should hold
+        cards) is put first, so the hand every other plays against is still shown last."""
+        named = self.game.reveal_order(self._plan_request(dice=self.round.dice))
+        held = self.vault.recipients()
+        return [r for r in held if r not in named] + [r for r in named if r in held]
 
     def _unknown_hands(self) -> list[str]:
         """Revealed hands holding a card the device could not read (to enter at the console);
