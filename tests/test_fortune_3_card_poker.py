@@ -164,6 +164,12 @@ def test_art6_2_a_player_bets_only_on_his_own_box():
 
 def test_art6_3_no_bet_after_the_first_card():
     assert bets_open(0) and not bets_open(1)
+    # what the table asks when a bet comes outside betting: the rule, with its article
+    GAME.check_bet_change(Phase.BETTING, 0)
+    with pytest.raises(RuleError, match=r"once the first card of the round is dealt "
+                                        r"\(78/2008 art\. 6\(3\)\)"):
+        GAME.check_bet_change(Phase.DEALING, 1)
+    GAME.check_bet_change(Phase.DEALING, 1, removal=True)     # new bets only
 
 
 def test_art6_4_cards_are_the_box_players():

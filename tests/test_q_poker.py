@@ -176,6 +176,14 @@ def test_q2_seated_player_decision_binds_the_box():
 def test_art6_2_no_bet_after_the_first_card():
     assert bets_open(0)
     assert not bets_open(1)
+    # what the table asks when a bet comes outside betting: the rule, with its article
+    GAME.check_bet_change(Phase.BETTING, 0)
+    for phase in (Phase.DEALING, Phase.DECISIONS, Phase.REVEAL):
+        with pytest.raises(RuleError, match=r"once the first card of the round is dealt "
+                                            r"\(89/2004 art\. 6\(2\)\)"):
+            GAME.check_bet_change(phase, 1)
+    # the article speaks of new bets: taking one back is not its to refuse
+    GAME.check_bet_change(Phase.DEALING, 1, removal=True)
 
 
 def test_art6_3_cards_belong_to_the_box_not_to_a_backer():

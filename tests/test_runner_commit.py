@@ -118,7 +118,7 @@ def test_a_batch_is_one_commit_and_journals_what_inputs_one_by_one_would(tmp_pat
 def test_a_refusal_inside_a_batch_is_journaled_and_the_rest_still_commits(tmp_path):
     runner, journal = runner_on(tmp_path / "j.db")
     betting(runner)
-    with pytest.raises(TablectlError, match="bets_open"):
+    with pytest.raises(TablectlError, match="cannot place a bet while the table is in dealing"):
         with runner.batch():
             runner.device(card("As"))
             runner.command("place_bet", box=99, wager="versus_croupier", amount=10)

@@ -66,7 +66,7 @@ def test_a_burst_is_one_commit_and_a_command_between_is_its_own(tmp_path):
         reply = await fut
         await settled(svc, 4)
         assert len(commits) == 4
-        assert reply["ok"] is False and "bets_open" in reply["error"]
+        assert reply["ok"] is False and "89/2004 art. 6(2)" in reply["error"]
         assert svc.runner.table.state == "player_decisions"
         assert BetKey(2, "versus_croupier", None) not in svc.runner.table.round.bets
         svc.stop()

@@ -202,7 +202,11 @@ def test_art_2_5_bets_close_at_the_shake():
         assert not pan9.bets_open(phase)
         with pytest.raises(RuleError, match=r"art\. 2\(5\)"):
             pan9.check_bet_change(phase)
+        for removal in (False, True):       # placed, added to, removed or moved
+            with pytest.raises(RuleError, match=r"art\. 2\(5\)"):
+                GAME.check_bet_change(phase, 0, removal=removal)
     pan9.check_bet_change(Phase.BETTING)
+    GAME.check_bet_change(Phase.BETTING, 0, removal=True)
 
 
 def test_art_4_exposed_cards_stay_valid_the_bankers_too():

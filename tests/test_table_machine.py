@@ -4,6 +4,7 @@ Expected amounts are worked out by hand from the articles cited beside them, not
 the code's output.
 """
 import json
+import re
 
 import pytest
 from hypothesis import assume, given, settings, strategies as st
@@ -49,17 +50,23 @@ def test_q_poker_shoe_round_settles_by_articles_9_and_10():
 
 
 
-@pytest.mark.parametrize("game,wager", [("q-poker", "pair_bonus"),
-                                        ("fortune-3-card-poker", "pair_plus")])
-def test_no_bet_is_placed_or_taken_back_once_the_first_card_is_out(game, wager):
-    # 89/2004 art. 6(2), 78/2008 art. 6(3): the first card closes betting
+@pytest.mark.parametrize("game,wager,article", [("q-poker", "pair_bonus", "89/2004 art. 6(2)"),
+                                                ("fortune-3-card-poker", "pair_plus",
+                                                 "78/2008 art. 6(3)")])
+def test_no_bet_is_placed_or_taken_back_once_the_first_card_is_out(game, wager, article):
+    # 89/2004 art. 6(2), 78/2008 art. 6(3): the first card closes betting; the table asks the
+    # game, and the refusal names the article
     t = table(game)
     t.command("place_bet", box=1, wager=wager, amount=10)
     draw(t, "As")
     assert t.state == "dealing"
-    with pytest.raises(TablectlError):
+    with pytest.raises(TablectlError, match=r"cannot place a bet while the table is in "
+                       r"dealing: no bet is accepted once the first card of the round is dealt "
+                       rf"\({re.escape(article)}\)"):
         t.command("place_bet", box=2, wager=wager, amount=10)
-    with pytest.raises(TablectlError):
+    # the article speaks of new bets; the layout stays as dealt all the same
+    with pytest.raises(TablectlError, match="cannot remove a bet while the table is in dealing; "
+                                            "that is allowed in bets_open"):
         t.command("remove_bet", box=1, wager=wager)
     assert dict(t.round.bets) and sum(t.round.bets.values()) == 10
 
@@ -361,8 +368,11 @@ def test_pan9_bets_close_at_the_shake_and_die_not_flat_reshakes_art_2():
     t.command("shake")
     assert t.state == "dice_shaking"
     assert t.commands[-1].action == "shake"
-    with pytest.raises(TablectlError):                       # art. 2(5)
-        t.command("place_bet", box=4, wager="seat", amount=10)
+    for name, args in (("place_bet", {"box": 4, "wager": "seat", "amount": 10}),
+                       ("remove_bet", {"box": 2, "wager": "seat"})):
+        with pytest.raises(TablectlError, match=r"after the banker shakes the dice no bet may "
+                           r"be placed, added to, removed or moved \(261/96/M art\. 2\(5\)\)"):
+            t.command(name, **args)
     t.handle_device(ev.DieNotFlat(device="dice", ts=1.0, die=2))
     assert t.state == "dice_shaking"
     assert rulings(t)[-1]["remedy"] == "reshake"

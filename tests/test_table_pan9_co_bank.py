@@ -208,9 +208,11 @@ def test_a_co_bank_is_taken_only_while_bets_are_open_after_the_banker_is_named()
     t.command("co_bank", player="Eve", capital=100)
     t.command("shake")
     assert t.state == "dice_shaking"
-    refused(t, r"cannot take a co-bank while the table is in dice_shaking; that is allowed in "
-            r"bets_open", player="Dee", capital=100)
-    refused(t, r"cannot withdraw a co-bank while the table is in dice_shaking",
+    # like a bet (art. 2(5)), and the refusal names the article
+    refused(t, r"cannot take a co-bank while the table is in dice_shaking: .*after the banker "
+            r"shakes the dice no bet may be placed, added to, removed or moved \(261/96/M "
+            r"art\. 2\(5\)\)", player="Dee", capital=100)
+    refused(t, r"cannot withdraw a co-bank while the table is in dice_shaking: .*art\. 2\(5\)",
             "remove_co_bank", player="Eve")
     q = table("q-poker")
     refused(q, r"Q Poker has no banker, so no co-bank", player="Eve", capital=100)

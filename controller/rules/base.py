@@ -275,6 +275,12 @@ class Game(abc.ABC):
                interpretations: Mapping[str, str] | None = None) -> Ruling:
         """What the regulation says happens when ``irregularity`` occurs in ``phase``."""
 
+    def check_bet_change(self, phase: Phase, cards_dealt: int, *, removal: bool = False) -> None:
+        """Raise RuleError citing the article when the regulation takes no bet now (with
+        ``removal``: lets none be taken back), in ``phase`` with ``cards_dealt`` cards of the
+        round out. A game whose chips go in through its own betting (Hold'em) has no bet on
+        the layout to refuse."""
+
     @abc.abstractmethod
     def settle(self, round_doc: Mapping[str, Any]) -> Settlement:
         """Settle one finished round given as the JSON document of docs/settle.md."""

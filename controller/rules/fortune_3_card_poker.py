@@ -155,6 +155,14 @@ class Fortune3CardPoker(Game):
         three_card.stake(amount, wager)
         check_limits(wager, amount, limits)
 
+    # ---------------------------------------------------------------- art. 6: bets
+    def check_bet_change(self, phase: Phase, cards_dealt: int, *, removal: bool = False) -> None:
+        """Art. 6(3): no bet is accepted once the first card of the round is dealt. The article
+        speaks of new bets: taking one back is not its to refuse."""
+        if not removal and not bets_open(cards_dealt):
+            raise RuleError("no bet is accepted once the first card of the round is dealt "
+                            f"({art(6, 3)}); wait for the next round")
+
     # ---------------------------------------------------------------- art. 7: dealing
     def dealing_plan(self, request: PlanRequest) -> list[Deal]:
         layout = request.layout_boxes or LAYOUT_BOXES

@@ -153,6 +153,14 @@ class QPoker(Game):
                             f"({art(9, 3)}, {art(9, 5)}) and 3 to 2 ({art(9, 7)}) must be "
                             "whole chips, so bet an even amount (interpretation odd_chip)")
 
+    # ---------------------------------------------------------------- art. 6: bets
+    def check_bet_change(self, phase: Phase, cards_dealt: int, *, removal: bool = False) -> None:
+        """Art. 6(2): no bet is accepted once the first card of the round is dealt. The article
+        speaks of new bets: taking one back is not its to refuse."""
+        if not removal and not bets_open(cards_dealt):
+            raise RuleError("no bet is accepted once the first card of the round is dealt "
+                            f"({art(6, 2)}); wait for the next round")
+
     # ---------------------------------------------------------------- art. 7: dealing
     def dealing_plan(self, request: PlanRequest) -> list[Deal]:
         layout = request.layout_boxes or DEFAULT_LAYOUT_BOXES

@@ -209,8 +209,8 @@ def bets_open(phase: Phase) -> bool:
 def check_bet_change(phase: Phase) -> None:
     """Raise RuleError citing art. 2(5) when a bet is placed or changed after the shake."""
     if not bets_open(phase):
-        raise RuleError(f"bets are closed ({Phase(phase).value}): after the banker shakes the "
-                        "dice no bet may be placed, added to, removed or moved "
+        raise RuleError(f"bets are closed ({Phase(phase).value}), since after the banker shakes "
+                        "the dice no bet may be placed, added to, removed or moved "
                         f"({art('2(5)')}); wait for the next round")
 
 
@@ -305,6 +305,10 @@ class SuperPan9(Game):
         """Art. 2(3): the points the banker declares before the shake, checked when declared
         under the chosen reading of P12 (``adjusted_total``)."""
         return check_adjust(adjust, self.resolve_interpretations(interpretations))
+
+    def check_bet_change(self, phase: Phase, cards_dealt: int, *, removal: bool = False) -> None:
+        """Art. 2(5): from the shake on, no bet is placed, added to, removed or moved."""
+        check_bet_change(phase)
 
     def _layout(self, layout: object) -> int:
         n = DEFAULT_LAYOUT if layout is None else layout

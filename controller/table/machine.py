@@ -1557,6 +1557,18 @@ class Table:
             raise TablectlError(f"cannot {what} while the table is in {self.state}; "
                                 f"that is allowed in {', '.join(states)}")
 
+    def _require_betting(self, what: str, *, removal: bool = False) -> None:
+        """Bets (and Super Pan 9's co-banks) change only while betting is open. Later in a
+        round the game says whether its regulation has closed them (89/2004 art. 6(2), 78/2008
+        art. 6(3), 261/96/M art. 2(5)), and the refusal cites the article it names."""
+        if self.state != "bets_open" and self.round is not None and self.state in ROUND_STATES:
+            try:
+                self.game.check_bet_change(self._phase(), self.vault.slots(), removal=removal)
+            except RuleError as exc:
+                raise TablectlError(f"cannot {what} while the table is in {self.state}: "
+                                    f"{exc}") from None
+        self._require("bets_open", what=what)
+
     def _cmd_open_table(self) -> None:
         self._require("out_of_service", what="open the table")
         self._round_may_open()
@@ -1621,7 +1633,7 @@ class Table:
                                 "leave player out for the box's own bet")
 
     def _cmd_place_bet(self, box: int, wager: str, amount: int, player: str | None = None) -> None:
-        self._require("bets_open", what="place a bet")
+        self._require_betting("place a bet")
         if self.flow.betting_streets:
             raise TablectlError("in Texas Hold'em the blinds and bets come from the betting "
                                 "engine: seat the players (seat_players), then holdem_action")
@@ -1673,7 +1685,7 @@ class Table:
         self._publish("bet", box=box, wager=wager, player=player, amount=total)
 
     def _cmd_remove_bet(self, box: int, wager: str, player: str | None = None) -> None:
-        self._require("bets_open", what="remove a bet")
+        self._require_betting("remove a bet", removal=True)
         key = BetKey(self._check_box(box), wager, player)
         if key not in self.round.bets:
             raise TablectlError(f"there is no {wager} bet on box {box}"
@@ -1746,8 +1758,8 @@ class Table:
     def _co_banker_names(self) -> list[str]:
         return ["the house" if c.get("house") else c["player"] for c in self.round.co_bankers]
 
-    def _co_banking(self, what: str, house: Any) -> None:
-        self._require("bets_open", what=what)
+    def _co_banking(self, what: str, house: Any, *, removal: bool = False) -> None:
+        self._require_betting(what, removal=removal)
         if not self.flow.dice:
             raise TablectlError(f"{self.game.title} has no banker, so no co-bank")
         if not isinstance(house, bool):
@@ -1823,7 +1835,7 @@ class Table:
 
     def _cmd_remove_co_bank(self, player: str | None = None, house: bool = False) -> None:
         """A co-bank taken back before the shake (art. 2(5), 5(3)); published with capital 0."""
-        self._co_banking("withdraw a co-bank", house)
+        self._co_banking("withdraw a co-bank", house, removal=True)
         if house and player is not None:
             raise TablectlError("give player, or house=true, not both: one co-bank is "
                                 "withdrawn at a time")
