@@ -29,38 +29,32 @@ def test_art_5_1_two_rounds_at_most_unless_all_agree():
 
 def test_art_5_1_the_bank_goes_round_seat_by_seat_counter_clockwise():
     everyone = set(SEATS)
-    assert bank.next_banker(SEATS, 4, bet_previous_round=everyone) == 3
-    assert bank.next_banker(SEATS, 1, bet_previous_round=everyone) == 8
     assert bank.bank_offer_order(SEATS, 4, bet_previous_round=everyone) == [3, 2, 1, 8, 7, 6, 5]
+    assert bank.bank_offer_order(SEATS, 1, bet_previous_round=everyone)[0] == 8
 
 
 # --- art. 5(2) ---------------------------------------------------------------------------
 
 def test_art_5_2_a_player_may_decline_and_the_bank_passes_counter_clockwise():
     everyone = set(SEATS)
-    assert bank.next_banker(SEATS, 4, bet_previous_round=everyone, declined={3}) == 2
-    assert bank.next_banker(SEATS, 4, bet_previous_round=everyone, declined={3, 2, 1}) == 8
-    assert bank.next_banker(SEATS, 4, bet_previous_round=everyone,
-                            declined=everyone - {4}) is None
+    # a seat takes the bank once the seats before it in turn have declined (check_taker)
+    bank.check_taker(SEATS, 4, 2, bet_previous_round=everyone)            # seat 3 declined
+    bank.check_taker(SEATS, 4, 8, bet_previous_round=everyone)            # 3, 2, 1 declined
 
 
 def test_art_5_2_only_to_a_player_who_bet_in_the_previous_round_always_reading():
-    # seat 3 is occupied but did not bet last round; seat 2 did
-    got = bank.next_banker(SEATS, 4, bet_previous_round={2, 7}, occupied={2, 3, 7})
-    assert got == 2
-    assert bank.next_banker(SEATS, 4, bet_previous_round={2, 7}, occupied={2, 3, 7},
-                            declined={2}) == 7
+    # seat 3 is occupied but did not bet last round; seats 2 and 7 did
+    assert bank.bank_offer_order(SEATS, 4, bet_previous_round={2, 7},
+                                 occupied={2, 3, 7}) == [2, 7]
 
 
 def test_art_5_2_when_passed_reading_frees_only_the_seat_whose_turn_it_is():
     rd = {"bank_requires_previous_bet": "when_passed"}
     occupied = {2, 3, 7}
-    # seat 3's turn: it takes the bank though it did not bet last round
-    assert bank.next_banker(SEATS, 4, bet_previous_round={2, 7}, occupied=occupied,
-                            interpretations=rd) == 3
-    # seat 3 declines: passed on, seat 2 bet last round, so it may take it
-    assert bank.next_banker(SEATS, 4, bet_previous_round={2, 7}, occupied=occupied,
-                            declined={3}, interpretations=rd) == 2
+    # seat 3's turn: it takes the bank though it did not bet last round; if it declines, the
+    # bank passes on to seat 2, which bet last round, then to seat 7
+    assert bank.bank_offer_order(SEATS, 4, bet_previous_round={2, 7}, occupied=occupied,
+                                 interpretations=rd) == [3, 2, 7]
     # passed after a refusal to seat 1, which did not bet: skipped
     assert bank.bank_offer_order(SEATS, 4, bet_previous_round={7}, occupied={3, 1, 7},
                                  interpretations=rd) == [3, 7]
@@ -83,10 +77,10 @@ def test_art_5_2_check_taker_refuses_a_seat_the_bank_cannot_pass_to():
 
 def test_art_5_2_bad_input_is_named():
     with pytest.raises(RuleError, match="not one of the table's seats"):
-        bank.next_banker(SEATS, 12, bet_previous_round={1})
+        bank.bank_offer_order(SEATS, 12, bet_previous_round={1})
     with pytest.raises(RuleError, match="always or when_passed"):
-        bank.next_banker(SEATS, 4, bet_previous_round={1},
-                         interpretations={"bank_requires_previous_bet": "sometimes"})
+        bank.bank_offer_order(SEATS, 4, bet_previous_round={1},
+                              interpretations={"bank_requires_previous_bet": "sometimes"})
 
 
 # --- art. 5(3)-(4) -----------------------------------------------------------------------

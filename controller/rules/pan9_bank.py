@@ -70,20 +70,6 @@ def bank_offer_order(seats: Iterable[int], banker: int, *, bet_previous_round: I
     return offers
 
 
-def next_banker(seats: Iterable[int], banker: int, *, bet_previous_round: Iterable[int],
-                declined: Iterable[int] = (), occupied: Iterable[int] | None = None,
-                interpretations: Mapping[str, str] | None = None) -> int | None:
-    """The seat the bank is offered to next (art. 5(1)-(2)), skipping those that ``declined``;
-    None when every eligible seat has declined (the text is silent then: the table machine asks
-    the players to agree, art. 5(1), or closes the table)."""
-    refused = set(declined)
-    for seat in bank_offer_order(seats, banker, bet_previous_round=bet_previous_round,
-                                 occupied=occupied, interpretations=interpretations):
-        if seat not in refused:
-            return seat
-    return None
-
-
 def check_taker(seats: Iterable[int], banker: int, taker: int, *,
                 bet_previous_round: Iterable[int],
                 interpretations: Mapping[str, str] | None = None) -> None:
