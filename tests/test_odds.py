@@ -13,16 +13,34 @@ import pytest
 from controller.rules import fortune_3_card_poker, get_game, odds, q_poker
 from controller.rules.cards import Card, full_deck
 from controller.rules.errors import RuleError
-from controller.rules.three_card import FORTUNE, Q_POKER, evaluate
+from controller.rules.three_card import FORTUNE, Q_POKER, Category, evaluate
 
 DECK = full_deck()
+
+
+# The standard casino game, as a check of the engine against published analyses: Ante and
+# Play 1 to 1, croupier qualifies at Q-high, not qualified pays the Ante and returns the Play,
+# ties push, and an ante bonus 5-4-1 (straight flush, three of a kind, straight) paid whenever
+# the player plays. Pair Plus 40-30-6-4-1.
+STANDARD_THREE_CARD_POKER = odds.VersusSpec(
+    win={c: Fraction(2) for c in Category},
+    tie={c: Fraction(0) for c in Category},
+    unqualified=Fraction(1), lose=Fraction(-2), fold=Fraction(-1),
+    bonus={Category.STRAIGHT_FLUSH: Fraction(5), Category.THREE_OF_A_KIND: Fraction(4),
+           Category.STRAIGHT: Fraction(1)},
+    extra_stake=Fraction(1))
+STANDARD_PAIR_PLUS = {Category.STRAIGHT_FLUSH: 40, Category.THREE_OF_A_KIND: 30,
+                      Category.STRAIGHT: 6, Category.FLUSH: 4, Category.PAIR: 1}
 
 
 def test_standard_game_matches_published_analyses():
     """The standard casino game (Ante/Play 1 to 1, ante bonus 5-4-1, Q-high qualification,
     Pair Plus 40-30-6-4-1): published house edges 2.32 % (Pair Plus) and 3.37 % (Ante and
     Play with the Q-6-4 strategy, element of risk 2.01 %)."""
-    result = odds.standard_three_card_poker_odds()
+    table = odds.hand_table(FORTUNE)
+    result = {"pair_plus": odds.pair_wager_odds(table, STANDARD_PAIR_PLUS),
+              "ante": odds.versus_odds(table, STANDARD_THREE_CARD_POKER,
+                                       odds.outcome_counts(table))}
     # Pair Plus by hand from the category counts: (48*40 + 52*30 + 720*6 + 1096*4 + 3744
     # - 16440) / 22100 = -512 / 22100
     assert Fraction(result["pair_plus"]["house_edge_exact"]) == Fraction(512, 22100)

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import functools
 import itertools
+from typing import Sequence
 
 import pytest
 from hypothesis import given, strategies as st
 
 from controller.rules.cards import Card, full_deck, parse_cards
 from controller.rules.errors import RuleError
-from controller.rules.three_card import (FORTUNE, Q_POKER, Category, Ranking, compare, evaluate,
-                                         qualifies, sequence_top)
+from controller.rules.three_card import (FORTUNE, Q_POKER, Category, Ranking, evaluate, qualifies,
+                                         sequence_top)
 
 DECK = full_deck()
 ALL_HANDS = list(itertools.combinations(DECK, 3))
@@ -24,6 +25,13 @@ SUIT_ORDER = "dchs"  # art. 4(1) of 89/2004, lowest first: diamonds, clubs, hear
 # 89/2004 art. 4(3) / 78/2008 art. 4(2), highest first, exactly as listed.
 SEQUENCES = ["AKQ", "KQJ", "QJT", "JT9", "T98", "987", "876", "765", "654", "543", "432", "A23"]
 FACE = "23456789TJQKA"
+
+
+def compare(a: Sequence[Card], b: Sequence[Card], ranking: Ranking) -> int:
+    """1 when hand ``a`` beats ``b`` under ``ranking``, -1 when it loses, 0 on a tie: the
+    order of their ``evaluate`` keys, which the settlements compare."""
+    ka, kb = evaluate(a, ranking).key, evaluate(b, ranking).key
+    return (ka > kb) - (ka < kb)
 
 
 def h(text: str) -> list[Card]:

@@ -31,7 +31,7 @@ import numpy as np
 
 from .cards import Card, full_deck
 from .errors import RuleError
-from .three_card import FORTUNE, Category, Ranking, evaluate, qualifies
+from .three_card import Category, Ranking, evaluate, qualifies
 
 N_HANDS = 22100          # C(52, 3)
 N_CROUPIER = 18424       # C(49, 3): croupier hands for each player hand
@@ -274,25 +274,3 @@ def fortune_odds(chosen: Mapping[str, str], progress: Progress | None = None) ->
     return {"game": f.GAME.game_id, "interpretations": dict(chosen),
             "bets": {f.PAIR_PLUS: pair_wager_odds(table, f.PAIR_PLUS_PAYS),
                      f.ANTE: versus_odds(table, fortune_spec(chosen), outcomes)}}
-
-
-# The standard casino game, as a check of this engine against published analyses: Ante and
-# Play 1 to 1, croupier qualifies at Q-high, not qualified pays the Ante and returns the Play,
-# ties push, and an ante bonus 5-4-1 (straight flush, three of a kind, straight) paid whenever
-# the player plays. Pair Plus 40-30-6-4-1.
-STANDARD_THREE_CARD_POKER = VersusSpec(
-    win={c: Fraction(2) for c in Category},
-    tie={c: Fraction(0) for c in Category},
-    unqualified=Fraction(1), lose=Fraction(-2), fold=Fraction(-1),
-    bonus={Category.STRAIGHT_FLUSH: Fraction(5), Category.THREE_OF_A_KIND: Fraction(4),
-           Category.STRAIGHT: Fraction(1)},
-    extra_stake=Fraction(1))
-STANDARD_PAIR_PLUS = {Category.STRAIGHT_FLUSH: 40, Category.THREE_OF_A_KIND: 30,
-                      Category.STRAIGHT: 6, Category.FLUSH: 4, Category.PAIR: 1}
-
-
-def standard_three_card_poker_odds() -> dict[str, Any]:
-    """The standard game's Pair Plus and Ante/Play edges (see STANDARD_THREE_CARD_POKER)."""
-    table = hand_table(FORTUNE)
-    return {"pair_plus": pair_wager_odds(table, STANDARD_PAIR_PLUS),
-            "ante": versus_odds(table, STANDARD_THREE_CARD_POKER, outcome_counts(table))}

@@ -151,12 +151,6 @@ def _suit_lookup(cards: Sequence[Card]):
     return suit_of
 
 
-def compare(a: Sequence[Card], b: Sequence[Card], ranking: Ranking) -> int:
-    """1 when hand ``a`` beats ``b``, -1 when it loses, 0 on a tie."""
-    ka, kb = evaluate(a, ranking).key, evaluate(b, ranking).key
-    return (ka > kb) - (ka < kb)
-
-
 # The croupier plays only with a Q-high hand or better (89/2004 art. 9(4), 78/2008 art. 9(5)):
 # anything but three odd cards below a queen qualifies.
 def qualifies(value: HandValue) -> bool:
