@@ -49,7 +49,7 @@ def test_side_pot_winner_and_main_pot_winner_differ():
 
 def test_art_10_4_equal_hands_split_equally():
     r = settle_pots({1: 100, 4: 100, 6: 100}, set(), {1: 7, 4: 7, 6: 2}.get, big_blind=10)
-    assert r.payouts == {1: 150, 4: 150} and not r.had_odd_chip
+    assert r.payouts == {1: 150, 4: 150} and not any(p.odd_chips for p in r.pots)
 
 
 def test_art_10_5_h2_odd_chip_to_the_tied_winner_nearest_the_croupiers_left():

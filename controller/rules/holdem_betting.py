@@ -372,14 +372,6 @@ class HandState:
         kind, to = self._plan(seat, action, amount)
         return self._apply(seat, kind, to, folds=kind == "fold")
 
-    def is_legal(self, seat: int, action: str, amount: int | None = None) -> bool:
-        """Whether ``act`` would accept this action now (it changes nothing)."""
-        try:
-            self._plan(seat, action, amount)
-        except RuleError:
-            return False
-        return True
-
     def _plan(self, seat: int, action: str, amount: int | None) -> tuple[str, int]:
         """Validate an action without changing anything: (recorded kind, round total)."""
         kind = _ACTION_ALIASES.get(str(action).strip().lower(), str(action).strip().lower())
@@ -487,7 +479,3 @@ class HandState:
         self.history.append(action)
         self._start_round(after=seat)
         return action
-
-    def net_committed(self) -> dict[int, int]:
-        """Chips each seat has put in over the hand."""
-        return dict(self.committed)

@@ -56,10 +56,6 @@ class PotResult:
     nets: dict[int, int]
     rake: int
 
-    @property
-    def had_odd_chip(self) -> bool:
-        return any(p.odd_chips for p in self.pots)
-
 
 def parse_rake_percent(value: Any) -> Fraction:
     """A rake rate in percent (``5``, ``"4.5"``, ``"3%"``); 0 means no rake. Art. 16 allows
