@@ -45,6 +45,7 @@ MAX_DECKS = 8                               # decks in one shoe (docs/integrity.
 MAX_ALPHA = 0.01                            # the sentinel's false-alarm level, per deck
 NO_DECK_ID = 0xFFFF                         # the wire's "no deck id" (docs/protocol.md)
 HOLDEM = "texas-holdem"
+PAN9 = "super-pan-9"
 STRUCTURES = ("limit", "no-limit")          # 11/2008 art. 11(2)-(3)
 RAKE_MIN_PERCENT, RAKE_MAX_PERCENT = 3, 5   # 11/2008 art. 16
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -102,6 +103,18 @@ class HoldemConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class Pan9Config:
+    """A Super Pan 9 table's house settings (261/96/M): the capital the house co-banks with,
+    predetermined (art. 5(5): "capital previamente determinado"), in chip units; None: the
+    dealer gives it with each house co-bank."""
+
+    house_co_bank_capital: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"house_co_bank_capital": self.house_co_bank_capital}
+
+
+@dataclass(frozen=True, slots=True)
 class GpioConfig:
     """The dealer panel's pins (gpiozero pin names: an int is a BCM number, or ``"GPIO17"``,
     ``"BOARD11"``, ``"J8:11"``). A pin left out means that input or output is not fitted."""
@@ -151,6 +164,7 @@ class TableConfig:
     devices: Mapping[str, DeviceSpec] = field(default_factory=dict)
     gpio: GpioConfig | None = None
     holdem: HoldemConfig | None = None  # Texas Hold'em only
+    pan9: Pan9Config | None = None      # Super Pan 9 only
     journal_path: Path = Path(DEFAULT_JOURNAL)
     api: ApiConfig = field(default_factory=ApiConfig)
     integrity_alarm: str = "warn"
@@ -174,6 +188,7 @@ class TableConfig:
                        "wagers": {k: list(v) for k, v in self.limits.wagers.items()}},
             "interpretations": dict(self.interpretations),
             "holdem": self.holdem.to_json() if self.holdem else None,
+            "pan9": self.pan9.to_json() if self.pan9 else None,
             "devices": {k: {"class": d.device_class, "transport": d.transport, "port": d.port,
                             "codec": d.codec, "usb": [d.usb_vendor, d.usb_product, d.usb_serial]}
                         for k, d in self.devices.items()},
@@ -332,6 +347,14 @@ def _blind(v: Any) -> str:
     return "" if v <= MAX_AMOUNT else f"must be at most {AMOUNT_LIMIT}"
 
 
+def _house_capital(v: Any) -> str:
+    if v <= 0:
+        return ("must be greater than 0: the chip units the house co-banks with each round it "
+                "joins the bank (261/96/M art. 5(5)); or leave house_co_bank_capital out and "
+                "give the capital with each house co-bank")
+    return "" if v <= MAX_AMOUNT else f"must be at most {AMOUNT_LIMIT}"
+
+
 def _heartbeat(v: Any) -> str:
     # A device takes Hello.heartbeat_ms within 50-10,000 ms (docs/protocol.md 3.1) and clamps
     # anything else, so outside that range the host would expect heartbeats the device never
@@ -452,6 +475,12 @@ SCHEMA: dict[str, dict[str, Key]] = {
                             help="the house's commission in percent of each pot, 3 to 5, or "
                                  "0 for none (11/2008 art. 16)"),
     },
+    "pan9": {
+        "house_co_bank_capital": Key("int", None, check=_house_capital, example="500",
+                                     help="the house's co-bank capital in chip units, "
+                                          "predetermined (261/96/M art. 5(5)); left out, the "
+                                          "dealer gives it with each house co-bank"),
+    },
     "journal": {
         "path": Key("str", DEFAULT_JOURNAL, check=_journal_path,
                     help="the journal file (SQLite), an absolute path; its directory must "
@@ -519,7 +548,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
                               help="silence after which the link is lost"),
     },
 }
-TOP_LEVEL = ("table", "chips", "limits", "holdem", "interpretations", "devices", "gpio",
+TOP_LEVEL = ("table", "chips", "limits", "holdem", "pan9", "interpretations", "devices", "gpio",
              "journal", "api", "integrity", "service", "logging")
 _TYPE_NAMES = {"str": "a string in quotes", "int": "a whole number", "bool": "true or false",
                "float": "a number", "pin": "a GPIO pin (a BCM number 0-27 such as 17, or \"GPIO17\")",
@@ -741,6 +770,7 @@ def validate(doc: Mapping[str, Any], text: str = "", path: str | Path | None = N
     game = _game(ck, table)
     limits = _limits(ck, _table(ck, doc, "limits"), game)
     holdem = _holdem(ck, doc, table.get("game"))
+    pan9 = _pan9(ck, doc, table.get("game"))
     interpretations = _interpretations(ck, _table(ck, doc, "interpretations"), game)
     _integrity_decks(ck, integrity["decks"], game, interpretations)
     devices = _devices(ck, _table(ck, doc, "devices"))
@@ -762,7 +792,7 @@ def validate(doc: Mapping[str, Any], text: str = "", path: str | Path | None = N
         table_id=table["id"], game=table["game"], mode=Mode(table["mode"]),
         boxes=table["boxes"], chip_unit=chips["unit"], currency=chips["currency"],
         limits=limits, interpretations=interpretations, devices=devices or {}, gpio=gpio,
-        holdem=holdem,
+        holdem=holdem, pan9=pan9,
         journal_path=Path(journal["path"]), api=api, integrity_alarm=integrity["alarm"],
         integrity_decks=integrity["decks"],
         integrity_deck_ids=(tuple(integrity["deck_ids"]) if integrity["deck_ids"] is not None
@@ -877,6 +907,21 @@ def _holdem(ck: _Checker, doc: Mapping[str, Any], game_id: str | None) -> Holdem
     rake = values["rake_percent"]
     return HoldemConfig(small, big, values["structure"],
                         Fraction(repr(rake)) if isinstance(rake, float) else Fraction(rake))
+
+
+def _pan9(ck: _Checker, doc: Mapping[str, Any], game_id: str | None) -> Pan9Config | None:
+    """[pan9]: optional at a Super Pan 9 table (without it the dealer gives the house's co-bank
+    capital each time), an error at any other: only Super Pan 9 has a bank to co-bank."""
+    present = "pan9" in doc
+    if game_id is not None and game_id != PAN9:
+        if present:
+            ck.add(("pan9",), f"only a {PAN9} table has a [pan9] section (the house's co-bank "
+                   f"capital, 261/96/M art. 5(5)); this table plays {game_id}",
+                   f"remove [pan9], or set table.game = \"{PAN9}\"")
+        return None
+    values = ck.section(_table(ck, doc, "pan9"), ("pan9",), SCHEMA["pan9"]) if present \
+        else {"house_co_bank_capital": None}
+    return Pan9Config(values["house_co_bank_capital"]) if game_id is not None else None
 
 
 def _unknown_wager_fix(name: str, wagers: tuple[str, ...], game: Any) -> str:

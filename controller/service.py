@@ -160,7 +160,8 @@ class Service:
         table = Table(cfg.table_id, game, cfg.mode, layout_boxes=cfg.boxes,
                       interpretations=cfg.interpretations, devices=devices, box_sensors=sensors,
                       limits=limits, holdem=self._holdem_options(), integrity=monitor,
-                      integrity_action=cfg.integrity_alarm)
+                      integrity_action=cfg.integrity_alarm,
+                      house_co_bank_capital=cfg.pan9.house_co_bank_capital if cfg.pan9 else None)
         self.runner = TableRunner(table, self.journal, publish=self._publish, send=self._send,
                                   published=self._published)
         self.journal.append(Kind.SERVICE.value, {"event": "start", "pid": os.getpid()},

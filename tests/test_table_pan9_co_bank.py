@@ -311,6 +311,128 @@ def test_co_banks_are_journaled_and_come_back_after_a_restart(tmp_path):
         ("banker", 95), ("Eve", 95), ("house", 150)]
 
 
+# --- the house's predetermined capital (art. 5(5); [pan9] house_co_bank_capital) --------------
+
+def house_bank(capital=500):
+    """Banker on seat 1 with 100; the house's capital predetermined at ``capital``."""
+    t = table("super-pan-9", house_co_bank_capital=capital)
+    t.command("set_banker", seat=1, capital=100)
+    return t
+
+
+def test_the_house_co_banks_with_its_predetermined_capital_when_none_is_typed():
+    t = house_bank(500)
+    t.command("co_bank", house=True)
+    assert t.round.co_bankers == [{"house": True, "capital": 500}]
+    shown = [e.to_json() for e in t.outbox if e.kind == "co_banker"][-1]
+    assert (shown["house"], shown["capital"]) == (True, 500)
+    # the round of the first test above, the house's 500 predetermined instead of typed:
+    # settled alike (the house last although placed first)
+    t.command("co_bank", player="Eve", seat=4, capital=100)
+    t.command("place_bet", box=2, wager="seat", amount=200, player="Ana")
+    t.command("place_bet", box=3, wager="seat", amount=150, player="Bo")
+    t.command("shake")
+    deal(t, LOSERS)
+    assert bank_rows(t) == [("banker", "banker", 100, 5, 95), ("co_banker", "Eve", 100, 5, 95),
+                            ("house", "house", 150, 0, 150)]
+    assert [r["capital"] for r in settlement(t)["bank"]] == [100, 100, 500]
+
+
+def test_a_capital_typed_for_the_house_must_be_the_predetermined_one():
+    t = house_bank(500)
+    refused(t, r"the house's co-bank capital is predetermined: 500 chip units \(\[pan9\] "
+            r"house_co_bank_capital, 261/96/M art\. 5\(5\)\), not 300; leave capital out to "
+            r"co-bank the 500, or change house_co_bank_capital in the table's configuration",
+            house=True, capital=300)
+    refused(t, r"the house's co-bank capital must be more than 0 chip units, got 0",
+            house=True, capital=0)
+    t.command("co_bank", house=True, capital=500)       # the same amount typed: taken
+    assert t.round.co_bankers == [{"house": True, "capital": 500}]
+    # a player's capital is his own: the house's predetermined one does not apply to it
+    refused(t, r"co_bank needs capital: Eve's capital in chip units \(only the house's may be "
+            r"left out, when the table's configuration predetermines it\)", player="Eve")
+    t.command("co_bank", player="Eve", capital=70)
+    assert t.round.co_bankers[-1] == {"player": "Eve", "seat": None, "capital": 70}
+
+
+def test_without_a_predetermined_capital_the_house_capital_is_given_with_its_co_bank():
+    t = table("super-pan-9")
+    t.command("set_banker", seat=1, capital=100)
+    refused(t, r"co_bank needs capital: the house's co-bank capital in chip units; or "
+            r"predetermine it for the table as \[pan9\] house_co_bank_capital in its "
+            r"configuration \(261/96/M art\. 5\(5\)\)", house=True)
+    t.command("co_bank", house=True, capital=300)
+    assert t.round.co_bankers == [{"house": True, "capital": 300}]
+
+
+def test_a_table_is_not_given_a_house_capital_it_could_not_take():
+    from controller.rules import get_game
+    from controller.table import Table
+    for capital, match in ((0, r"the house's co-bank capital must be more than 0"),
+                           (MAX_AMOUNT + 1, r"too large"), ("500", r"whole number")):
+        with pytest.raises(TablectlError, match=match):
+            Table("T1", get_game("super-pan-9"), "shoe", layout_boxes=8,
+                  house_co_bank_capital=capital)
+    with pytest.raises(TablectlError, match=r"Q Poker has no banker, so no house co-bank"):
+        Table("T1", get_game("q-poker"), "shoe", layout_boxes=7, house_co_bank_capital=500)
+
+
+def test_the_house_capital_a_round_opened_with_stands_through_a_restart(tmp_path):
+    from controller.journal import Journal
+    from controller.rules import get_game
+    from controller.table import Table
+    from controller.table.runner import TableRunner
+
+    def runner(capital):
+        t = Table("T1", get_game("super-pan-9"), "shoe", layout_boxes=8, devices=DEVICES,
+                  house_co_bank_capital=capital)
+        return TableRunner(t, Journal.open(tmp_path / "j.db", "T1"))
+    run = runner(500)
+    run.command("open_table", role="supervisor")
+    run.command("deck_ready")
+    run.command("set_banker", seat=1, capital=100)
+    before = len(run.journal)
+    run.command("co_bank", house=True)
+    recs = list(run.journal.records(since=before))
+    # the command as given, and what the table took of it, both journaled before it counts
+    assert [r.kind for r in recs] == ["command", "table"]
+    assert recs[0].payload["args"] == {"house": True}
+    assert (recs[1].payload["kind"], recs[1].payload["capital"]) == ("co_banker", 500)
+    run.command("place_bet", box=2, wager="seat", amount=200, player="Ana")
+    run.command("place_bet", box=3, wager="seat", amount=150, player="Bo")
+    run.journal.close()                                 # the process dies here
+
+    # restarted with the configuration changed: the round in play keeps the capital it
+    # opened with (predetermined for it), as the journal says it was taken
+    run = runner(800)
+    run.recover()
+    t = run.table
+    assert t.state == "bets_open"
+    assert t.public_view()["round"]["co_bankers"] == [{"house": True, "capital": 500}]
+    run.command("remove_co_bank", house=True)
+    run.command("co_bank", house=True)
+    assert t.round.co_bankers == [{"house": True, "capital": 500}]
+    with pytest.raises(TablectlError, match="predetermined: 500 chip units"):
+        run.command("co_bank", house=True, capital=800)
+    run.command("shake")
+    deal(t, LOSERS, device=run.device)
+    settled = [r.payload for r in run.journal.records(kinds=["table"])
+               if r.payload["kind"] == "settlement"]
+    assert [(row["name"], row["capital"], row["won"]) for row in settled[-1]["bank"]] == [
+        ("banker", 100, 100), ("house", 500, 250)]
+    # the next round opens with the capital now configured, and keeps it through a restart
+    run.command("confirm_result")
+    run.command("next_round")
+    run.command("deck_ready")                           # a fresh deck every round (art. 2(1))
+    run.command("set_banker", seat=1, capital=200)      # capital and win kept (art. 5(4))
+    run.command("co_bank", house=True)
+    assert t.round.co_bankers == [{"house": True, "capital": 800}]
+    run.journal.close()
+    run = runner(800)
+    run.recover()
+    assert run.table.public_view()["round"]["co_bankers"] == [{"house": True, "capital": 800}]
+
+
 def test_no_snapshot_is_taken_of_a_round_holding_co_banks():
     t = table("super-pan-9")
     t.command("set_banker", seat=1, capital=100)

@@ -211,7 +211,8 @@ class Table:
                  limits: Mapping[str, tuple[int, int]] | None = None,
                  flow: Flow | None = None, wagers: tuple[str, ...] | None = None,
                  holdem: Mapping[str, Any] | None = None, integrity: Any = None,
-                 integrity_action: str = "warn") -> None:
+                 integrity_action: str = "warn",
+                 house_co_bank_capital: int | None = None) -> None:
         self.table_id = table_id
         self.game = game
         self.mode = Mode.parse(mode) if isinstance(mode, str) else mode
@@ -223,6 +224,17 @@ class Table:
         self.limits = dict(limits or {})
         self.flow = flow or flow_for(game.game_id)
         self.wagers = wagers if wagers is not None else settle_doc.wagers_of(game.game_id)
+        if house_co_bank_capital is not None:
+            if not self.flow.dice:
+                raise TablectlError(f"{game.title} has no banker, so no house co-bank capital; "
+                                    "leave it out")
+            house_co_bank_capital = check_amount(house_co_bank_capital,
+                                                 "the house's co-bank capital")
+        # Super Pan 9 art. 5(5): the house's co-bank capital as configured ([pan9]), and the
+        # one in force for the round in play, fixed when it opens (in its snapshot), so a
+        # restart replays the round with the capital it was played with.
+        self.house_co_bank_capital = house_co_bank_capital
+        self._house_capital = house_co_bank_capital
         self.conditions: dict[str, set[str]] = {}   # device id -> {"jam", "door_open", ...}
         self.identities: dict[str, dict[str, Any]] = {}
         self.outbox: list[PublicEvent] = []
@@ -1275,6 +1287,7 @@ class Table:
         self._reshake_owed = False
         self._shaken = False
         self._busy_asks = 0
+        self._house_capital = self.house_co_bank_capital
         self._publish("round_started", game=self.game.game_id, mode=self.mode.value,
                       needs_shuffle=self.needs_shuffle())
         if self.needs_shuffle() and self.mode is Mode.SHUFFLER:
@@ -1775,11 +1788,13 @@ class Table:
                                 f"1-{self.layout_boxes}")
         return seat
 
-    def _cmd_co_bank(self, capital: int, player: str | None = None, seat: int | None = None,
-                     house: bool = False) -> None:
+    def _cmd_co_bank(self, capital: int | None = None, player: str | None = None,
+                     seat: int | None = None, house: bool = False) -> None:
         """261/96/M art. 5(5): the house, or a player of another seat, joins the banker with a
-        capital of its own, on the table before the shake (art. 5(3), 2(5)). What the rules'
-        settlement would refuse (super_pan_9 ``co_bankers``) is refused here, when given."""
+        capital of its own, on the table before the shake (art. 5(3), 2(5)). The house's
+        capital is "previamente determinado": where the configuration predetermines it, a
+        house co-bank takes it and another amount is refused. What the rules' settlement would
+        refuse (super_pan_9 ``co_bankers``) is refused here, when given."""
         self._co_banking("take a co-bank", house)
         r = self.round
         if r.banker is None:
@@ -1789,7 +1804,7 @@ class Table:
             if player is not None or seat is not None:
                 raise TablectlError("the house co-banks in its own name: leave player and seat "
                                     "out, or give house=false for a player's co-bank")
-            capital = check_amount(capital, "the house's co-bank capital")
+            capital = self._house_co_bank_capital(capital)
             held = self._co_banker(None)
             if held is not None:
                 raise TablectlError(f"the house already co-banks {held['capital']} this round: "
@@ -1816,6 +1831,10 @@ class Table:
                 raise TablectlError("with co_banker_order=counter_clockwise co-banking players "
                                     "are settled by seat from the banker's (interpretation "
                                     f"P10); give {player}'s seat")
+            if capital is None:
+                raise TablectlError(f"co_bank needs capital: {player}'s capital in chip units "
+                                    "(only the house's may be left out, when the table's "
+                                    "configuration predetermines it)")
             capital = check_amount(capital, f"co-banker {player}'s capital")
             bet = next((k for k in r.bets if k.player == player), None)
             if bet is not None:
@@ -1832,6 +1851,26 @@ class Table:
         r.co_bankers.append(entry)
         self._publish("co_banker", player=entry.get("player"), seat=entry.get("seat"),
                       house=house, capital=capital)
+
+    def _house_co_bank_capital(self, capital: Any) -> int:
+        """The house's co-bank capital: the one predetermined for the round (261/96/M art.
+        5(5), [pan9] house_co_bank_capital) when none is given, and only that one; without
+        one predetermined, the capital given."""
+        fixed = self._house_capital
+        if capital is None:
+            if fixed is None:
+                raise TablectlError("co_bank needs capital: the house's co-bank capital in chip "
+                                    "units; or predetermine it for the table as [pan9] "
+                                    "house_co_bank_capital in its configuration (261/96/M art. "
+                                    "5(5))")
+            return fixed
+        capital = check_amount(capital, "the house's co-bank capital")
+        if fixed is not None and capital != fixed:
+            raise TablectlError(f"the house's co-bank capital is predetermined: {fixed} chip "
+                                "units ([pan9] house_co_bank_capital, 261/96/M art. 5(5)), not "
+                                f"{capital}; leave capital out to co-bank the {fixed}, or change "
+                                "house_co_bank_capital in the table's configuration")
+        return capital
 
     def _cmd_remove_co_bank(self, player: str | None = None, house: bool = False) -> None:
         """A co-bank taken back before the shake (art. 2(5), 5(3)); published with capital 0."""
@@ -2188,7 +2227,8 @@ class Table:
                 "dispensing": self._dispensing, "awaiting_shuffle": self._awaiting_shuffle,
                 "bank_turn": self._bank_turn.to_json() if self._bank_turn else None,
                 "bank_bettors": (list(self._bank_bettors) if self._bank_bettors is not None
-                                 else None)}
+                                 else None),
+                "house_co_bank_capital": self._house_capital}
 
     def restore(self, snap: Mapping[str, Any]) -> None:
         """Put the table back as :meth:`snapshot` described it (before replaying inputs)."""
@@ -2214,6 +2254,7 @@ class Table:
         self._bank_turn = BankTurn.from_json(turn) if turn else None
         bettors = snap.get("bank_bettors")
         self._bank_bettors = tuple(int(b) for b in bettors) if bettors is not None else None
+        self._house_capital = snap.get("house_co_bank_capital", self.house_co_bank_capital)
         from controller.integrity.alarms import Alarm
         self.gate.pending = [Alarm.from_json(a) for a in snap.get("integrity_pending", [])]
         self._held_alarms = []
