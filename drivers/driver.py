@@ -23,7 +23,8 @@ from controller.errors import TablectlError
 from controller.rules.cards import Card
 
 from . import events as ev
-from .link import Link, LinkDown, LinkStats, NotSent, NotUnderstood, Receipt, SessionMemory
+from .link import (LOST_EVENT_CODE, Link, LinkDown, LinkStats, NotSent, NotUnderstood, Receipt,
+                   SessionMemory)
 from .protocol import messages as m
 from .protocol.codec import Codec, get_codec
 from .spec import DeviceSpec
@@ -214,9 +215,18 @@ class Driver:
 
     def _on_message(self, msg: m.Message) -> None:
         if not msg.for_class(self.device_class):
+            # Acknowledged by the link, so never sent again: what it reported (a card, a jam)
+            # is lost, and a device that sends what its class does not is out of order
+            # (docs/protocol.md 3.1). The table rules on it as the device's malfunction; the
+            # message's fields stay out of the text (a card in them may be face down).
             self.log.warning("message of another device class dropped",
                              message=type(msg).__name__)
             self.link.stats.rejected += 1
+            self._emit(self._event(
+                ev.Malfunction, code=LOST_EVENT_CODE,
+                text=f"sent a {type(msg).__name__} frame, which no {self.device_class} "
+                     "sends; what it reported is lost: check the device before the next "
+                     "round"))
             return
         event = self._translate(msg)
         if event is None:

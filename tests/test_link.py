@@ -824,7 +824,8 @@ SAMPLE = {"u8": 3, "u16": 513, "u32": 0, "i32": -5, "bool": True, "card": 12, "d
 
 def test_any_message_a_device_may_send_leaves_the_link_up(link_path):
     # A shoe that (wrongly) sends every message type there is, with sample values: messages of
-    # other classes are dropped and counted, none stops the link or the driver.
+    # other classes are dropped, counted and reported as the shoe's malfunction; none stops
+    # the link or the driver.
     async def main():
         peer, drv, q, up = await started(link_path, "shoe")
         for cls in sorted(m.MESSAGE_TYPES.values(), key=lambda c: c.TYPE):
