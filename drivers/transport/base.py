@@ -21,6 +21,10 @@ class Transport(ABC):
     """Bytes to and from one device. ``name`` is the stable name it is found by again."""
 
     name: str = ""
+    #: How long close() waits for a write still in its thread before it releases the device
+    #: (0: it does not wait). A transport whose library must not have a handle released under
+    #: a transfer sets its write timeout here.
+    close_wait_s: float = 0.0
 
     def __init__(self) -> None:
         self._inbox: asyncio.Queue[bytes | BaseException] | None = None
@@ -30,6 +34,7 @@ class Transport(ABC):
         self._opened = False
         self._watched: int | None = None     # the descriptor the event loop reads
         self._sink: Callable[[bytes], None] | None = None
+        self._writing = threading.Lock()     # held by a blocking write while it runs
 
     # -- to implement: blocking calls, run in threads -----------------------------------
     @abstractmethod
@@ -142,11 +147,15 @@ class Transport(ABC):
         if not self._opened:
             raise TransportClosed(f"{self.name} is not open")
         try:
-            await asyncio.to_thread(self._write_blocking, data)
+            await asyncio.to_thread(self._write_held, data)
         except TransportClosed:
             raise
         except Exception as exc:  # noqa: BLE001 - any library error means the port is gone
             raise TransportClosed(f"write to {self.name} failed: {exc}") from exc
+
+    def _write_held(self, data: bytes) -> None:
+        with self._writing:
+            self._write_blocking(data)
 
     def write_now(self, data: bytes) -> int:
         """Write what the device takes at once without blocking, from the event loop; the
@@ -168,5 +177,15 @@ class Transport(ABC):
         self._stop.set()
         if thread is not None:
             await asyncio.to_thread(thread.join, 2.0)
-        await asyncio.to_thread(self._close_blocking)
+        await asyncio.to_thread(self._close_after_write)
         self._inbox = None
+
+    def _close_after_write(self) -> None:
+        # A write cancelled with its task goes on in its thread until its own timeout: the
+        # device is released after it (up to close_wait_s), never under it.
+        held = self.close_wait_s > 0 and self._writing.acquire(timeout=self.close_wait_s)
+        try:
+            self._close_blocking()
+        finally:
+            if held:
+                self._writing.release()

@@ -40,6 +40,10 @@ def load_backend(name: str):
 
 
 class UsbTransport(Transport):
+    # libusb leaves undefined a transfer whose handle is closed under it (the call may never
+    # return): close() waits out a write in flight, which ends by its own timeout.
+    close_wait_s = WRITE_TIMEOUT_MS / 1000 + 0.5
+
     def __init__(self, vendor: int, product: int, serial: str = "", backend: str = "") -> None:
         super().__init__()
         self.vendor, self.product, self.serial, self.backend_name = vendor, product, serial, backend
