@@ -118,3 +118,36 @@ def test_another_host_handle_on_a_device_in_use_loses_none_of_its_bytes():
         while b"MARK" not in got:
             got += bytes(dev.read(0x81, 512, timeout=200))
         usb.util.dispose_resources(dev)
+
+
+def test_several_identical_devices_and_no_serial_configured_is_a_clear_error():
+    """With usb_serial empty the transport took whichever device enumerated first: a spare
+    shoe plugged in beside the table's, or the two swapping places in the enumeration after
+    a replug, and the table talked to another unit than the one it was dealing from. It is
+    refused instead, naming the units found and the key that picks one."""
+    async def main():
+        with firmware_sim.SimulatedTable(seed=3, speed=1000, transport="usb") as table:
+            table.add("shoe", "shoe-a", serial="SHOE-A")
+            table.add("shoe", "shoe-b", serial="SHOE-B")
+            t = UsbTransport(0x1D50, 0x6018, backend=SIM_BACKEND)
+            with pytest.raises(TransportError) as err:
+                await t.open()
+            assert not t.is_open
+            text = str(err.value)
+            assert "'SHOE-A'" in text and "'SHOE-B'" in text and "usb_serial" in text
+            # One of them configured: that one, as before.
+            t = UsbTransport(0x1D50, 0x6018, serial="SHOE-B", backend=SIM_BACKEND)
+            await t.open()
+            await t.close()
+    run(main())
+
+
+def test_one_device_and_no_serial_configured_is_that_device():
+    async def main():
+        with firmware_sim.SimulatedTable(seed=3, speed=1000, transport="usb") as table:
+            table.add("dice", serial="DICE-9")
+            t = UsbTransport(0x1D50, 0x6018, backend=SIM_BACKEND)
+            await t.open()
+            assert await asyncio.wait_for(t.read(), 5)
+            await t.close()
+    run(main())

@@ -59,9 +59,17 @@ class UsbTransport(Transport):
         except usb.core.NoBackendError:
             raise TransportError("no USB library (libusb) found; install libusb-1.0 or set "
                                  "usb_backend") from None
+        if not self.serial:
+            if len(devices) > 1:
+                # Whichever enumerates first would do, and that can change at a replug: a
+                # spare unit beside the table's would be taken for it.
+                found = ", ".join(repr(_serial_number(d)) for d in devices)
+                raise TransportError(
+                    f"{len(devices)} USB devices {self.vendor:04x}:{self.product:04x} are "
+                    f"plugged in (serial numbers {found}); set usb_serial in this device's "
+                    "table configuration to the one it is")
+            return devices[0] if devices else None
         for dev in devices:
-            if not self.serial:
-                return dev
             try:
                 if usb.util.get_string(dev, dev.iSerialNumber) == self.serial:
                     return dev
@@ -137,6 +145,16 @@ class UsbTransport(Transport):
         self._ep_in = self._ep_out = None
         if dev is not None:
             _dispose(dev)
+
+
+def _serial_number(dev) -> str:
+    """A device's serial number, to name it in an error; its handle is given back at once."""
+    try:
+        return usb.util.get_string(dev, dev.iSerialNumber) or "none"
+    except (usb.core.USBError, ValueError, NotImplementedError):
+        return "unreadable"
+    finally:
+        _dispose(dev)
 
 
 def _dispose(dev) -> None:
