@@ -110,6 +110,7 @@ class Driver:
         self.link = Link(spec, emit=self._emit, on_message=self._on_message, clock=clock,
                          transport=transport, codec=codec, log=self.log, confirm=confirm,
                          memory=memory, on_session=on_session)
+        self.link.transport.log = self.log
         self._status_waiters: list[asyncio.Future] = []
 
     # -- lifecycle and state --------------------------------------------------------------

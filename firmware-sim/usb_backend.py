@@ -11,7 +11,11 @@ link. In a table's configuration: ``usb_backend = "firmware_sim.usb_backend:get_
 Errors are raised as libusb's backend raises them: a read that times out raises
 ``usb.core.USBTimeoutError``; any transfer on a device that was unplugged (or rebooted, which
 re-enumerates it) raises ``usb.core.USBError`` with errno ENODEV, and the device is absent from
-the enumeration until it comes back.
+the enumeration until it comes back. ``UsbPort.halt(endpoint)`` stalls an endpoint as a
+firmware does (transfers on it fail with EPIPE until the host clears the halt or sets the
+configuration again), and ``UsbPort.fail_transfer(endpoint, error)`` makes the next transfer
+on it fail as a damaged one on a noisy cable does (``"io"``, EIO) or one the device overran
+(``"overflow"``, EOVERFLOW); neither loses a byte that was not in that transfer.
 
 The backend only reaches devices of its own process (a pyusb backend is a library); across
 processes use the pseudo-terminal or TCP transports.
@@ -35,9 +39,17 @@ EP_IN = 0x81
 MAX_PACKET = 64
 _BUFFER_LIMIT = 256 * 1024
 
+_LIBUSB_ERROR_IO = -1
 _LIBUSB_ERROR_NO_DEVICE = -4
 _LIBUSB_ERROR_TIMEOUT = -7
 _LIBUSB_ERROR_NOT_FOUND = -5
+_LIBUSB_ERROR_OVERFLOW = -8
+_LIBUSB_ERROR_PIPE = -9
+# The errors fail_transfer() can inject: libusb's code, its message and pyusb's errno.
+TRANSFER_ERRORS = {
+    "io": (_LIBUSB_ERROR_IO, "Input/Output Error", errno.EIO),
+    "overflow": (_LIBUSB_ERROR_OVERFLOW, "Overflow", errno.EOVERFLOW),
+}
 
 _lock = threading.Lock()
 _ports: dict[int, "UsbPort"] = {}
@@ -47,6 +59,10 @@ _ids = itertools.count(1)
 def _no_device() -> USBError:
     return USBError("No such device (it may have been disconnected)", _LIBUSB_ERROR_NO_DEVICE,
                     errno.ENODEV)
+
+
+def _pipe_error() -> USBError:
+    return USBError("Pipe error", _LIBUSB_ERROR_PIPE, errno.EPIPE)
 
 
 class UsbPort:
@@ -72,6 +88,8 @@ class UsbPort:
         self._cond = threading.Condition()
         self._to_host = bytearray()
         self._connected = False
+        self._halted: set[int] = set()             # endpoints the firmware stalled
+        self._failing: dict[int, str] = {}         # endpoint -> error of its next transfer
         self.reconnect()
 
     @property
@@ -122,6 +140,47 @@ class UsbPort:
         self.disconnect()
         self.reconnect()
 
+    def halt(self, endpoint: int) -> None:
+        """The firmware stalls ``endpoint`` (EP_IN or EP_OUT): transfers on it fail with a
+        pipe error until the host clears the halt or sets the configuration again."""
+        self._endpoint(endpoint)
+        with self._cond:
+            self._halted.add(endpoint)
+            self._cond.notify_all()
+
+    def fail_transfer(self, endpoint: int, error: str = "io") -> None:
+        """The next transfer on ``endpoint`` fails with ``error`` (see TRANSFER_ERRORS) and
+        carries nothing: the bytes it would have carried stay for the next one."""
+        self._endpoint(endpoint)
+        if error not in TRANSFER_ERRORS:
+            raise ValueError(f"transfer error {error!r} is unknown; use "
+                             f"{', '.join(TRANSFER_ERRORS)}")
+        with self._cond:
+            self._failing[endpoint] = error
+            self._cond.notify_all()
+
+    @staticmethod
+    def _endpoint(endpoint: int) -> None:
+        if endpoint not in (EP_IN, EP_OUT):
+            raise ValueError(f"endpoint 0x{endpoint:02x} is not one of this device's: use "
+                             f"0x{EP_IN:02x} (IN) or 0x{EP_OUT:02x} (OUT)")
+
+    def clear_halts(self, generation: int, endpoints: tuple[int, ...] = (EP_IN, EP_OUT)) -> None:
+        """The host clears a halt (CLEAR_FEATURE), or all of them (SET_CONFIGURATION)."""
+        with self._cond:
+            self._check(generation)
+            self._halted.difference_update(endpoints)
+
+    def _transfer_problem(self, endpoint: int) -> USBError | None:
+        """The error the next transfer on ``endpoint`` meets, if any (called holding _cond)."""
+        if endpoint in self._halted:
+            return _pipe_error()
+        error = self._failing.pop(endpoint, None)
+        if error is not None:
+            code, text, number = TRANSFER_ERRORS[error]
+            return USBError(text, code, number)
+        return None
+
     def close(self) -> None:
         self.disconnect()
 
@@ -148,6 +207,9 @@ class UsbPort:
     def host_write(self, generation: int, data: bytes) -> int:
         with self._cond:
             self._check(generation)
+            problem = self._transfer_problem(EP_OUT)
+        if problem is not None:
+            raise problem
         self.loop.call_soon_threadsafe(self.on_data, bytes(data))
         return len(data)
 
@@ -155,10 +217,14 @@ class UsbPort:
         timeout = None if not timeout_ms else timeout_ms / 1000
         with self._cond:
             self._check(generation)
-            if not self._to_host:
-                self._cond.wait_for(lambda: self._to_host or self.generation != generation,
+            if not self._to_host and EP_IN not in self._halted and EP_IN not in self._failing:
+                self._cond.wait_for(lambda: self._to_host or self.generation != generation
+                                    or EP_IN in self._halted or EP_IN in self._failing,
                                     timeout)
             self._check(generation)
+            problem = self._transfer_problem(EP_IN)
+            if problem is not None:
+                raise problem
             if not self._to_host:
                 raise USBTimeoutError("Operation timed out", _LIBUSB_ERROR_TIMEOUT,
                                       errno.ETIMEDOUT)
@@ -298,6 +364,8 @@ class SimBackend(usb.backend.IBackend):
         if config_value not in (0, 1):
             raise USBError("Entity not found", _LIBUSB_ERROR_NOT_FOUND, errno.ENOENT)
         dev_handle.configuration = config_value
+        # SET_CONFIGURATION puts every endpoint back in its default state: no halt.
+        dev_handle.dev.port.clear_halts(dev_handle.dev.generation)
 
     def get_configuration(self, dev_handle: _Handle) -> int:
         self._alive(dev_handle)
@@ -356,6 +424,7 @@ class SimBackend(usb.backend.IBackend):
 
     def clear_halt(self, dev_handle: _Handle, ep: int) -> None:
         self._alive(dev_handle)
+        dev_handle.dev.port.clear_halts(dev_handle.dev.generation, (ep,))
 
     def reset_device(self, dev_handle: _Handle) -> None:
         self._alive(dev_handle)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from abc import ABC, abstractmethod
-from typing import Callable
+from typing import Any, Callable
 
 from controller.errors import TablectlError
 
@@ -25,6 +25,8 @@ class Transport(ABC):
     #: (0: it does not wait). A transport whose library must not have a handle released under
     #: a transfer sets its write timeout here.
     close_wait_s: float = 0.0
+    #: The driver's logger (bound to its device id), for what a transport gets over by itself.
+    log: Any = None
 
     def __init__(self) -> None:
         self._inbox: asyncio.Queue[bytes | BaseException] | None = None

@@ -19,6 +19,14 @@ EP_OUT, EP_IN, EP_INTR_IN = 0x01, 0x81, 0x82
 READ_SIZE = 512
 READ_TIMEOUT_MS = 50
 WRITE_TIMEOUT_MS = 1000
+# Transfer errors of a device still on the bus: an endpoint its firmware halted (EPIPE), a
+# transfer damaged on the cable (EIO) or overrun by the device (EOVERFLOW), an interrupted
+# wait. The halt is cleared and the transfer tried again: the link layer's resends make up
+# what the failed one carried, where closing the port would lose the link (a machine failure
+# while dealing). A device that keeps failing delivers nothing, so the link's heartbeat
+# timeout still closes it.
+TRANSIENT_ERRNOS = frozenset({errno.EPIPE, errno.EIO, errno.EOVERFLOW, errno.EINTR})
+RETRY_PAUSE_S = READ_TIMEOUT_MS / 1000   # a device failing at once again must not spin
 
 
 def load_backend(name: str):
@@ -50,6 +58,7 @@ class UsbTransport(Transport):
         self.name = f"usb:{vendor:04x}:{product:04x}" + (f":{serial}" if serial else "")
         self._dev = None
         self._ep_in = self._ep_out = None
+        self._failing = False       # a transfer failed and none has carried bytes since
 
     def _find(self):
         backend = load_backend(self.backend_name)
@@ -123,22 +132,50 @@ class UsbTransport(Transport):
         if ep is None:
             raise TransportClosed("closed")
         try:
-            return bytes(ep.read(READ_SIZE, timeout=READ_TIMEOUT_MS))
+            data = bytes(ep.read(READ_SIZE, timeout=READ_TIMEOUT_MS))
         except usb.core.USBTimeoutError:
             return b""
         except usb.core.USBError as exc:
             if exc.errno == errno.ETIMEDOUT:
                 return b""
-            raise TransportClosed(f"{self.name}: {exc}") from None
+            if exc.errno not in TRANSIENT_ERRNOS:
+                raise TransportClosed(f"{self.name}: {exc}") from None
+            self._recover(ep, exc)
+            return b""
+        if data:
+            self._failing = False
+        return data
 
     def _write_blocking(self, data: bytes) -> None:
         ep = self._ep_out
         if ep is None:
             raise TransportClosed("closed")
-        try:
-            ep.write(data, timeout=WRITE_TIMEOUT_MS)
-        except usb.core.USBError as exc:
-            raise TransportClosed(f"{self.name}: {exc}") from None
+        for last in (False, True):
+            try:
+                ep.write(data, timeout=WRITE_TIMEOUT_MS)
+                return
+            except usb.core.USBError as exc:
+                if last or exc.errno not in TRANSIENT_ERRNOS:
+                    raise TransportClosed(f"{self.name}: {exc}") from None
+                # Sent again whole: bytes the failed transfer did deliver come twice, which
+                # the receiver's framing and duplicate suppression absorb.
+                self._recover(ep, exc)
+
+    def _recover(self, ep, exc: usb.core.USBError) -> None:
+        """A transfer on ``ep`` failed on a device still there: clear a halt and pause before
+        the caller tries again. Raises TransportClosed when the halt cannot be cleared."""
+        if not self._failing and self.log is not None:
+            # Once until a transfer carries bytes again: a noisy cable is named, not echoed.
+            self.log.warning("usb transfer failed; tried again", error=str(exc),
+                             endpoint=f"0x{ep.bEndpointAddress:02x}")
+        self._failing = True
+        if exc.errno == errno.EPIPE:
+            try:
+                ep.clear_halt()
+            except usb.core.USBError as again:
+                raise TransportClosed(f"{self.name}: {exc}; its halt could not be cleared: "
+                                      f"{again}") from None
+        self._stop.wait(RETRY_PAUSE_S)
 
     def _close_blocking(self) -> None:
         dev, self._dev = self._dev, None
