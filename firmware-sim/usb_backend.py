@@ -136,9 +136,11 @@ class UsbPort:
             _ports[self.id] = self
 
     def on_reboot(self) -> None:
-        # A rebooting USB device leaves the bus and enumerates again.
-        self.disconnect()
-        self.reconnect()
+        # A rebooting USB device leaves the bus and enumerates again; one unplugged stays
+        # off the bus until it is plugged back in (the disconnect fault keeps its effect).
+        if self._connected:
+            self.disconnect()
+            self.reconnect()
 
     def halt(self, endpoint: int) -> None:
         """The firmware stalls ``endpoint`` (EP_IN or EP_OUT): transfers on it fail with a

@@ -193,3 +193,24 @@ def test_wait_for_and_emitted():
         port.close()
     finally:
         dev.stop()
+
+
+@pytest.mark.parametrize("transport", ["pty", "usb"])
+def test_a_device_rebooted_while_unplugged_stays_unplugged_until_plugged_back(transport):
+    """A reboot (a power cycle of the unit) does not plug its cable back in: the disconnect
+    fault keeps its effect until reconnect, over USB as over a serial adapter."""
+    dev = start_device("box-sensors", transport=transport, speed=FAST)
+    try:
+        dev.disconnect()
+        dev.reboot()
+        assert dev.status()["connected"] is False
+        if transport == "usb":
+            assert find_usb(dev.serial) is None
+        dev.reconnect()
+        assert dev.status()["connected"] is True
+        if transport == "usb":
+            found = find_usb(dev.serial)
+            found.set_configuration()
+            assert RawHost.over_usb(found).hello().units == 7
+    finally:
+        dev.stop()
