@@ -118,7 +118,10 @@ class UsbTransport(Transport):
             usb.util.claim_interface(dev, 0)
             intf = dev.get_active_configuration()[(0, 0)]
             eps = {ep.bEndpointAddress: ep for ep in intf}
-        except (usb.core.USBError, KeyError, NotImplementedError) as exc:
+        except (usb.core.USBError, KeyError, IndexError, ValueError,
+                NotImplementedError) as exc:
+            # (IndexError, ValueError: descriptors that contradict each other, such as an
+            # interface counted but not described.)
             raise TransportError(f"cannot claim interface 0 of {self.name}: {exc}; check the "
                                  "udev rule grants access to this device") from None
         self._ep_out = eps.get(EP_OUT)
@@ -126,6 +129,12 @@ class UsbTransport(Transport):
         if self._ep_out is None or self._ep_in is None:
             raise TransportError(f"{self.name} has no OUT 0x01 and IN 0x81/0x82 endpoints on "
                                  "interface 0; it does not speak docs/protocol.md over USB")
+        for ep in (self._ep_out, self._ep_in):
+            problem = _endpoint_problem(ep)
+            if problem:
+                # Refused now, by name: opened, it would fail at every transfer instead.
+                raise TransportError(f"{self.name}: endpoint 0x{ep.bEndpointAddress:02x} "
+                                     f"{problem}; it does not speak docs/protocol.md over USB")
 
     def _read_blocking(self) -> bytes:
         ep = self._ep_in
@@ -182,6 +191,19 @@ class UsbTransport(Transport):
         self._ep_in = self._ep_out = None
         if dev is not None:
             _dispose(dev)
+
+
+def _endpoint_problem(ep) -> str | None:
+    """What is wrong with an endpoint's descriptor for the protocol's byte stream, if
+    anything: it must be bulk or interrupt and carry packets of at least one byte."""
+    kind = usb.util.endpoint_type(ep.bmAttributes)
+    if kind not in (usb.util.ENDPOINT_TYPE_BULK, usb.util.ENDPOINT_TYPE_INTR):
+        name = {usb.util.ENDPOINT_TYPE_ISO: "isochronous",
+                usb.util.ENDPOINT_TYPE_CTRL: "a control endpoint"}.get(kind, f"of type {kind}")
+        return f"is {name}, where the protocol needs bulk or interrupt"
+    if not ep.wMaxPacketSize & 0x7FF:
+        return "takes packets of 0 bytes"
+    return None
 
 
 def _serial_number(dev) -> str:
