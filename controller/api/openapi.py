@@ -27,7 +27,10 @@ PARAMS: dict[str, dict[str, Any]] = {
              "description": "seat number, from 1; for co_bank the co-banking player's seat, "
                             "optional unless co_banker_order=counter_clockwise"},
     "capital": {"type": "integer", "minimum": 1, "maximum": MAX_AMOUNT,
-                "description": "Super Pan 9: the banker's or a co-banker's capital, chip units"},
+                "description": "Super Pan 9: the banker's or a co-banker's capital, chip units; "
+                               "for the house's co-bank it may be left out when the "
+                               "configuration predetermines it ([pan9] "
+                               "house_co_bank_capital)"},
     "house": {"type": "boolean", "default": False,
               "description": "Super Pan 9: the house's co-bank, not a player's "
                              "(261/96/M art. 5(5))"},

@@ -161,7 +161,9 @@ COMMANDS: dict[str, CommandSpec] = {c.name: c for c in (
                 "Super Pan 9: a player of another seat (player, seat) or the house "
                 "(house=true) joins the banker with a capital, before the shake; paid or "
                 "collected in order after the banker, the house last, each up to its capital; "
-                "a co-banking player bets on no seat that round (261/96/M art. 5(5))"),
+                "the house's capital may be left out where [pan9] house_co_bank_capital "
+                "predetermines it; a co-banking player bets on no seat that round "
+                "(261/96/M art. 5(5))"),
     CommandSpec("remove_co_bank", ("dealer", "supervisor"), ("player", "house"),
                 "Super Pan 9: a co-bank (the player's, or the house's with house=true) taken "
                 "back before the shake"),
