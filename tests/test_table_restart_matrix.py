@@ -448,6 +448,19 @@ def branches_three_card(game: str, kind: str) -> dict[str, Scenario]:
                 cmd("place_bet", box=2, wager=wager, amount=10),
                 "while the table is in malfunction"))],
             shoe_malfunction="continue")
+    else:
+        out.update(refused_busy(cmd("place_bet", box=2, wager=wager, amount=10), start,
+                                "dispense_hand"))
+        # A shuffler put right before the deal shuffles the round's deck again, and no hand is
+        # asked of it before that shuffle is done; betting may close meanwhile. No card is out
+        # and none was asked for.
+        out["bets_closed_awaiting_the_shuffle"] = scenario(start + [
+            dev("jam", where="exit"), sup("clear_malfunction"), cmd("close_bets"),
+            Mark("bets_closed_no_hand_asked", stands(
+                "bets_closed", (dev("deck_check_result", count=52), *SHUFFLED, Deal()),
+                "dealing",
+                cmd("place_bet", box=2, wager=wager, amount=10),
+                "while the table is in bets_closed"))])
     return out
 
 
@@ -486,6 +499,16 @@ def common_branches(game: str, kind: str, start: list[Any], void: list[Any]
             "round_void", (cmd("next_round"),), "shuffling",
             sup("switch_mode", mode=other), f"already deals by {other}"))])
     return out
+
+
+def refused_busy(illegal: Cmd, start: list[Any], action: str) -> dict[str, Scenario]:
+    """The shuffler refuses the first hand (or card) as busy: nothing came out of it, and none
+    is on its way; its status says it is free again and the hand is asked again."""
+    return {"first_hand_refused_busy": scenario(start + [
+        cmd("close_bets"), dev("command_refused", action=action, reason="busy"),
+        Mark("bets_closed_nothing_on_its_way", stands(
+            "bets_closed", (dev("status", state="idle"), Deal()), "dealing", illegal,
+            "while the table is in bets_closed"))])}
 
 
 NOT_TO_ACT = "<a seat not to act>"
@@ -598,6 +621,13 @@ def branches_holdem(game: str, kind: str) -> dict[str, Scenario]:
             "while the table is in settlement"))])
     out.update(common_branches(game, kind, start, [cmd("close_bets"), Deal(), cmd("misdeal")]))
     if mode == "shuffler":
+        out.update(refused_busy(seating(), start, "dispense_card"))
+        out["bets_closed_awaiting_the_shuffle"] = scenario(start + [
+            dev("jam", where="exit"), sup("clear_malfunction"), cmd("close_bets"),
+            Mark("blinds_posted_no_card_asked", stands(
+                "bets_closed", (dev("deck_check_result", count=52), *SHUFFLED, Deal()),
+                "dealing",
+                seating(), "while the table is in bets_closed"))])
         # Between streets the board waits in the shuffler; the controller's restart is not the
         # shuffler's, which keeps its cards and their order (H11): the betting goes on.
         out["link_lost_between_streets"] = scenario(start + [

@@ -2271,8 +2271,10 @@ class Table:
         shaking is a machine failure (the game's ruling, normally a void round); before dealing
         the bets stand; after the deal the round goes on from the journal."""
         self._publish("controller_restarted")
-        # With the shuffler, a hand asked for may have come out while the controller was down.
-        asked = self.state == "bets_closed" and self.tracker is not None
+        # With the shuffler, a hand asked for may have come out while the controller was down;
+        # none was asked while the round waits for its shuffle, or once the shuffler refused
+        # the hand: betting is closed but no card is out or on its way, and the bets stand.
+        asked = self.state == "bets_closed" and self.tracker is not None and self._deal_begun()
         if self.state in ("dealing", "dice_shaking") or asked:
             cls = "dice" if self.state == "dice_shaking" else (
                 "shoe" if self.mode is Mode.SHOE else "shuffler")
