@@ -460,7 +460,7 @@ def branches_three_card(game: str, kind: str) -> dict[str, Scenario]:
                 "bets_closed", (dev("deck_check_result", count=52), *SHUFFLED, Deal()),
                 "dealing",
                 cmd("place_bet", box=2, wager=wager, amount=10),
-                "while the table is in bets_closed"))])
+                "while the table is in bets_closed", ("deck_check",)))])
     return out
 
 
@@ -627,7 +627,7 @@ def branches_holdem(game: str, kind: str) -> dict[str, Scenario]:
             Mark("blinds_posted_no_card_asked", stands(
                 "bets_closed", (dev("deck_check_result", count=52), *SHUFFLED, Deal()),
                 "dealing",
-                seating(), "while the table is in bets_closed"))])
+                seating(), "while the table is in bets_closed", ("deck_check",)))])
         # Between streets the board waits in the shuffler; the controller's restart is not the
         # shuffler's, which keeps its cards and their order (H11): the betting goes on.
         out["link_lost_between_streets"] = scenario(start + [
@@ -765,7 +765,7 @@ def branches_pan9(game: str, kind: str) -> dict[str, Scenario]:
                 "malfunction", "261/96/M interpretation P3 (machine_failure)",
                 (sup("clear_malfunction"), dev("deck_check_result", count=52), *SHUFFLED,
                  Deal()), "dealing", cmd("shake"),
-                "while the table is in malfunction"))])
+                "while the table is in malfunction", ("deck_check",)))])
     # The bank's turn (art. 5(1)): two settled rounds banked by seat 1, then a restart before
     # the third: the turn comes back from the round's snapshot, and the seat may not bank a
     # third round unless every player agrees.

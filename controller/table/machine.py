@@ -2294,6 +2294,13 @@ class Table:
                 self.fail()
         elif self.state == "shuffling" and self.mode is Mode.SHUFFLER:
             self._deck_ready = False
+        if self._awaiting_shuffle and self._deck_check == "asked" and self.state != "shuffling":
+            # The round waits for its shuffle, which waits for a deck check asked before the
+            # restart. That command may never have left (a device command is sent after its
+            # journal commit), and nothing else would ask it again: it is asked when the
+            # shuffler links, as in shuffling (_on_link_up), or once the supervisor clears.
+            # A check still under way refuses the repeat as busy, and its result is taken.
+            self._deck_check, self._shuffle_after_check = "", False
 
 
 @functools.lru_cache(maxsize=None)
