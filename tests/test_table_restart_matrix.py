@@ -131,6 +131,11 @@ class Enter:
 
 
 @dataclass(frozen=True)
+class Late:
+    """What the shuffler was asked before the restart comes out after it (it had left)."""
+
+
+@dataclass(frozen=True)
 class Refused:
     """A command the table refuses, its error matching ``match`` (journaled as refused; a
     restart's replay passes over it)."""
@@ -186,17 +191,23 @@ def held(state: str, ruling: str, next_: tuple[Any, ...], then: str, refuse: Cmd
                   asks=asks)
 
 
-def voided(article: str, game: str, kind: str) -> Expect:
+def voided(article: str, game: str, kind: str, late: bool = False) -> Expect:
     """A machine failure while dealing: the round is void, every bet returned, and the table
-    waits in malfunction until the supervisor clears it (a new round then)."""
-    return Expect("malfunction", void=article, next=(sup("clear_malfunction"),),
-                  then="shuffling|bets_open", refuse=cmd("clear_malfunction"),
+    waits in malfunction until the supervisor clears it. The next round is then dealt: what
+    the shuffler was asked for the void round, which may never have left (or, ``late``, comes
+    out after the restart), does not hold it up."""
+    return Expect("malfunction", void=article,
+                  next=((Late(),) if late else ()) + (sup("clear_malfunction"),
+                                                      *first_card_of_the_next_round(game, kind)),
+                  then="dealing", refuse=cmd("clear_malfunction"),
                   match="needs the supervisor role")
 
 
 def asked_first(label: str, article: str, game: str, kind: str) -> list[Mark]:
-    """The first hand or card is asked of the shuffler: a restart now voids the round."""
-    return [Mark(label, voided(article, game, kind))]
+    """The first hand or card is asked of the shuffler: a restart now voids the round, whether
+    what was asked had left (it comes out after the restart) or not."""
+    return [Mark(label, voided(article, game, kind)),
+            Mark(f"{label}_comes_out_after_the_restart", voided(article, game, kind, late=True))]
 
 
 def ready(kind: str) -> list[Any]:
@@ -385,8 +396,8 @@ def branches_three_card(game: str, kind: str) -> dict[str, Scenario]:
     out["misdeal"] = scenario(start + [
         cmd("close_bets"), Deal(), Deal(), cmd("misdeal"),
         Mark("round_void", stands(
-            "round_void", (cmd("next_round"),), "shuffling|bets_open", cmd("confirm_result"),
-            "while the table is in round_void"))])
+            "round_void", (cmd("next_round"), *first_card_of_the_next_round(game, kind)),
+            "dealing", cmd("confirm_result"), "while the table is in round_void"))])
     # A player's card exposed while dealing: the round goes on, the card face up.
     out["player_card_exposed"] = scenario(start + [
         cmd("close_bets"), Deal(), cmd("exposed_card", recipient="box 1"),
@@ -449,6 +460,12 @@ def branches_three_card(game: str, kind: str) -> dict[str, Scenario]:
                 "while the table is in malfunction"))],
             shoe_malfunction="continue")
     else:
+        # A misdeal while the next hand is on its way out of the shuffler: the round is void.
+        out["misdeal_with_a_hand_asked"] = scenario(start + [
+            cmd("close_bets"), Deal(), cmd("misdeal"),
+            Mark("round_void_a_hand_asked", stands(
+                "round_void", (cmd("next_round"), *first_card_of_the_next_round(game, kind)),
+                "dealing", cmd("confirm_result"), "while the table is in round_void"))])
         out.update(refused_busy(cmd("place_bet", box=2, wager=wager, amount=10), start,
                                 "dispense_hand"))
         # A shuffler put right before the deal shuffles the round's deck again, and no hand is
@@ -578,14 +595,14 @@ def branches_holdem(game: str, kind: str) -> dict[str, Scenario]:
     out["misdeal"] = scenario(start + [
         cmd("close_bets"), Deal(), Deal(), cmd("misdeal"),
         Mark("round_void", stands(
-            "round_void", (cmd("next_round"),), "shuffling|bets_open", cmd("confirm_result"),
-            "while the table is in round_void"))])
+            "round_void", (cmd("next_round"), *first_card_of_the_next_round(game, kind)),
+            "dealing", cmd("confirm_result"), "while the table is in round_void"))])
     # H11 machine_failure=rectify: the croupier finishes the deal by hand once the supervisor
     # has looked; a restart while dealing is held, not voided.
     out["restart_while_dealing_rectify"] = scenario(start + [
         cmd("close_bets"), Deal(), Deal(),
         Mark("dealing_under_rectify", held(
-            "malfunction", "11/2008 art. 9(1)", (sup("clear_malfunction"),), "dealing",
+            "malfunction", "11/2008 art. 9(1)", (sup("clear_malfunction"), Deal()), "dealing",
             cmd("holdem_action", seat=2, action="call"), "while the table is in malfunction"))],
         machine_failure="rectify")
     out["jam_while_dealing_rectify"] = scenario(start + [
@@ -733,13 +750,13 @@ def branches_pan9(game: str, kind: str) -> dict[str, Scenario]:
     out["misdeal"] = scenario(start + [
         cmd("shake"), dice, Deal(), cmd("misdeal"),
         Mark("round_void", stands(
-            "round_void", (cmd("next_round"),), "shuffling|bets_open", cmd("confirm_result"),
-            "while the table is in round_void"))])
+            "round_void", (cmd("next_round"), *first_card_of_the_next_round(game, kind)),
+            "dealing", cmd("confirm_result"), "while the table is in round_void"))])
     out["restart_while_dealing_rectify"] = scenario(start + [
         cmd("shake"), dice, Deal(),
         Mark("dealing_under_rectify", held(
             "malfunction", "261/96/M interpretation P3 (machine_failure)",
-            (sup("clear_malfunction"),), "dealing", cmd("shake"),
+            (sup("clear_malfunction"), Deal()), "dealing", cmd("shake"),
             "while the table is in malfunction"))],
         machine_failure="rectify")
     out["jam_while_dealing_rectify"] = scenario(start + [
@@ -905,6 +922,15 @@ def inputs(step: Any, table: Table, dealer: Dealer, game: str, kind: str):
             dealer.dealt += cards
             for i, card in zip(range(before, table.vault.slots()), cards):
                 dealer.given.setdefault(str(table.vault.slot_recipient(i)), []).append(card)
+    elif isinstance(step, Late):
+        assert mode == "shuffler" and dealer.asked
+        n = dealer.asked.pop(0)
+        cards = [dealer.next_card(table, False) for _ in range(n)]
+        shown = cards if reads else [None] * n
+        yield {"source": "device", "event": (
+            {"kind": "card_dispensed", "device": "shuffler", "ts": 0.0, "card": shown[0]}
+            if n == 1 else
+            {"kind": "hand_dispensed", "device": "shuffler", "ts": 0.0, "cards": shown})}
     elif isinstance(step, Act):
         h = table._holdem
         street, done = h.street_index, 0
@@ -1283,7 +1309,8 @@ def test_a_restart_rebuilds_the_table_and_ends_the_round_as_the_regulation_says(
 
     # The devices link again, and the next legal inputs are taken as that table takes them.
     dealer = at.dealer.copy()
-    dealer.asked.clear()                # what was asked before the restart never left
+    if not any(isinstance(step, Late) for step in expect.next):
+        dealer.asked.clear()            # what was asked before the restart never left
     links = [Dev("link_up", d) for d in devices_of(game, kind)]
     asked: list[str] = []
     for i, step in enumerate(links + list(expect.next)):

@@ -2269,7 +2269,8 @@ class Table:
     def recover_after_restart(self) -> None:
         """The controller restarted with a round in progress: a restart while dealing or
         shaking is a machine failure (the game's ruling, normally a void round); before dealing
-        the bets stand; after the deal the round goes on from the journal."""
+        the bets stand; after the deal the round goes on from the journal. What the round waits
+        for of the shuffler, which may never have left, is asked again."""
         self._publish("controller_restarted")
         # With the shuffler, a hand asked for may have come out while the controller was down;
         # none was asked while the round waits for its shuffle, or once the shuffler refused
@@ -2301,6 +2302,14 @@ class Table:
             # shuffler links, as in shuffling (_on_link_up), or once the supervisor clears.
             # A check still under way refuses the repeat as busy, and its result is taken.
             self._deck_check, self._shuffle_after_check = "", False
+        if self._dispensing:
+            # A hand or card asked of the shuffler before the restart may never have left
+            # either, and while it is awaited nothing more is asked of the shuffler (the next
+            # round's deck check and hands included). It is no longer awaited: one that did
+            # leave comes as the shuffler's event and is taken where it lands (an irregular
+            # event while the table is held or the round void); what the round still needs is
+            # asked again when dealing resumes.
+            self._dispensing = False
 
 
 @functools.lru_cache(maxsize=None)
