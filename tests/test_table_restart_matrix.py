@@ -501,6 +501,15 @@ def common_branches(game: str, kind: str, start: list[Any], void: list[Any]
         Mark("jam_with_the_key_on", stands(
             "malfunction", (dev("button_pressed", device="panel", button="confirm"),),
             "bets_open", cmd("clear_malfunction"), "needs the supervisor role"))])
+    # The key turned on in a round before the last one opened (the replay starts from that
+    # round's snapshot): the panel's confirm button still acts as the supervisor's.
+    key_on = dev("key_switched", device="panel", on=True)
+    out["key_on_before_the_round"] = scenario(start + [key_on] + void + [cmd("next_round")]
+                                              + ready(kind) + [
+        Mark("key_on_since_an_earlier_round", stands(
+            "bets_open", (dev("jam", where="exit"),
+                          dev("button_pressed", device="panel", button="confirm")),
+            "bets_open", sup("clear_malfunction"), "nothing to clear"))])
     if mode == "shuffler":
         # The deck check after the round finds a card missing; the table is configured to stop
         # on a deck alarm: no round opens until the supervisor has checked the deck.

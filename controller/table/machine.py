@@ -2230,7 +2230,10 @@ class Table:
                 "bank_turn": self._bank_turn.to_json() if self._bank_turn else None,
                 "bank_bettors": (list(self._bank_bettors) if self._bank_bettors is not None
                                  else None),
-                "house_co_bank_capital": self._house_capital}
+                "house_co_bank_capital": self._house_capital,
+                # the panel's key: turned in an earlier round, it still gives the buttons the
+                # supervisor's role after a restart replays from this round
+                "supervisor_key": self._supervisor_key}
 
     def restore(self, snap: Mapping[str, Any]) -> None:
         """Put the table back as :meth:`snapshot` described it (before replaying inputs)."""
@@ -2257,6 +2260,7 @@ class Table:
         bettors = snap.get("bank_bettors")
         self._bank_bettors = tuple(int(b) for b in bettors) if bettors is not None else None
         self._house_capital = snap.get("house_co_bank_capital", self.house_co_bank_capital)
+        self._supervisor_key = bool(snap.get("supervisor_key", False))
         from controller.integrity.alarms import Alarm
         self.gate.pending = [Alarm.from_json(a) for a in snap.get("integrity_pending", [])]
         self._held_alarms = []
