@@ -249,6 +249,11 @@ class Table:
         self._deck_ready = False
         self._held_round = False        # a malfunction before dealing keeps the round's bets
         self._held_dealing = ""         # "dealing"/"dice_shaking"/"shuffling": the held state
+        # The dealing device's failure that holds the table, ruled (or held) as one before the
+        # first card: a card out while the table waits shows the deal had begun (_held_taken).
+        self._held_failure: tuple[str, str] | None = None      # (device, what)
+        # Hold'em: a street completed while the table waited; its betting opens at the clear.
+        self._betting_owed: str | None = None
         self._last_slot: dict[Recipient, int] = {}
         self._holdem = None
         self._stacks: dict[int, int] = {}
@@ -580,6 +585,12 @@ class Table:
     # rulings
     # ======================================================================================
     def _phase(self) -> Phase:
+        if self.state == "malfunction":
+            # A card out while the table waits is ruled in the phase of what it holds.
+            if self.dealing_held():
+                return Phase.DEALING
+            if self.shake_held():
+                return Phase.SHAKING
         return PHASE_OF_STATE.get(self.state, Phase.BETTING)
 
     def _ask(self, irregularity: Irregularity, phase: Phase | None = None) -> Ruling:
@@ -618,7 +629,9 @@ class Table:
         remedy = ruling.remedy
         if remedy is Remedy.ROUND_VOID:
             self._void(ruling, irregularity.value)
-            if ruling.needs_supervisor or irregularity in DEVICE_FAILURE.values():
+            if self.state == "malfunction":
+                pass        # the table waits for the supervisor already; the clear starts anew
+            elif ruling.needs_supervisor or irregularity in DEVICE_FAILURE.values():
                 self.fail()
             else:
                 self.void_round()
@@ -698,6 +711,7 @@ class Table:
             return
         self.round.void = {"cause": cause, **ruling.to_json()}
         self._held_round, self._held_dealing = False, ""
+        self._held_failure, self._betting_owed = None, None
         self._unsettled = False
         self.tracker = None
         self._needs_shuffle = True
@@ -936,11 +950,14 @@ class Table:
             irr = DEVICE_FAILURE.get(cls, Irregularity.SHUFFLER_MALFUNCTION
                                      if self.mode is Mode.SHUFFLER else
                                      Irregularity.SHOE_MALFUNCTION)
+            before_first = not asked and self._failure_phase(dealt) is not None
             ruling = self._rule(irr, what, device=e.device,
                                 phase=Phase.DEALING if asked else self._failure_phase(dealt),
                                 hold=not between_streets)
             if ruling is None:
                 return
+            if before_first and cls == self._dealing_class() and self.round.void is None:
+                self._held_failure = (e.device, what)
             if ruling.remedy is not Remedy.ROUND_VOID and self.state == "player_decisions":
                 # Betting goes on (machine_failure=rectify); the next street is asked of
                 # the shuffler once it is put right (_resume_requests).
@@ -952,10 +969,16 @@ class Table:
                 self.fail()
         elif self.state in ("bets_open", "bets_closed", "shuffling"):
             self._held_round = self.round is not None
+            if self._held_round and self.state != "shuffling" and cls == self._dealing_class():
+                self._held_failure = (e.device, what)
             self._hold_shuffle()
             self.fail()
         elif self.state in ("round_complete", "round_void", "out_of_service"):
             pass   # blocks the next round (see next_round)
+
+    def _dealing_class(self) -> str:
+        """The device class that deals the cards in the table's mode."""
+        return "shoe" if self.mode is Mode.SHOE else "shuffler"
 
     def _deal_begun(self) -> bool:
         """A card of the round in play is out, or may be: one the table has seen, or a card or
@@ -1002,6 +1025,8 @@ class Table:
     def _card_event_allowed(self, e: ev.DeviceEvent) -> bool:
         if self.state == "dealing":
             return True
+        if self.state == "malfunction":
+            return self._held_card(e)
         if self.state in ("bets_open", "bets_closed") and self.flow.close_bets_at == "first_card":
             if not self._start_dealing(e):
                 return False
@@ -1018,6 +1043,78 @@ class Table:
             return False
         self._irregular_event(e, f"a card came out in state {self.state}")
         return False
+
+    def _held_card(self, e: ev.DeviceEvent) -> bool:
+        """A card (or hand) out of the shoe or shuffler while the table waits in malfunction:
+        one on its way when the device failed or its link went (sent again once the link is
+        back), or one dealt meanwhile. It is out at the table, so it is never passed over
+        (docs/interpretations.md, "a card out while the table is stopped"). True: take it as
+        the plan's next card (``_take``, then ``_held_taken``)."""
+        r = self.round
+        if r is not None and r.void is not None:
+            self._irregular_event(e, "a card came out while the table waits for the supervisor "
+                                     f"and the round is void ({r.void.get('article')}): it joins "
+                                     "no hand and goes back with the round's cards; the next "
+                                     "round starts from a new shuffle")
+            return False
+        if r is None or self._unsettled:
+            self._irregular_event(e, "a card came out while the table waits for the supervisor "
+                                     + ("and the round waits to be voided (void_round)"
+                                        if r is not None else "and no round is in play")
+                                     + ": it joins no hand")
+            return False
+        if self.dealing_held() and self.tracker is not None:
+            if self._betting_owed is not None:
+                # Hold'em: a street is out and its betting is owed (as in player_decisions).
+                self._rule(Irregularity.WRONG_COUNT,
+                           f"{e.kind} from {e.device} before the betting on the "
+                           f"{self._betting_owed}", phase=Phase.DECISIONS)
+                return False
+            return True
+        if self.shuffle_held() or not (self.round_held() or self.shake_held()):
+            self._irregular_event(e, "a card came out while the table waits for the supervisor "
+                                     "and no deal is under way: it joins no hand")
+            return False
+        if self.flow.dice:
+            self._before_dice(e)
+            return False
+        return self._start_dealing(e, held=True)
+
+    def _before_dice(self, e: ev.DeviceEvent) -> None:
+        """Super Pan 9, a card out before the dice are read: the dice say which seat receives
+        the first cards (261/96/M art. 2(2)), so no seat is owed one yet. A card out of the
+        dealing order, ruled by the game (P5). Where the round stands (P5 ``rectify``) the card
+        has no place in a plan not yet made: it is taken out of play face down, never shown,
+        and the deal starts from the next card once the dice are read."""
+        ruling = self._rule(Irregularity.WRONG_ORDER,
+                            f"a card came out of the {self._device_class(e.device)} before the "
+                            "dice were read: no seat is owed a card until the dice say which "
+                            "seat receives the first (261/96/M art. 2(2))", device=e.device)
+        if ruling is None or self.round is None or self.round.void is not None:
+            return
+        cards = getattr(e, "cards", None) or (getattr(e, "card", None),)
+        for card in cards:
+            self.vault.set_aside(self.vault.deal(BURN, card, False),
+                                 face_up=bool(getattr(e, "face_up", False)))
+        self._publish("card_set_aside", recipient=str(BURN), article=ruling.article,
+                      cards=self.vault.set_aside_cards())
+
+    def _held_taken(self, out: Outcome) -> None:
+        """A card was taken while the table waits with the deal held: what the clear does next
+        (a Hold'em street out opens its betting then), and a failure of the dealing device
+        ruled as one before the first card, ruled again: the card shows the deal had begun
+        when it came (89/2004 art. 11(5), 78/2008 art. 11(4), H11, P3)."""
+        if self.state != "malfunction" or not self.dealing_held():
+            return
+        if self.flow.betting_streets and out.street_done and out.step is not None \
+                and self.tracker is not None and not self.tracker.done:
+            self._betting_owed = out.step.deal.street
+        failure, self._held_failure = self._held_failure, None
+        if failure is not None:
+            device, what = failure
+            cls = self._device_class(device)
+            self._rule(DEVICE_FAILURE[cls], f"{what}; a card of the round came out of the "
+                       f"{cls} after it: the deal had begun", device=device, phase=Phase.DEALING)
 
     def _on_card_drawn(self, e: ev.CardDrawn) -> None:
         if self.mode is not Mode.SHOE:
@@ -1052,7 +1149,7 @@ class Table:
             self._irregular_event(e, "a misread outside dealing")
 
     def _on_card_placed(self, e: ev.CardPlaced) -> None:
-        if self.state != "dealing" or self.tracker is None:
+        if not self._dealing_now() or self.tracker is None:
             if self.state in DEALT_STATES and self.tracker is not None \
                     and self.tracker.placement_due(e.box):
                 # The deal's last card reaches its box after the plan is complete.
@@ -1159,15 +1256,15 @@ class Table:
         rectified = self._count_rectified(out)
         if rectified is not None:
             out = rectified
-            if self.state != "dealing":
-                return      # held for the supervisor (P5 rectify)
+            if not self._dealing_now():
+                return
         else:
             slot = self._give(out, out.face_up and out.ok)
         if rectified is None and not out.ok:
             if out.irregularity is Irregularity.PLAYER_CARD_EXPOSED:
                 out.irregularity = self._exposure(out.recipient)
             self._rule(out.irregularity, out.detail, recipient=out.recipient, slot=slot)
-            if self.state != "dealing":
+            if not self._dealing_now():
                 return
             nxt = self.tracker.expected if self.tracker else None
             if nxt is not None and out.step is not None and nxt.deal.street == out.step.deal.street:
@@ -1175,14 +1272,22 @@ class Table:
         if misread is not None and self.state == "dealing":
             self._device_failure(misread, f"a card left the {self._device_class(misread.device)} "
                                           "unread")
-            if self.state != "dealing":
+            if not self._dealing_now():
                 return
+        if self.state == "malfunction":
+            self._held_taken(out)       # the deal goes on from here once the supervisor clears
+            return
         if self.tracker is not None and self.tracker.done:
             self._dealt()
         elif out.street_done and self.flow.betting_streets:
             self._street_dealt(out.step.deal.street)
         else:
             self._ask_shuffler()
+
+    def _dealing_now(self) -> bool:
+        """Cards are being dealt: in ``dealing``, or in ``malfunction`` with the deal held (a
+        card out meanwhile is the plan's next)."""
+        return self.state == "dealing" or (self.state == "malfunction" and self.dealing_held())
 
     def _give(self, out: Outcome, face_up: bool) -> int | None:
         """The card(s) of one outcome go to its recipient, and the table shows them (a
@@ -1289,6 +1394,7 @@ class Table:
         self._reshake_owed = False
         self._shaken = False
         self._busy_asks = 0
+        self._held_failure, self._betting_owed = None, None
         self._house_capital = self.house_co_bank_capital
         self._publish("round_started", game=self.game.game_id, mode=self.mode.value,
                       needs_shuffle=self.needs_shuffle())
@@ -1369,11 +1475,12 @@ class Table:
                            button=r.button, banker=r.banker, adjust=r.adjust, dice=dice,
                            interpretations=self.interpretations)
 
-    def _start_dealing(self, e: ev.DeviceEvent) -> bool:
+    def _start_dealing(self, e: ev.DeviceEvent, held: bool = False) -> bool:
         """The first card closes betting (Q Poker art. 6(2), Fortune art. 6) and starts the
-        plan."""
+        plan. ``held``: it came out while the round was held in malfunction; the deal is held
+        from it, and goes on once the supervisor clears."""
         blocked = self.blocking_conditions()
-        if blocked:
+        if blocked and not held:
             self._irregular_event(e, f"a card came out while {blocked} is not cleared")
             return False
         if not self.round.bet_boxes() and not self.flow.betting_streets:
@@ -1383,9 +1490,14 @@ class Table:
             self._make_tracker()
         if self.flow.betting_streets and self._holdem is None:
             self._start_hand()
-        if self.state == "bets_open":
+        if self.state == "bets_open" or held:
+            # Held, betting would reopen at the clear: the card has closed it.
             self._publish("bets_closed", by="first card", bets=self.round.bets_json())
-        self.first_card()
+        if held:
+            self._held_round, self._held_dealing = False, "dealing"
+            self._awaiting_shuffle = False      # the deck is being dealt from
+        else:
+            self.first_card()
         return True
 
     def _make_tracker(self, dice: tuple[int, ...] | None = None) -> None:
@@ -2168,6 +2280,14 @@ class Table:
             self._begin_round()
         self.clear()
         self._held_round, self._held_dealing = False, ""
+        self._held_failure = None
+        owed, self._betting_owed = self._betting_owed, None
+        if self.state == "dealing" and self.tracker is not None:
+            # Cards taken while the table waited may have finished the deal, or a street.
+            if self.tracker.done:
+                self._dealt()
+            elif owed is not None:
+                self._street_dealt(owed)
         self._resume_requests()
 
     def _clear_conditions(self) -> None:
