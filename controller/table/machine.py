@@ -1149,6 +1149,16 @@ class Table:
             self._irregular_event(e, "a misread outside dealing")
 
     def _on_card_placed(self, e: ev.CardPlaced) -> None:
+        if not self._box_on_layout(e):
+            return
+        failed = self._cond(e.device) & set(SUPERVISOR_CONDITIONS)
+        if failed:
+            # The deal goes on without a board that failed (_device_failure): a placement it
+            # reports before it is put right would be matched against cards it did not watch.
+            self._irregular_event(e, f"the box sensors report {' and '.join(sorted(failed))}: "
+                                     "what they report is not used until a supervisor has "
+                                     "checked them and cleared it (clear_malfunction)")
+            return
         if not self._dealing_now() or self.tracker is None:
             if self.state in DEALT_STATES and self.tracker is not None \
                     and self.tracker.placement_due(e.box):
@@ -1180,6 +1190,19 @@ class Table:
             # Rectified (11/2008 art. 9(1); 261/96/M P5 rectify): the croupier puts the card
             # on the box the plan gave it, whose card it stays; nothing more is owed for it.
             self.tracker.put_right()
+
+    def _box_on_layout(self, e: ev.CardPlaced) -> bool:
+        """Whether the box reported is one of the layout's (1 to ``layout_boxes``). Another
+        number is no card on a box but the board's fault: a malfunction of the box sensors,
+        ruled as their failures are (_device_failure), and no box is invented for it."""
+        box = e.box
+        if isinstance(box, int) and not isinstance(box, bool) and 1 <= box <= self.layout_boxes:
+            return True
+        self._cond(e.device).add("malfunction")
+        self._device_failure(e, f"reported a card on box {box!r}, which this table does not "
+                                f"have (its boxes are 1-{self.layout_boxes}); a supervisor "
+                                "checks the box sensors, then clears them (clear_malfunction)")
+        return False
 
     def _astray_after_deal(self, e: ev.CardPlaced) -> None:
         """Every card is out and a card lands on a box the deal was not for. When a card
