@@ -389,3 +389,47 @@ def test_a_card_of_a_round_already_void_joins_no_hand_and_says_so(mode):
     assert t.outbox[-1].kind == "irregular_event" and "void" in last["reason"]
     t.command("clear_malfunction", role="supervisor")
     assert t.round.round_id == 2
+
+
+# --- a card the shoe could not read ------------------------------------------------------------
+
+def misread(t):
+    t.handle_device(ev.Misread(device="shoe", ts=0.0))
+
+
+def test_a_card_the_shoe_could_not_read_is_the_plans_next_when_the_deal_goes_on():
+    # The card left the shoe unread: it is out at the table all the same, the plan's next (an
+    # unknown card, entered at the reveal), and the shoe failed while dealing (Q5). Under
+    # continue the deal goes on from the card after it; the croupier's hand is not shifted.
+    t = q_round(interpretations={"shoe_malfunction": "continue"})
+    draw(t, "As", "Kd")
+    misread(t)
+    assert cards_shown(t)[-1] == ("croupier", 1)
+    r = rulings(t)[-1]
+    assert (r["irregularity"], r["phase"], r["remedy"]) == ("shoe_malfunction", "dealing",
+                                                            "continue")
+    t.command("clear_malfunction", role="supervisor")
+    draw(t, "Ah", "Ks", "3c", "Ad", "Kc", "4h")
+    assert t.state == "player_decisions"
+    assert opened(t) == {"box 1": ["As", "Ah", "Ad"], "box 3": ["Kd", "Ks", "Kc"]}
+
+
+def test_a_misread_sent_again_while_the_round_is_held_is_the_first_card():
+    t = table("q-poker")
+    t.command("place_bet", box=2, wager="versus_croupier", amount=10)
+    link_lost(t)
+    link_back(t)
+    misread(t)
+    assert cards_shown(t) == [("box 2", 1)]
+    r = rulings(t)[-1]
+    assert (r["irregularity"], r["phase"], r["remedy"]) == ("shoe_malfunction", "dealing",
+                                                            "round_void")
+
+
+def test_a_misread_as_betting_is_open_is_the_first_card_and_closes_betting():
+    # 89/2004 art. 6(2): the first card out closes betting, read or not.
+    t = table("q-poker")
+    t.command("place_bet", box=2, wager="versus_croupier", amount=10)
+    misread(t)
+    assert cards_shown(t) == [("box 2", 1)]
+    assert rulings(t)[-1]["article"] == "89/2004 art. 11(5)" and t.round.void is not None

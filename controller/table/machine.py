@@ -1143,10 +1143,15 @@ class Table:
         self._take(self.tracker.hand(e.cards), self._unread(e, e.cards))
 
     def _on_misread(self, e: ev.Misread) -> None:
-        if self.state == "dealing":
-            self._device_failure(e, "a card left the shoe unread")
-        else:
-            self._irregular_event(e, "a misread outside dealing")
+        """A card left the shoe unread: it is out at the table all the same, the plan's next
+        (a card without a face, entered at the reveal where the game goes on), and the shoe
+        failed while dealing (``_take``), as a card a reading shoe reports without a face."""
+        if self.mode is not Mode.SHOE:
+            self._irregular_event(e, "a misread from the shoe while the table deals by shuffler")
+            return
+        if not self._card_event_allowed(e):
+            return
+        self._take(self.tracker.card(None, False), e)
 
     def _on_card_placed(self, e: ev.CardPlaced) -> None:
         if not self._box_on_layout(e):
