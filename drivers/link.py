@@ -42,6 +42,10 @@ LOST_EVENT_CODE = 0
 # right after the last one it may have used, never onto one of the 32 the device remembers
 # (protocol.md 3.6).
 TX_RESERVE = 1
+# A link that lasts fewer link-loss timeouts than this counts, for the back-off, as an attempt
+# that failed: a device that answers hello and then drops the link is retried like one that
+# does not answer, not every few tenths of a second for ever (protocol.md 3.4).
+STABLE_TIMEOUTS = 4
 
 
 class LinkDown(TablectlError):
@@ -76,11 +80,13 @@ class LinkTiming:
     hello_attempts: int = 4
     backoff_min_s: float = 0.1
     backoff_max_s: float = 5.0
+    stable_s: float = STABLE_TIMEOUTS * 1.0     # how long a link must last to reset the back-off
 
     @classmethod
     def from_spec(cls, spec: Any) -> "LinkTiming":
         return cls(heartbeat_s=spec.heartbeat_s, link_timeout_s=spec.link_timeout_s,
-                   ack_timeout_s=spec.link_timeout_s / 5, hello_timeout_s=spec.link_timeout_s / 2)
+                   ack_timeout_s=spec.link_timeout_s / 5, hello_timeout_s=spec.link_timeout_s / 2,
+                   stable_s=STABLE_TIMEOUTS * spec.link_timeout_s)
 
 
 @dataclass(slots=True)
@@ -229,6 +235,14 @@ class Link:
         self._last_rx = 0.0
         self._last_uptime = -1
         self._t0 = 0.0
+        self._backoff = self.timing.backoff_min_s
+        self._short_links = 0       # links in a row that lasted less than timing.stable_s
+        self._up_at: float | None = None     # when the link of this session came up
+        self._heard = False         # a good frame came after the HelloInfo of this session
+        # The last link was lost before the device sent anything after its HelloInfo (it
+        # answers hello but keeps no heartbeat): the next one is not called up until it does.
+        self._mute = False
+        self._held: m.HelloInfo | None = None    # that HelloInfo, waiting for the device
         self.up = asyncio.Event()
         if self.timing.link_timeout_s < 2 * self.timing.heartbeat_s:
             self.log.warning("link timeout shorter than two heartbeat intervals: one late "
@@ -270,7 +284,6 @@ class Link:
 
     async def _supervise(self) -> None:
         """Open, hello, serve until lost, close; again and again with back-off."""
-        self._backoff = self.timing.backoff_min_s
         while True:
             try:
                 await self._session()
@@ -295,12 +308,16 @@ class Link:
         self._lost = loop.create_future()
         self._out = asyncio.Queue()
         self._writing = False
+        self._up_at, self._heard, self._held = None, False, None
         tasks = [loop.create_task(self._read_loop()), loop.create_task(self._write_loop())]
         try:
             if await self._hello():
-                self._backoff = self.timing.backoff_min_s
                 tasks.append(loop.create_task(self._heartbeat_loop()))
                 reason = await self._lost
+                self._reckon(loop.time())
+                if self.state != "up":
+                    self.log.info("link not restored: the device was not heard after its "
+                                  "hello", reason=reason, retry_in_s=self._backoff)
                 self._go_down(reason)
             else:
                 self.state = "down"
@@ -336,6 +353,15 @@ class Link:
         self.log.info("no answer to hello", attempts=self.timing.hello_attempts)
         return False
 
+    def _reckon(self, now: float) -> None:
+        """The link of this session is lost: how it counts for the back-off (a link that died
+        soon after it came up is an attempt that failed) and for the next hello."""
+        lasted = now - self._up_at if self._up_at is not None else 0.0
+        self._short_links = 0 if lasted >= self.timing.stable_s else self._short_links + 1
+        self._backoff = min(self.timing.backoff_min_s * 2 ** max(0, self._short_links - 1),
+                            self.timing.backoff_max_s)
+        self._mute = not self._heard
+
     def drop(self, reason: str) -> None:
         """Declare the link lost now (LinkLost follows) and reopen it: for a driver that sees
         the device stuck although heartbeats flow."""
@@ -356,7 +382,7 @@ class Link:
         self._fail_pending(reason)
         if was_up:
             self.stats.links_lost += 1
-            self.log.warning("link lost", reason=reason)
+            self.log.warning("link lost", reason=reason, retry_in_s=self._backoff)
             self._emit(ev.LinkLost(device=self.spec.id, ts=self.clock(), reason=reason,
                                    rebooted=self._rebooted))
         self._rebooted = False
@@ -440,14 +466,24 @@ class Link:
         while True:
             now = loop.time()
             if now - self._last_rx > t.link_timeout_s:
-                self._set_lost(f"no heartbeat for {now - self._last_rx:.2f} s "
-                               f"(limit {t.link_timeout_s} s)")
+                self._set_lost(self._silence(now - self._last_rx))
                 return
             if now >= next_beat:
                 uptime = int((now - self._t0) * 1000) & 0xFFFFFFFF
                 self._send(m.Heartbeat(uptime))
                 next_beat = now + t.heartbeat_s
             await asyncio.sleep(tick)
+
+    def _silence(self, quiet: float) -> str:
+        """Why the link is lost when the device fell silent, in words the operator can act
+        on when it never spoke after its HelloInfo."""
+        t = self.timing
+        why = f"no heartbeat for {quiet:.2f} s (limit {t.link_timeout_s} s)"
+        if self._heard:
+            return why
+        return (f"{why}: the device answers hello but sends no heartbeat after it; check its "
+                f"firmware, which must send one at least every {t.heartbeat_s} s (the interval "
+                "the hello asks for)")
 
     # -- receiving -----------------------------------------------------------------------
     def _handle(self, item: Received | Rejected) -> None:
@@ -470,6 +506,10 @@ class Link:
         msg = item.message
         self.stats.frames_in += 1
         self._last_rx = asyncio.get_running_loop().time()
+        if self._held is not None and not self._take_held():
+            return
+        if self.state == "up":
+            self._heard = True
         if isinstance(msg, m.Ack):
             self._on_ack(msg)
         elif isinstance(msg, m.Nak):
@@ -627,7 +667,32 @@ class Link:
             self._new_session = True
             self._send(self._hello_message())
             return
+        if self._mute:
+            # The last link died before the device said a word after its HelloInfo: this one
+            # is not called up (nor restored, nor lost again) until the device is heard, so a
+            # device that keeps no heartbeat is not reported up and lost every few seconds.
+            self._held = info
+            self._hello_wait.set_result(None)
+            return
+        self._hello_wait.set_result(self._accept(info))
+
+    def _take_held(self) -> bool:
+        """The device is heard after the HelloInfo held back: the link comes up on it now.
+        False when the session could not be recorded (the link is then lost)."""
+        info, self._held = self._held, None
+        assert info is not None
+        problem = self._accept(info)
+        if problem:
+            self.log.error("device refused", problem=problem)
+            self._set_lost(problem)
+            return False
+        return True
+
+    def _accept(self, info: m.HelloInfo) -> str | None:
+        """Take the device's HelloInfo (checked): start or resume the session, and call the
+        link up (or restored). The problem that keeps it down, or None."""
         self._new_session = False
+        remembered = self._ever_up or self._memory is not None
         memory, self._memory = self._memory, None
         resumed = bool(info.resumed and remembered)
         if not resumed:
@@ -654,10 +719,9 @@ class Link:
                 # The session is recorded; numbers are recorded as commands need them.
                 self._reserve(ident, self._tx_count)
             except Exception as exc:  # noqa: BLE001 - no session the consumer cannot record
-                self._hello_wait.set_result(f"the session could not be recorded: {exc}")
-                return
+                return f"the session could not be recorded: {exc}"
         self._last_uptime = -1
-        self._last_rx = asyncio.get_running_loop().time()
+        self._last_rx = self._up_at = asyncio.get_running_loop().time()
         self.identity = ident
         self.state = "up"
         self.up.set()
@@ -671,7 +735,7 @@ class Link:
                            resumed=resumed))
         else:
             self._emit(cls(device=self.spec.id, ts=self.clock(), identity=self.identity))
-        self._hello_wait.set_result(None)
+        return None
 
     def _same_device(self, info: m.HelloInfo) -> bool:
         ident = self.identity

@@ -1,0 +1,118 @@
+"""What the link tells of a device that is wrongly set up, and how it keeps that from flooding
+the journal and the log (docs/protocol.md 3.2-3.4).
+
+The scriptable device is the one of tests/test_link.py, on a real pseudo-terminal through the
+real pyserial path; the USB device is the firmware simulator's, through the real pyusb path.
+"""
+import asyncio
+
+import structlog
+
+from drivers.factory import open_driver
+from drivers.protocol import messages as m
+from drivers.spec import DeviceSpec
+from test_link import FAST, Peer, link_path, next_event, run, started, until  # noqa: F401
+
+
+def hellos(peer):
+    return sum(isinstance(msg, m.Hello) for _, msg in peer.received)
+
+
+def shoe_spec(link_path):
+    return DeviceSpec(id="shoe", device_class="shoe", port=link_path, **FAST)
+
+
+class MutePeer(Peer):
+    """A device that answers hello but sends no heartbeat until ``beating`` is set (firmware
+    that does not keep the protocol's heartbeat)."""
+
+    beating = False
+
+    async def _heartbeats(self):
+        uptime = 0
+        while True:
+            if self.beating and not self.silent:
+                self.send_now(m.Heartbeat(uptime))
+            uptime += 50
+            await asyncio.sleep(0.05)
+
+
+def test_a_device_that_answers_hello_but_sends_no_heartbeat_is_lost_once_and_told_plainly(
+        link_path):
+    """The link comes up on the hello and dies of silence: once, with the reason in words the
+    operator can act on. Later openings, answered the same way, are not reported restored
+    (and lost again) each time: the journal holds one loss, not a pair every half second."""
+    async def main():
+        peer = MutePeer(link_path, "shoe")
+        peer.plug()
+        q = asyncio.Queue()
+        drv = open_driver(shoe_spec(link_path), q)
+        await next_event(q, "link_up")
+        lost, _ = await next_event(q, "link_lost")
+        assert "answers hello but sends no heartbeat" in lost.reason
+        assert "firmware" in lost.reason
+        seen = hellos(peer)
+        await until(lambda: hellos(peer) >= seen + 3, timeout=20)
+        assert q.empty(), [e.kind for e in q._queue]
+        assert not drv.is_up
+        peer.beating = True                          # the firmware put right
+        back, before = await next_event(q, "link_restored", timeout=15)
+        assert before == [] and back.identity.serial == "00421"
+        peer.send(m.CardDrawn(5))
+        drawn, before = await next_event(q, "card_drawn")
+        assert before == [] and drv.is_up
+        await drv.close()
+        peer.unplug()
+    run(main())
+
+
+class FadingPeer(Peer):
+    """A device whose heartbeats stop soon after each hello: a link that keeps dying right
+    after it came up. ``beats`` heartbeats follow each HelloInfo (None: for ever)."""
+
+    beats = 2
+    left = 0
+
+    def _handle(self, seq, msg):
+        if isinstance(msg, m.Hello):
+            self.left = self.beats
+        super()._handle(seq, msg)
+
+    async def _heartbeats(self):
+        uptime = 0
+        while True:
+            if not self.silent and (self.beats is None or self.left > 0):
+                if self.beats is not None:
+                    self.left -= 1
+                self.send_now(m.Heartbeat(uptime))
+            uptime += 50
+            await asyncio.sleep(0.05)
+
+
+def test_a_link_that_keeps_dying_soon_after_it_came_up_backs_off_until_one_lasts(link_path):
+    """Each short-lived link counts as a failed attempt: the delay before the next opening
+    doubles as it does for a device that never answers. A link that stayed up long enough puts
+    it back to the shortest."""
+    def waits(logs):
+        return [e.get("retry_in_s") for e in logs if e["event"] == "link lost"]
+
+    async def main():
+        with structlog.testing.capture_logs() as logs:
+            peer = FadingPeer(link_path, "shoe")
+            peer.plug()
+            q = asyncio.Queue()
+            drv = open_driver(shoe_spec(link_path), q)
+            await until(lambda: len(waits(logs)) >= 4, timeout=20)
+            short = waits(logs)[:4]
+            assert None not in short and all(b > a for a, b in zip(short, short[1:])), short
+            peer.beats = None                         # the device keeps its heartbeat now
+            await next_event(q, "link_restored", timeout=15)
+            await asyncio.sleep(drv.link.timing.stable_s + 0.5)   # a link that lasts
+            assert drv.is_up
+            peer.silent = True
+            n = len(waits(logs))
+            await until(lambda: len(waits(logs)) > n)
+            assert waits(logs)[n] == short[0], waits(logs)
+            await drv.close()
+            peer.unplug()
+    run(main())
