@@ -46,6 +46,9 @@ TX_RESERVE = 1
 # that failed: a device that answers hello and then drops the link is retried like one that
 # does not answer, not every few tenths of a second for ever (protocol.md 3.4).
 STABLE_TIMEOUTS = 4
+# Line noise comes by the read, hundreds a second: it is logged at once, then summed and logged
+# at most once per this many seconds.
+NOISE_LOG_S = 10.0
 
 
 class LinkDown(TablectlError):
@@ -165,6 +168,43 @@ class _Recent:
         self.order.clear()
 
 
+class _Tally:
+    """A warning that may come by the hundred (line noise): the first is written at once, the
+    ones after it are summed and written as one line per interval, so the log keeps every count
+    but not a line per read. ``write(**sums)`` writes the line."""
+
+    def __init__(self, write: Callable[..., None], interval_s: float) -> None:
+        self._write, self.interval_s = write, interval_s
+        self._sums: dict[str, int] = {}
+        self._timer: asyncio.TimerHandle | None = None
+
+    def add(self, **counts: int) -> None:
+        """Count one occurrence (in the running event loop)."""
+        if self._timer is None:
+            self._write(**counts)
+            self._timer = asyncio.get_running_loop().call_later(self.interval_s, self._flush)
+            return
+        for name, n in counts.items():
+            self._sums[name] = self._sums.get(name, 0) + n
+
+    def _flush(self) -> None:
+        sums, self._sums = self._sums, {}
+        if not sums:
+            self._timer = None          # a quiet interval: the next one is written at once
+            return
+        self._write(**sums, over_s=self.interval_s)
+        self._timer = asyncio.get_running_loop().call_later(self.interval_s, self._flush)
+
+    def close(self) -> None:
+        """Write what was summed and not yet written."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        sums, self._sums = self._sums, {}
+        if sums:
+            self._write(**sums)
+
+
 def _frame_name(item: Rejected) -> str:
     """A refused frame in words, with no field of it (a field may be a card face down)."""
     if item.reason == "damaged":
@@ -243,6 +283,7 @@ class Link:
         # answers hello but keeps no heartbeat): the next one is not called up until it does.
         self._mute = False
         self._held: m.HelloInfo | None = None    # that HelloInfo, waiting for the device
+        self._noise = _Tally(self._log_garbage, NOISE_LOG_S)
         self.up = asyncio.Event()
         if self.timing.link_timeout_s < 2 * self.timing.heartbeat_s:
             self.log.warning("link timeout shorter than two heartbeat intervals: one late "
@@ -279,6 +320,7 @@ class Link:
             except asyncio.CancelledError:
                 pass
         await self.transport.close()
+        self._noise.close()
         self.state = "closed"
         self.up.clear()
 
@@ -454,9 +496,12 @@ class Link:
         garbage = self.codec.garbage_bytes - before
         if garbage:
             self.stats.garbage_bytes += garbage
-            self.log.warning("garbage dropped", bytes=garbage, total=self.stats.garbage_bytes)
+            self._noise.add(bytes=garbage, reads=1)
         for item in items:
             self._handle(item)
+
+    def _log_garbage(self, **counts: Any) -> None:
+        self.log.warning("garbage dropped", **counts, total=self.stats.garbage_bytes)
 
     async def _heartbeat_loop(self) -> None:
         loop = asyncio.get_running_loop()

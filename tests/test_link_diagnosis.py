@@ -5,6 +5,8 @@ The scriptable device is the one of tests/test_link.py, on a real pseudo-termina
 real pyserial path; the USB device is the firmware simulator's, through the real pyusb path.
 """
 import asyncio
+import os
+import random
 
 import structlog
 
@@ -115,4 +117,40 @@ def test_a_link_that_keeps_dying_soon_after_it_came_up_backs_off_until_one_lasts
             assert waits(logs)[n] == short[0], waits(logs)
             await drv.close()
             peer.unplug()
+    run(main())
+
+
+async def pour(peer, data, chunk=512):
+    """Write ``data`` into the device's end of the pty as fast as the host takes it."""
+    i = 0
+    while i < len(data):
+        try:
+            i += os.write(peer.master, data[i:i + chunk])
+        except BlockingIOError:
+            await asyncio.sleep(0.005)
+        await asyncio.sleep(0)
+
+
+def test_a_flood_of_line_noise_is_logged_at_once_then_in_summaries_that_add_up(link_path):
+    """200 KB of noise: the first garbage is logged at once, the rest summed in a line per
+    interval (not a line per read), and the lines account for every byte dropped."""
+    noise = random.Random(5).randbytes(200_000)
+
+    def lines(logs):
+        return [e for e in logs if e["event"] == "garbage dropped"]
+
+    async def main():
+        with structlog.testing.capture_logs() as logs:
+            peer, drv, q, _ = await started(link_path, "shoe")
+            peer.write(b"\x00\x13garbage")
+            await until(lambda: lines(logs))          # the first, before any interval ended
+            await pour(peer, noise)
+            await until(lambda: drv.stats.garbage_bytes >= len(noise))
+            assert drv.is_up
+            await drv.close()
+            peer.unplug()
+        got = lines(logs)
+        assert 1 < len(got) < 10, len(got)
+        assert sum(e["bytes"] for e in got) == drv.stats.garbage_bytes
+        assert all(e["device"] == "shoe" for e in got)
     run(main())
