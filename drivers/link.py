@@ -378,6 +378,7 @@ class Link:
         loop = asyncio.get_running_loop()
         self._hello_wait = loop.create_future()
         assert self._lost is not None
+        garbage, frames = self.stats.garbage_bytes, self.stats.frames_in + self.stats.rejected
         for _ in range(self.timing.hello_attempts):
             self._send(self._hello_message())
             await asyncio.wait({self._hello_wait, self._lost},
@@ -392,8 +393,25 @@ class Link:
                     self.log.error("device refused", problem=problem)
                     return False
                 return True
-        self.log.info("no answer to hello", attempts=self.timing.hello_attempts)
+        garbage = self.stats.garbage_bytes - garbage
+        if garbage and self.stats.frames_in + self.stats.rejected == frames:
+            # Not silence: what the device sends cannot be framed (most often another baud).
+            self.log.warning("no answer to hello", attempts=self.timing.hello_attempts,
+                             problem=f"{garbage} bytes arrive but none is a frame: "
+                                     f"{self._unframed_advice()}")
+        else:
+            self.log.info("no answer to hello", attempts=self.timing.hello_attempts)
         return False
+
+    def _unframed_advice(self) -> str:
+        """What to check when bytes arrive and none makes a frame, for this transport."""
+        codec = f"codec = \"{self.spec.codec}\""
+        if getattr(self.spec, "transport", "serial") == "usb":
+            return (f"a USB link has no baud rate, so check that the device speaks the "
+                    f"configured protocol ({codec} in the table configuration) and its firmware")
+        return (f"check the baud rate (baudrate = {self.spec.baudrate} in the table "
+                "configuration must be the device's own), the cable, and that the device speaks "
+                f"the configured protocol ({codec})")
 
     def _reckon(self, now: float) -> None:
         """The link of this session is lost: how it counts for the back-off (a link that died

@@ -154,3 +154,42 @@ def test_a_flood_of_line_noise_is_logged_at_once_then_in_summaries_that_add_up(l
         assert sum(e["bytes"] for e in got) == drv.stats.garbage_bytes
         assert all(e["device"] == "shoe" for e in got)
     run(main())
+
+
+class WrongBaudPeer(Peer):
+    """A device set to another baud rate than the host's: every byte arrives mangled."""
+
+    def write(self, data):
+        super().write(bytes(b ^ 0x5A for b in data))
+
+
+def test_bytes_that_never_make_a_frame_point_to_the_baud_rate(link_path):
+    """A baud-rate mismatch is not silence: the hello goes unanswered, but the log says that
+    bytes arrive and none is a frame, and what to check. A silent device is not told so."""
+    def unanswered(logs):
+        return [e for e in logs if e["event"] == "no answer to hello"]
+
+    async def main():
+        with structlog.testing.capture_logs() as logs:
+            peer = WrongBaudPeer(link_path, "shoe")
+            peer.plug()
+            q = asyncio.Queue()
+            drv = open_driver(shoe_spec(link_path), q)
+            await until(lambda: unanswered(logs), timeout=10)
+            assert q.empty() and not drv.is_up
+            await drv.close()
+            peer.unplug()
+        problem = unanswered(logs)[0].get("problem", "")
+        assert "bytes arrive but none is a frame" in problem, unanswered(logs)[0]
+        assert "baud" in problem and "115200" in problem and "cable" in problem
+
+        with structlog.testing.capture_logs() as logs:
+            peer = Peer(link_path, "shoe")
+            peer.silent = True
+            peer.plug()
+            drv = open_driver(shoe_spec(link_path), asyncio.Queue())
+            await until(lambda: unanswered(logs), timeout=10)
+            await drv.close()
+            peer.unplug()
+        assert "baud" not in unanswered(logs)[0].get("problem", "")
+    run(main())
