@@ -822,8 +822,21 @@ class Link:
                     f"{m.PROTOCOL_VERSION}; update the device firmware or the controller")
         if info.class_name != self.spec.device_class:
             return (f"device says it is a {info.class_name}, configured as a "
-                    f"{self.spec.device_class}; check the port in the table configuration")
+                    f"{self.spec.device_class}; {self._other_device_advice(info)}")
         return None
+
+    def _other_device_advice(self, info: m.HelloInfo) -> str:
+        """How to reach the configured device instead of the one found, for this transport:
+        a USB device is chosen by its vendor, product and serial number, not by a port."""
+        spec = self.spec
+        if getattr(spec, "transport", "serial") == "usb":
+            return (f"the USB device found (usb_vendor 0x{spec.usb_vendor:04x}, usb_product "
+                    f"0x{spec.usb_product:04x}, serial number {info.serial}) is that "
+                    f"{info.class_name}: set usb_serial (or usb_vendor / usb_product) of this "
+                    f"device in the table configuration to the {spec.device_class}'s")
+        return (f"port = \"{spec.port}\" in the table configuration reaches that "
+                f"{info.class_name} (serial number {info.serial}): check the port, and which "
+                "cable goes to which device")
 
     # -- commands ------------------------------------------------------------------------
     async def request(self, msg: m.Message) -> int:

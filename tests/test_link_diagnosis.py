@@ -5,9 +5,11 @@ The scriptable device is the one of tests/test_link.py, on a real pseudo-termina
 real pyserial path; the USB device is the firmware simulator's, through the real pyusb path.
 """
 import asyncio
+import dataclasses
 import os
 import random
 
+import pytest
 import structlog
 
 from drivers.factory import open_driver
@@ -192,4 +194,47 @@ def test_bytes_that_never_make_a_frame_point_to_the_baud_rate(link_path):
             await drv.close()
             peer.unplug()
         assert "baud" not in unanswered(logs)[0].get("problem", "")
+    run(main())
+
+
+def test_a_usb_device_of_another_class_is_refused_with_advice_for_usb(link_path):
+    """The configured USB device answers as a shoe where a shuffler is configured: the advice
+    names the settings that choose a USB device (usb_serial, usb_vendor / usb_product), not a
+    port, and the serial number found."""
+    table_mod = pytest.importorskip("firmware_sim.table")
+
+    def refused(logs):
+        return [e for e in logs if e["event"] == "device refused"]
+
+    async def main():
+        with table_mod.SimulatedTable(seed=3, speed=1000, transport="usb") as table:
+            shoe = table.add("shoe", "shoe", serial="SHOE-7")
+            spec = dataclasses.replace(shoe.spec(**FAST), id="shuffler", device_class="shuffler")
+            with structlog.testing.capture_logs() as logs:
+                drv = open_driver(spec, asyncio.Queue())
+                await until(lambda: refused(logs), timeout=10)
+                await drv.close()
+        problem = refused(logs)[0]["problem"]
+        assert "configured as a shuffler" in problem
+        assert "usb_serial" in problem and "SHOE-7" in problem
+        assert "port" not in problem
+    run(main())
+
+
+def test_a_serial_device_of_another_class_is_refused_naming_its_port(link_path):
+    def refused(logs):
+        return [e for e in logs if e["event"] == "device refused"]
+
+    async def main():
+        with structlog.testing.capture_logs() as logs:
+            peer = Peer(link_path, "shoe")
+            peer.plug()
+            drv = open_driver(DeviceSpec(id="shuffler", device_class="shuffler",
+                                         port=link_path, **FAST), asyncio.Queue())
+            await until(lambda: refused(logs), timeout=10)
+            await drv.close()
+            peer.unplug()
+        problem = refused(logs)[0]["problem"]
+        assert "configured as a shuffler" in problem and link_path in problem
+        assert "usb" not in problem
     run(main())
