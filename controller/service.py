@@ -50,7 +50,8 @@ from controller.table.runner import TableRunner
 from controller.table.secrecy import PublicEvent, redact_device_event, scrub
 from controller.tower import tower_light
 from drivers import events as ev
-from drivers.driver import Delivery
+from drivers.driver import Delivery, DeviceRefused
+from drivers.link import LinkDown
 
 # The journal kind of a link session's mark (drivers.link.SessionMemory.mark()).
 LINK_KIND = "link"
@@ -576,14 +577,23 @@ class Service:
         method = getattr(driver, c.action, None)
         if method is None:
             self.log.error("driver has no such command", device=spec.id, action=c.action)
+            driver.command_failed(c.action, TablectlError(
+                f"the {spec.device_class} driver has no command {c.action!r}"))
             return
 
         async def call() -> None:
             try:
                 await method(**c.args)
-            except Exception as exc:   # refused, or the link went down meanwhile
+            except (DeviceRefused, LinkDown) as exc:
+                # The queue has it already: the refusal (command_refused) or the loss
+                # (link_lost), which the table rules on.
                 self.log.warning("device refused", device=spec.id, action=c.action,
                                  error=str(exc))
+            except Exception as exc:  # noqa: BLE001 - whatever it is, the table must hear of it
+                # Nothing else tells the table, which would wait for ever for what it asked.
+                self.log.exception("device command failed", device=spec.id, action=c.action,
+                                   error=str(exc))
+                driver.command_failed(c.action, exc)
         task = asyncio.ensure_future(call())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)

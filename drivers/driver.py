@@ -30,8 +30,12 @@ from .protocol.codec import Codec, get_codec
 from .spec import DeviceSpec
 from .transport import Transport
 
-__all__ = ["Driver", "Delivery", "DeviceRefused", "LinkDown", "Receipt", "SessionMemory",
-           "card_or_none", "deck_or_none"]
+__all__ = ["CONTROLLER_ERROR", "Driver", "Delivery", "DeviceRefused", "LinkDown", "Receipt",
+           "SessionMemory", "card_or_none", "deck_or_none"]
+
+# The reason of a CommandRefused for a command that failed in the controller itself: neither
+# the device's refusal (a refusal code's name) nor a command not sent for want of a link.
+CONTROLLER_ERROR = "controller-error"
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +182,18 @@ class Driver:
 
     def _tell_refused(self, action: str, reason: str, exc: Exception) -> None:
         self._emit(self._event(ev.CommandRefused, action=action, reason=reason, text=str(exc)))
+
+    def command_failed(self, action: str, exc: BaseException) -> None:
+        """Command ``action`` (the method's name) failed with ``exc``, neither refused by the
+        device (DeviceRefused) nor lost with the link (LinkDown), which the queue already hears
+        of: a bad argument, a fault of the controller's. Put it on the queue as a
+        CommandRefused with the reason ``controller-error`` naming the problem, so the table
+        rules on what it asked instead of waiting for it. The caller logs the traceback."""
+        problem = str(exc) or type(exc).__name__
+        self._emit(self._event(
+            ev.CommandRefused, action=action, reason=CONTROLLER_ERROR,
+            text=f"{self.spec.id} {action}: the controller could not carry it out ({problem}); "
+                 "report this with the service's log, which holds the details"))
 
     async def status(self, timeout: float | None = None) -> ev.Status:
         """Ask the device's state; returns the Status event (also put on the queue).
