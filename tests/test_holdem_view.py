@@ -7,9 +7,12 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from controller.errors import TablectlError
+from controller.rules.cards import Card
 from controller.rules.holdem_pots import build_pots
 from controller.rules.texas_holdem import start_hand
 from controller.table.holdem_pots_view import view_pots
+
+from drivers import events as ev
 
 from table_helpers import draw, table
 
@@ -114,6 +117,63 @@ def test_games_without_a_button_have_no_holdem_key_filled():
     t = table("q-poker")
     t.command("place_bet", box=1, wager="versus_croupier", amount=10)
     assert holdem(t) is None
+
+
+
+# --- a void hand (11/2008 art. 9(2)): the stakes go back, no pot is left ---------------------
+
+def test_a_void_hand_shows_no_pot_and_each_seats_chips_back_in_its_stack():
+    """Art. 9(2): a void hand's stakes "são devolvidos aos jogadores". The view kept showing
+    the pot of 70 and the stacks without the chips, with seat 6 still to act: the pit display
+    showed a pot that no longer existed."""
+    t = seated()
+    draw(t, *HOLE)
+    t.command("holdem_action", seat=1, action="raise", amount=30)
+    t.command("holdem_action", seat=3, action="call")
+    assert holdem(t)["pot"] == 70 and holdem(t)["to_act"] == 6
+    t.command("misdeal")
+    assert t.state == "round_void"
+    h = holdem(t)
+    assert h["pot"] == 0 and h["pots"] == []
+    assert h["returned"] == {"1": 30, "3": 30, "6": 10}      # the round_void event's rows
+    returned = [e.to_json() for e in t.outbox if e.kind == "round_void"][-1]["returned"]
+    assert h["returned"] == {str(r["box"]): r["amount"] for r in returned}
+    assert h["stacks"] == {"1": 1000, "3": 500, "6": 200}   # as seated: nothing was lost
+    assert h["to_act"] is None and h["legal"] == []
+    assert h["seats"] == [1, 3, 6] and h["button"] == 1
+
+
+def test_a_hand_voided_with_a_side_pot_shows_neither_pot():
+    t = all_in_on_the_flop()
+    t.command("void_round", role="supervisor", reason="a player disputes the deal")
+    h = holdem(t)
+    assert h["pot"] == 0 and h["pots"] == []
+    assert h["returned"] == {"1": 300, "3": 300, "6": 200}
+    assert h["stacks"] == {"1": 1000, "3": 500, "6": 200}
+
+
+def test_a_hand_the_ruling_voids_in_malfunction_shows_no_pot_either():
+    """A shuffler jam between streets voids the hand (art. 9(2), H11) and stops the table in
+    malfunction for the supervisor: the void is the same for the display."""
+    t = table("texas-holdem", "shuffler", holdem={"small_blind": 5, "big_blind": 10})
+    t.command("seat_players", seats=[2, 5], stacks=[500, 500], button=2)
+    t.command("close_bets")
+    for c in ("As", "Kd", "Ah", "Kc"):
+        t.handle_device(ev.CardDispensed(device="shuffler", ts=0.0, card=Card.parse(c)))
+    t.command("holdem_action", seat=5, action="call")
+    t.command("holdem_action", seat=2, action="check")
+    assert holdem(t)["pot"] == 20
+    t.handle_device(ev.Jam(device="shuffler", ts=0.0, where="output"))
+    assert t.state == "malfunction" and t.round.void is not None
+    h = holdem(t)
+    assert h["pot"] == 0 and h["pots"] == [] and h["returned"] == {"2": 10, "5": 10}
+    assert h["stacks"] == {"2": 500, "5": 500}
+
+
+def test_a_hand_in_play_has_nothing_returned():
+    t = seated()
+    draw(t, *HOLE)
+    assert "returned" not in holdem(t)
 
 
 # --- the pots: main pot and side pots (11/2008 art. 10, 11(3); interpretation H3) -------------

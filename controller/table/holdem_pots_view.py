@@ -6,6 +6,10 @@ Once no more betting can happen the pots are the settlement's own
 all-in may still put in more chips, so it may win every pot: only an all-in seat's stake closes
 a pot below the chips above it. A layer only one seat put chips into, that only it may win, is
 its bet nobody has called: no pot.
+
+A hand that is void has no pot at all: what each seat put in is given back (11/2008 art. 9(2),
+the ``round_void`` event's ``returned``), so :func:`void_view` shows the chips in the stacks
+again and what each seat got back.
 """
 from __future__ import annotations
 
@@ -41,3 +45,14 @@ def view_pots(committed: Mapping[int, int], folded: set[int] | frozenset[int],
         else:
             out.append({"amount": amount, "eligible": eligible or contenders})
     return out
+
+
+def void_view(view: Mapping[str, Any], stacks: Mapping[int, int],
+              committed: Mapping[int, int]) -> dict[str, Any]:
+    """The Hold'em view of a void hand (11/2008 art. 9(2): the stakes are returned to the
+    players): no pot, each stack with its chips back, nobody to act, and ``returned``, what
+    each seat got back (``{"seat": chips}``, the blinds included)."""
+    back = {s: c for s, c in sorted(committed.items()) if c > 0}
+    return {**view, "pot": 0, "pots": [], "to_act": None, "legal": [],
+            "stacks": {str(s): c + back.get(s, 0) for s, c in stacks.items()},
+            "returned": {str(s): c for s, c in back.items()}}

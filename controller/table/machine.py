@@ -42,7 +42,7 @@ from drivers import events as ev
 
 from .dealing import DealingTracker, Outcome
 from .flow import Flow, flow_for
-from .holdem_pots_view import view_pots
+from .holdem_pots_view import view_pots, void_view
 from .round import BetKey, RoundData, check_amount
 from controller.rules.base import AMOUNT_LIMIT, MAX_AMOUNT, MAX_ROUND_STAKES
 from .secrecy import CardVault, PublicEvent, reads_as_card, scrub
@@ -552,17 +552,21 @@ class Table:
         """Hold'em for the view: the seats, the button and the stacks from the moment the
         players are seated (they are public at the table), then the betting as the hand runs.
         Hole cards never appear here; ``hands`` carries them, face down as ``null``.
-        ``pots``: the main pot and the side pots, each with the boxes that may win it."""
+        ``pots``: the main pot and the side pots, each with the boxes that may win it; none
+        once the hand is void, its stakes back in the stacks (``returned``)."""
         h = self._holdem
         if h is None:
             return self._seating_json()
         all_in = {s for s in h.contenders if h.stacks[s] == 0}
-        return {"seats": list(h.seats), "button": h.button,
+        view = {"seats": list(h.seats), "button": h.button,
                 "street": h.street, "to_act": h.to_act, "pot": h.pot,
                 "folded": sorted(h.folded), "stacks": {str(k): v for k, v in h.stacks.items()},
                 "legal": [{"action": a.kind, "min_to": a.min_to, "max_to": a.max_to}
                           for a in (h.legal_actions() if h.to_act is not None else [])],
                 "pots": view_pots(h.committed, h.folded, all_in, h.is_over)}
+        if self.round is not None and self.round.void is not None:
+            return void_view(view, h.stacks, h.committed)
+        return view
 
     def _seating_json(self) -> dict[str, Any] | None:
         """Hold'em between ``seat_players`` and the blinds: the same keys as a running hand,
