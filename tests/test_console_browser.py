@@ -462,6 +462,39 @@ def test_texas_holdem_side_pot_of_an_all_in_is_shown_with_its_boxes_and_its_winn
     shot(display, "texas-holdem-side-pot-settlement")
 
 
+
+@pytest.mark.parametrize("live", [("texas-holdem", "shuffler")], indirect=True)
+def test_a_void_holdem_hand_shows_its_pot_returned_and_the_stacks_whole(browser, live):
+    """11/2008 art. 9(2): a void hand's stakes go back to the players. The display kept the
+    pot as it stood and the stacks without the chips; it now shows no pot, what each seat got
+    back, and each stack as it was seated."""
+    supervisor(live, "open_table")
+    display = open_page(browser, live, "display")
+    state_is(display, "bets_open")
+    supervisor(live, "seat_players", seats=[2, 5], stacks={"2": 300, "5": 400}, button=2)
+    supervisor(live, "close_bets")
+    state_is(display, "player_decisions")
+    seat = live.view()["holdem"]["to_act"]
+    supervisor(live, "holdem_action", seat=seat, action="raise", amount=20)
+    expect(display.get_by_test_id("pots").locator("li")).to_have_count(1)
+    committed = {"2": 300 - live.view()["holdem"]["stacks"]["2"],
+                 "5": 400 - live.view()["holdem"]["stacks"]["5"]}
+    assert sum(committed.values()) == live.view()["holdem"]["pot"] > 0
+    supervisor(live, "void_round", reason="a player disputes the deal")
+    state_is(display, "round_void")
+    assert live.view()["holdem"]["returned"] == committed
+    expect(display.get_by_test_id("pots").locator("li")).to_have_count(0)
+    returned = display.get_by_test_id("pot-returned")
+    for words in ("彩池已退回", "Pot returned"):
+        expect(returned).to_contain_text(words)
+    for s, chips in committed.items():
+        expect(returned).to_contain_text(f"{s}: {chips}")
+    expect(display.get_by_test_id("stack-2")).to_contain_text("300")
+    expect(display.get_by_test_id("stack-5")).to_contain_text("400")
+    expect(display.get_by_test_id("pot")).to_contain_text("0")
+    shot(display, "texas-holdem-void-pot-returned")
+
+
 # --- a fault --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("live", [("q-poker", "shuffler")], indirect=True)

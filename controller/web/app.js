@@ -272,6 +272,8 @@
       if (!hands.board) put(board, el("h3", {}, bi("labels", "board")));
       board.append(el("div", { class: "pot", "data-testid": "pot" }, bi("labels", "pot"), el("b", { text: " " + v.holdem.pot }), " · ", bi("streets", v.holdem.street)));
       board.append(potsEl(v.holdem.pots || [], (r && r.settlement && r.settlement.pots) || []));
+      // 11/2008 art. 9(2): a void hand has no pot; each seat got back what it put in
+      if (v.holdem.returned) board.append(el("div", { class: "pot-returned", "data-testid": "pot-returned" }, bi("labels", "pot_returned"), " " + Object.entries(v.holdem.returned).map(([seat, chips]) => `${seat}: ${chips}`).join(", ")));
     }
     const sa = $("set-aside");
     sa.hidden = !(v.set_aside && v.set_aside.length);

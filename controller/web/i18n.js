@@ -24,7 +24,7 @@ window.L = {
     wrong_token: ["權杖不正確", "That token is not accepted"],
     stack: ["籌碼", "Stack"], pot: ["彩池", "Pot"], to_act: ["輪到", "To act"], seats: ["座位", "Seats"],
     main_pot: ["主池", "Main pot"], side_pot: ["邊池", "Side pot"], eligible: ["可贏取的門", "Boxes eligible"],
-    won_by: ["贏得", "Won by"],
+    won_by: ["贏得", "Won by"], pot_returned: ["彩池已退回", "Pot returned"],
     adjust: ["加減點", "Points declared"],
     unreachable: ["未能連線到控制器，未有執行；連線恢復後再試", "The controller cannot be reached, so nothing was done; try again once the link is back"],
   },
