@@ -699,3 +699,51 @@ def test_holdem_pots_and_the_boxes_eligible_for_each_are_in_the_view(tmp_path):
                                       {"amount": 200, "eligible": [3]}]
     assert [{"amount": p["amount"], "eligible": p["eligible"]}
             for p in view["round"]["settlement"]["pots"]] == view["holdem"]["pots"]
+
+
+@pytest.mark.parametrize("body, key", [
+    (b'{"box": 1, "wager": "versus_croupier", "amount": 10, "amount": 1000}', "amount"),
+    (b'{"box": 1, "wager": "versus_croupier", "box": 4, "amount": 10}', "box"),
+    (b'{"box": 1, "wager": "pair_bonus", "amount": 10, "Amount": 5, "amount": 10}', "amount")])
+def test_a_parameter_given_twice_is_400_naming_it_and_nothing_is_journaled(runner, body, key):
+    """JSON lets a body name a key twice; the parser kept the last and the table took a bet
+    of 1000 where the body also said 10. Which one the sender meant nobody can tell: the
+    body is refused, before the table, and the next bet is taken."""
+    open_round(runner)
+    before = len(runner.journal)
+    view = runner.table.public_view()
+
+    async def check(c):
+        bad = await c.post("/api/commands/place_bet", headers=auth("dealer"), data=body)
+        good = await c.post("/api/commands/place_bet", headers=auth("dealer"),
+                            json={"box": 2, "wager": "pair_bonus", "amount": 5})
+        return bad.status, await bad.json(), good.status
+    status, doc, after = client(create_app(runner, api_config()), check)
+    assert status == 400 and doc["error"]["code"] == "bad_json"
+    message = doc["error"]["message"]
+    assert f'"{key}" twice' in message and "once" in message
+    assert after == 200
+    cmds = [r.payload["args"] for r in runner.journal.records(since=before, kinds=["command"])]
+    assert cmds == [{"box": 2, "wager": "pair_bonus", "amount": 5}]
+    assert runner.table.public_view()["round"]["bets"] == [
+        {"box": 2, "wager": "pair_bonus", "player": None, "amount": 5}]
+    assert view["round"]["bets"] == []
+
+
+def test_a_seat_given_twice_in_the_stacks_is_400(tmp_path):
+    """{"1": 500, "1": 5000} seated seat 1 with 5000 chips."""
+    run = make_runner(tmp_path / "j.db", "texas-holdem")
+    run.command("open_table", role="supervisor")
+    run.command("deck_ready")
+    before = len(run.journal)
+
+    async def check(c):
+        r = await c.post("/api/commands/seat_players", headers=auth("dealer"),
+                         data=b'{"seats": [1, 3], "stacks": {"1": 500, "3": 500, "1": 5000}}')
+        return r.status, await r.json()
+    status, doc = client(create_app(run, api_config()), check)
+    after = len(run.journal)
+    run.journal.close()
+    assert status == 400 and doc["error"]["code"] == "bad_json"
+    assert '"1" twice in stacks' in doc["error"]["message"]
+    assert after == before and run.table.public_view()["holdem"] is None

@@ -87,8 +87,8 @@ def _response(desc: str, schema: dict[str, Any] | None = None) -> dict[str, Any]
 
 
 def _errors(*codes: int) -> dict[str, Any]:
-    text = {400: "malformed request (not JSON, not an object, unknown parameter, not text "
-                 "where text is needed)",
+    text = {400: "malformed request (not JSON, a key given twice, not an object, unknown "
+                 "parameter, not text where text is needed)",
             401: "no token, or a token of no role", 403: "the role lacks the right",
             404: "no such command", 409: "the table refused it (rules or current state); "
                                          "nothing changed",
