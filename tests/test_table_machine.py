@@ -909,6 +909,30 @@ def test_a_name_or_reason_that_spells_a_card_is_refused_and_voids_nothing():
     assert t.round.void is not None
 
 
+
+@pytest.mark.parametrize("text, code", [("\x00", "U+0000"), ("\u202e", "U+202E"),
+                                        ("\u200b", "U+200B"), ("\x1b[2J", "U+001B")])
+@pytest.mark.parametrize("command, param", [("void_round", "reason"),
+                                            ("clear_integrity", "supervisor")])
+def test_a_reason_or_a_name_with_a_control_character_is_refused_naming_it(command, param,
+                                                                          text, code):
+    """A void's reason and the supervisor who checked the deck are journaled and shown on the
+    pit display. A NUL, an escape, a zero-width space or a right-to-left override (which makes
+    the display show the text reversed) were taken as they were; a player's name already
+    refused them. Refused now, naming the character, and nothing changes."""
+    t = table("q-poker")
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    draw(t, "As", "2c")
+    before = (t.state, t.public_view())
+    t.outbox = []
+    with pytest.raises(TablectlError) as refused:
+        t.command(command, role="supervisor", **{param: f"checked{text}by Ana"})
+    message = str(refused.value)
+    assert param in message and code in message and "printable" in message
+    assert (t.state, t.public_view()) == before and t.outbox == []
+    t.command(command, role="supervisor", **{param: "checked by Ana"})
+
+
 # --- Super Pan 9: the bank's turn (261/96/M art. 5(1), 5(4)) -------------------------------
 
 def pan9_banked(t, seat=1, capital=1000, banker_wins=True, run=None, bettor=2, **banker_args):

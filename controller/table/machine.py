@@ -355,6 +355,17 @@ class Table:
                 raise TablectlError(f"{name}: {param} must be text{' or null' if nullable else ''}"
                                     f", such as \"{TEXT_EXAMPLES.get(param, 'text')}\"; got "
                                     f"{type(value).__name__} {value!r:.40}")
+            hidden = next((ch for ch in value if ch not in "\t\n\r"
+                           and unicodedata.category(ch) in ("Cc", "Cf")),
+                          None) if isinstance(value, str) else None
+            if hidden is not None:
+                # Journaled and shown as typed: a NUL or an escape, a zero-width character (two
+                # names that look the same), a right-to-left override (the display shows the
+                # text reversed) are no part of a name or a reason.
+                what = TEXT_WORDS.get(param, param)
+                raise TablectlError(f"{name}: {param} holds U+{ord(hidden):04X}, a control or "
+                                    f"invisible character; {what} must be printable text, so "
+                                    "type it again without it")
             if isinstance(value, str) and reads_as_card(value):
                 # The table publishes it (a player's name, a reason), and a published field
                 # that spells a card is refused as a face-down card would be: a fault, which
@@ -2499,6 +2510,11 @@ def _text_params(fn: Callable[..., Any]) -> dict[str, bool]:
 TEXT_EXAMPLES = {"wager": "versus_croupier", "player": "A", "decision": "play",
                   "action": "call", "recipient": "box 1", "reason": "a player disputes the deal",
                   "mode": "shoe", "supervisor": "your name"}
+
+
+# What each free text parameter is, for the refusal of a character it may not hold.
+TEXT_WORDS = {"player": "a player's name", "reason": "a reason", "supervisor":
+              "the supervisor's name"}
 
 
 def _and(names: list[str]) -> str:
