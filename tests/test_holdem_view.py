@@ -69,6 +69,20 @@ def test_a_refused_seating_leaves_the_view_as_it_was():
     assert t.public_view() == before
 
 
+
+@pytest.mark.parametrize("button", [True, 1.0, "1", [1]])
+def test_a_button_that_is_not_a_seat_number_is_refused_naming_it(button):
+    """true and 1.0 were taken as seat 1 (the view then showed "button": true, which the page
+    could put on no seat); "1" was refused as if seat 1 were not occupied."""
+    t = table("texas-holdem", holdem={"small_blind": 5, "big_blind": 10})
+    before = t.public_view()
+    with pytest.raises(TablectlError, match="button") as refused:
+        t.command("seat_players", seats=[1, 3], stacks=[100, 100], button=button)
+    assert "seat number" in str(refused.value) and repr(button) in str(refused.value)
+    assert t.public_view() == before
+    t.command("seat_players", seats=[1, 3], stacks=[100, 100], button=1)
+    assert holdem(t)["button"] == 1
+
 def test_the_running_hand_keeps_seats_and_button_and_shows_the_blinds():
     t = seated()
     draw(t, *HOLE)

@@ -2114,6 +2114,10 @@ class Table:
             raise TablectlError(f"the stacks together are {sum(stack_map.values())} chip units: "
                                 f"a pot can hold them all, and an amount is at most "
                                 f"{AMOUNT_LIMIT}; seat smaller stacks")
+        if button is not None and (isinstance(button, bool) or not isinstance(button, int)):
+            # true or 1.0 would pass for seat 1 below, and "1" be refused as an empty seat
+            raise TablectlError(f"the button is a seat number, such as {(seats_t or (1,))[0]} (or leave "
+                                f"it out to move it on), got {button!r}")
         if button is None:
             from controller.rules.texas_holdem import initial_button, next_button
             button = (next_button(self._last_button, seats_t) if self._last_button
