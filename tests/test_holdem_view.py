@@ -48,10 +48,42 @@ def test_seats_button_and_stacks_show_as_soon_as_the_players_are_seated():
 
 def test_stacks_given_as_a_list_follow_the_seat_order():
     t = table("texas-holdem", holdem={"small_blind": 5, "big_blind": 10})
-    t.command("seat_players", seats=[7, 2], stacks=[300, 800], button=7)
+    t.command("seat_players", seats=[2, 7], stacks=[300, 800], button=7)
     h = holdem(t)
     assert h["seats"] == [2, 7] and h["button"] == 7
     assert h["stacks"] == {"2": 300, "7": 800}
+
+
+def test_a_list_of_stacks_for_seats_out_of_order_is_refused_when_it_could_be_read_two_ways():
+    """seats [7, 2] with stacks [300, 800] gave seat 2 the 300 and seat 7 the 800 (the list
+    follows the seats in ascending order), where the croupier may have meant seat 7's 300:
+    chips on the wrong seat. Refused now, naming both readings; the same stack for every seat
+    reads one way only and is taken."""
+    t = table("texas-holdem", holdem={"small_blind": 5, "big_blind": 10})
+    before = t.public_view()
+    with pytest.raises(TablectlError) as refused:
+        t.command("seat_players", seats=[7, 2], stacks=[300, 800], button=7)
+    message = str(refused.value)
+    assert "[7, 2]" in message and '{"7": 300, "2": 800}' in message
+    assert "ascending" in message
+    assert t.public_view() == before
+    t.command("seat_players", seats=[7, 2], stacks=[500, 500], button=7)
+    assert holdem(t)["stacks"] == {"2": 500, "7": 500}
+    t.command("seat_players", seats=[7, 2], stacks={"7": 300, "2": 800}, button=7)
+    assert holdem(t)["stacks"] == {"2": 800, "7": 300}
+
+
+@pytest.mark.parametrize("seats, stacks, words", [
+    ([1, 1, 3], [500, 500], "seat 1 twice"),
+    ([1, 3], {"1": 500, "01": 5000, "3": 500}, "seat 1 twice")])
+def test_a_seat_given_twice_is_refused(seats, stacks, words):
+    """[1, 1, 3] was taken as seats 1 and 3, and stacks {"1": 500, "01": 5000} as seat 1
+    with 5000: a seat named twice is a slip, and which stack was meant cannot be told."""
+    t = table("texas-holdem", holdem={"small_blind": 5, "big_blind": 10})
+    before = t.public_view()
+    with pytest.raises(TablectlError, match=words):
+        t.command("seat_players", seats=seats, stacks=stacks, button=1)
+    assert t.public_view() == before
 
 
 def test_seating_again_replaces_the_seats_in_the_view():

@@ -2095,14 +2095,26 @@ class Table:
         if not isinstance(seats, (list, tuple)):
             raise TablectlError("seats must be a list of seat numbers, e.g. [1, 4, 7]")
         seats_t = tuple(sorted({self._check_box(s) for s in seats}))
+        if len(seats_t) < len(seats):
+            twice = next(s for s in seats_t if list(seats).count(s) > 1)
+            raise TablectlError(f"seats names seat {twice} twice; give each occupied seat once, "
+                                f"e.g. {list(seats_t)}")
+        given: dict[int, Any] | None = None      # a list's stacks, read in the seats' order
         if isinstance(stacks, Mapping):
             try:
                 stack_map = {int(k): v for k, v in stacks.items()}
             except ValueError:
                 raise TablectlError("stacks maps seat numbers to chips, e.g. {\"1\": 500}") \
                     from None
+            if len(stack_map) < len(stacks):
+                # "1" and "01" are one seat: which of its two stacks was meant cannot be told
+                twice = next(n for n in stack_map if sum(int(k) == n for k in stacks) > 1)
+                raise TablectlError(f"stacks names seat {twice} twice "
+                                    f"({', '.join(repr(k) for k in stacks if int(k) == twice)});"
+                                    " give each seat's chips once")
         elif isinstance(stacks, (list, tuple)) and len(stacks) == len(seats_t):
             stack_map = dict(zip(seats_t, stacks))
+            given = dict(zip(seats, stacks))
         else:
             raise TablectlError("stacks must give each seat's chips: {seat: chips} or a list "
                                 "in seat order")
@@ -2110,6 +2122,15 @@ class Table:
             raise TablectlError(f"give a stack for exactly the seats {list(seats_t)}")
         for v in stack_map.values():
             check_amount(v, "a stack")
+        if given is not None and given != stack_map:
+            # The list goes to the seats in ascending order; seats given in another order make
+            # it read two ways, and one of them puts chips on the wrong seat.
+            meant = ", ".join(f'"{s}": {v}' for s, v in given.items())
+            taken = ", ".join(f"seat {s}: {v}" for s, v in stack_map.items())
+            raise TablectlError(f"stacks {list(stacks)} as a list go to the seats in ascending "
+                                f"order ({taken}), but the seats were given as {list(seats)}: "
+                                f"give the stacks by seat, {{{meant}}}, or list the seats in "
+                                "ascending order")
         if sum(stack_map.values()) > MAX_AMOUNT:
             raise TablectlError(f"the stacks together are {sum(stack_map.values())} chip units: "
                                 f"a pot can hold them all, and an amount is at most "
