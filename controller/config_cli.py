@@ -66,6 +66,24 @@ def cmd_hash_token(args: argparse.Namespace) -> int:
     if len(token) < 16:
         raise TablectlError("a token must be at least 16 characters; make a strong one with "
                             "`tablectl config hash-token --new`")
+    check_sendable(token)
     digest = hash_token(token)
     print(f'{args.role} = "{digest}"' if args.role else digest)
     return 0
+
+
+def check_sendable(token: str) -> None:
+    """Refuse a token no console could ever present: the API and the page take it without
+    its surrounding spaces, and a browser sends only plain ASCII in a header, so its hash
+    would be stored and every use of it refused as a wrong token."""
+    if token != token.strip(" "):
+        raise TablectlError("the token begins or ends with a space, which the console and the "
+                            "API leave out of what they send, so it could never be used; give "
+                            "it without, or make one with `tablectl config hash-token --new`")
+    odd = next((ch for ch in token if not " " <= ch <= "~"), None)
+    if odd is not None:
+        raise TablectlError(f"the token holds U+{ord(odd):04X}, which is not a plain ASCII "
+                            "letter, digit, space or punctuation mark: a browser cannot send it "
+                            "in a header (a full-width keyboard types such letters), so the "
+                            "token could never be used; type it in plain ASCII, or make one "
+                            "with `tablectl config hash-token --new`")

@@ -478,6 +478,21 @@ def test_cli_hash_token():
     assert short.returncode == 2 and "16 characters" in short.stderr
 
 
+
+@pytest.mark.parametrize("token, words", [
+    (" correct horse battery staple", "space"),
+    ("correct horse battery staple\t", "U+0009"),
+    ("ｃｏｒｒｅｃｔ ｈｏｒｓｅ ｂａｔｔｅｒｙ", "U+FF43"),      # typed with a full-width keyboard
+    ("correct horse battery stäple", "U+00E4")])
+def test_cli_hash_token_refuses_a_token_no_console_could_ever_send(token, words):
+    """The API and the page take the token without its surrounding spaces, and a browser
+    sends only plain ASCII in the Authorization header: such a token was hashed and stored,
+    and every use of it was a 401. Refused now, naming why, and nothing is printed to store."""
+    out = subprocess.run([sys.executable, "-m", "controller.cli", "config", "hash-token"],
+                         input=token + "\n", capture_output=True, text=True)
+    assert out.returncode == 2 and out.stdout == ""
+    assert words in out.stderr and "--new" in out.stderr
+
 def test_cli_check_names_every_problem(tmp_path):
     path = tmp_path / "table.toml"
     path.write_text(BASE.replace('"q-poker"', '"q-pokr"') + "bauds = 1\n")
