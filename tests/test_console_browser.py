@@ -870,3 +870,26 @@ def test_a_display_token_cannot_issue_a_command(browser, live):
     expect(stranger.locator("#login")).to_be_visible()
     expect(stranger.locator("#login-error")).to_contain_text("not accepted")
     expect(stranger.locator("#table")).to_be_hidden()
+
+
+@pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)
+def test_a_token_typed_with_a_full_width_keyboard_is_named_as_such_at_the_login(browser, live):
+    """A browser cannot put a letter outside plain ASCII in a request's header: a token typed
+    with a full-width (or any other) keyboard made every request fail inside the page, which
+    took that for the controller being unreachable and kept trying, the login form showing
+    nothing. It now says what is wrong and how to type it; the right token then opens the
+    table."""
+    page = browser.new_page()
+    page.goto(live.url + "/")
+    expect(page.locator("#login")).to_be_visible()
+    full_width = "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c
+                         for c in TOKENS["dealer"])
+    page.locator("#token-input").fill(full_width)
+    page.locator("#login button[type=submit]").click()
+    error = page.locator("#login-error")
+    expect(error).to_contain_text("half-width")
+    expect(error).to_contain_text("半形")
+    expect(page.locator("#table")).to_be_hidden()
+    page.locator("#token-input").fill(TOKENS["dealer"])
+    page.locator("#login button[type=submit]").click()
+    expect(page.get_by_test_id("role")).to_contain_text("dealer")

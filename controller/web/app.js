@@ -59,11 +59,15 @@
     }
     return sessionStorage.getItem(TOKEN_KEY);
   }
+  // problem: true (a token the controller does not know) or the label that says what is wrong
   function showLogin(problem) {
     $("table").hidden = true;
     $("login").hidden = false;
-    put($("login-error"), problem ? bi("labels", "wrong_token") : "");
+    put($("login-error"), problem ? bi("labels", problem === true ? "wrong_token" : problem) : "");
   }
+  // A browser puts only plain ASCII in a request's header: with any other letter (a full-width
+  // keyboard types them) every request would fail in the page, as if the controller were down.
+  const sendable = (t) => /^[\x20-\x7e]+$/.test(t);
 
   async function api(path, options) {
     const opts = Object.assign({ headers: {} }, options || {});
@@ -97,6 +101,7 @@
   async function start2() {
     token = takeToken();
     if (!token) return showLogin(false);
+    if (!sendable(token)) { sessionStorage.removeItem(TOKEN_KEY); return showLogin("token_ascii"); }
     const who = await api("/api/whoami");
     if (who.status === 0) { setTimeout(start2, 2000); return; }
     if (who.status !== 200) return;

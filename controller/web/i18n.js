@@ -22,6 +22,7 @@ window.L = {
     returned: ["退回投注", "bets returned"], remedy: ["處理", "Remedy"],
     display: ["顯示", "display"], dealer: ["荷官", "dealer"], supervisor: ["主任", "supervisor"],
     wrong_token: ["權杖不正確", "That token is not accepted"],
+    token_ascii: ["權杖只有半形英文字母、數字及符號：請轉用半形輸入再輸入", "A token is plain letters, digits and signs: switch the keyboard to half-width (English) and type it again"],
     stack: ["籌碼", "Stack"], pot: ["彩池", "Pot"], to_act: ["輪到", "To act"], seats: ["座位", "Seats"],
     main_pot: ["主池", "Main pot"], side_pot: ["邊池", "Side pot"], eligible: ["可贏取的門", "Boxes eligible"],
     won_by: ["贏得", "Won by"], pot_returned: ["彩池已退回", "Pot returned"],
