@@ -40,9 +40,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Subcommands that read a journal: a path given bare is meant for --journal.
+JOURNAL_READERS = ("journal", "integrity")
+
+
+def unrecognized(args: argparse.Namespace, extra: list[str], argv: list[str]) -> str:
+    """The error for arguments the command does not take, with the way to give them."""
+    words = [args.command] + [w for w in [getattr(args, f"{args.command}_command", None)] if w]
+    text = f"unrecognized arguments: {' '.join(extra)}; "
+    if args.command in JOURNAL_READERS and len(extra) == 1 and not extra[0].startswith("-") \
+            and getattr(args, "journal", None) is None:
+        line = " ".join(f"--journal {a}" if a == extra[0] else a for a in argv)
+        return text + f"a journal is named with --journal: tablectl {line}"
+    return text + f"see tablectl {' '.join(words)} --help"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        print(f"tablectl: error: {unrecognized(args, extra, argv or sys.argv[1:])}",
+              file=sys.stderr)
+        return 2
     try:
         return int(args.func(args) or 0)
     except TablectlError as exc:

@@ -320,3 +320,23 @@ def test_run_with_a_journal_this_user_may_not_write_names_it(unprivileged):
                    str(state / "journal.db"), "may not write it")
     assert "damaged" not in line and "backup" not in line
     assert sorted(p.name for p in state.iterdir()) == before
+
+
+# --- an argument the command does not take --------------------------------------------------
+
+@pytest.mark.parametrize("command", [c for c in JOURNAL_COMMANDS if c[1] != "show"])
+def test_a_journal_given_without_its_option_names_the_option(tmp_path, command):
+    """`tablectl journal verify /var/lib/tablectl/journal.db` was answered with the top-level
+    usage and "unrecognized arguments", nothing saying the path goes after --journal."""
+    path = tmp_path / "journal.db"
+    write_journal(path)
+    proc = tablectl(*command, path)
+    refused(proc, f"unrecognized arguments: {path}",
+            f"tablectl {' '.join(command)} --journal {path}")
+    assert "usage: tablectl [-h]" not in proc.stderr
+    assert tablectl(*command, "--journal", path).returncode in (0, 1)
+
+
+def test_an_unknown_option_names_the_commands_help():
+    refused(tablectl("config", "check", "--strict"), "unrecognized arguments: --strict",
+            "tablectl config check --help")
