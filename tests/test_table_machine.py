@@ -933,6 +933,24 @@ def test_a_reason_or_a_name_with_a_control_character_is_refused_naming_it(comman
     t.command(command, role="supervisor", **{param: "checked by Ana"})
 
 
+
+def test_removing_a_bet_that_is_not_there_names_the_bets_that_are():
+    """"there is no pair_bonus bet on box 1" said what was wrong but not what to give: the bet
+    may be a player's, or on another wager."""
+    t = table("q-poker")
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10, player="ana")
+    t.command("place_bet", box=1, wager="pair_bonus", amount=5)
+    before = t.public_view()
+    with pytest.raises(TablectlError) as refused:
+        t.command("remove_bet", box=1, wager="versus_croupier")
+    assert str(refused.value) == ("there is no versus_croupier bet on box 1; box 1 holds "
+                                  "versus_croupier of 'ana', pair_bonus")
+    with pytest.raises(TablectlError, match="box 2 holds no bet"):
+        t.command("remove_bet", box=2, wager="pair_bonus")
+    assert t.public_view() == before
+    t.command("remove_bet", box=1, wager="versus_croupier", player="ana")
+
+
 # --- Super Pan 9: the bank's turn (261/96/M art. 5(1), 5(4)) -------------------------------
 
 def pan9_banked(t, seat=1, capital=1000, banker_wins=True, run=None, bettor=2, **banker_args):

@@ -1858,8 +1858,12 @@ class Table:
         self._require_betting("remove a bet", removal=True)
         key = BetKey(self._check_box(box), wager, player)
         if key not in self.round.bets:
+            held = [k.wager + (f" of {k.player!r}" if k.player is not None else "")
+                    for k in self.round.bets if k.box == box]
             raise TablectlError(f"there is no {wager} bet on box {box}"
-                                + (f" for {player}" if player else ""))
+                                + (f" for {player}" if player else "")
+                                + (f"; box {box} holds {', '.join(held)}" if held
+                                   else f"; box {box} holds no bet"))
         del self.round.bets[key]
         self._publish("bet", box=box, wager=wager, player=player, amount=0)
 
