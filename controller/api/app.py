@@ -382,7 +382,7 @@ async def _args(request: web.Request, params: tuple[str, ...]) -> dict[str, Any]
     twice = _twice(body)
     if twice:
         return error(400, "bad_json", f"the body gives {twice}; JSON would keep only the last, "
-                     "and which one was meant cannot be told: give each parameter once")
+                     "and which one was meant cannot be told: give each key once")
     body = _plain(body)
     try:
         json.dumps(body, ensure_ascii=False).encode("utf-8")
