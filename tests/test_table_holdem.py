@@ -81,6 +81,25 @@ def test_action_out_of_turn_is_refused_and_changes_nothing():
     assert len(t.outbox) == before
 
 
+
+@pytest.mark.parametrize("action, amount", [("fold", 50), ("FOLD", 0), ("check", 50)])
+def test_a_fold_or_a_check_with_an_amount_is_refused_and_changes_nothing(action, amount):
+    """A check given an amount (the croupier meant a bet of 50?) was taken as a check: the
+    street closed and the next was dealt; a fold with one was taken too, and journaled with
+    the amount. Either cannot be taken back, and what was meant cannot be told."""
+    t = table("texas-holdem", holdem={"small_blind": 5, "big_blind": 10})
+    t.command("seat_players", seats=[1, 3, 6], stacks=[500, 500, 500], button=1)
+    draw(t, "Qd", "7h", "As", "Qc", "2c", "Ks")
+    act(t, 1, "call")
+    act(t, 3, "call")                               # seat 6, the big blind, may check
+    before = (t.state, t.public_view(), len(t.outbox))
+    with pytest.raises(TablectlError) as refused:
+        act(t, 6, action, amount)
+    assert "amount" in str(refused.value) and "leave amount out" in str(refused.value)
+    assert (t.state, t.public_view(), len(t.outbox)) == before
+    act(t, 6, action.lower())
+    assert t.round.actions[-1] == {"box": 6, "action": action.lower(), "amount": None}
+
 def test_all_in_preflop_deals_the_board_without_betting_pauses():
     t = table("texas-holdem", "shuffler", holdem={"small_blind": 5, "big_blind": 10})
     t.command("seat_players", seats=[2, 5], stacks=[100, 100], button=2)

@@ -2193,6 +2193,12 @@ class Table:
         if not self.flow.betting_streets or self._holdem is None:
             raise TablectlError(f"{self.game.title} has no betting rounds; use decide")
         h = self._holdem
+        if amount is not None and str(action).strip().lower() in ("fold", "check"):
+            # A check or a fold cannot be taken back; given an amount, it may have been meant
+            # as a bet or a raise.
+            raise TablectlError(f"a {str(action).strip().lower()} puts no chips in, but amount "
+                                f"{amount!r} was given: leave amount out to "
+                                f"{str(action).strip().lower()}, or bet or raise to it")
         betting = h.street_index
         done = h.act(seat, action, amount)      # RuleError (a TablectlError): nothing changed
         self.round.actions.append({"box": seat, "action": action, "amount": amount})
