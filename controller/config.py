@@ -20,6 +20,7 @@ import ipaddress
 import math
 import re
 import tomllib
+import unicodedata
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -439,6 +440,23 @@ def _journal_path(v: Any) -> str:
     return ""
 
 
+def _serial_port(v: Any) -> str:
+    # The daemon runs in its state directory: a port that is no absolute path ("ttyUSB0")
+    # names a file there, which no device is, and the link never comes up.
+    odd = next((ch for ch in v if unicodedata.category(ch) == "Cc"), None)
+    if odd is not None:
+        return f"holds U+{ord(odd):04X}, which no device path holds; write the path again"
+    if v == "" or v.startswith("/") or "://" in v:
+        return ""
+    if not v.strip():
+        return ("must be a device path such as /dev/tablectl/shoe, or a pyserial URL such "
+                "as socket://host:port")
+    return (f"must be an absolute device path such as /dev/{v.strip().lstrip('/')}"
+            if not v.strip().startswith("dev/") else
+            f"must be an absolute device path such as /{v.strip()}") + (
+        ", or a pyserial URL such as socket://host:port")
+
+
 def _usb_id(v: Any) -> str:
     return "" if 0 <= v <= 0xFFFF else "must be a 16-bit USB id such as 0x1d50"
 
@@ -535,7 +553,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
     "devices.*": {
         "class": Key("str", REQUIRED, choices=DEVICE_CLASSES, help="the kind of device"),
         "transport": Key("str", "serial", choices=TRANSPORTS, help="serial or usb"),
-        "port": Key("str", "", help="serial port path (/dev/tablectl/shoe) or pyserial URL"),
+        "port": Key("str", "", check=_serial_port,
+                    help="serial port path (/dev/tablectl/shoe) or pyserial URL"),
         "baudrate": Key("int", 115200, check=_baud, help="serial speed"),
         "codec": Key("str", "tablectl", choices=CODECS, help="the wire protocol"),
         "usb_vendor": Key("int", 0, check=_usb_id, help="USB vendor id (e.g. 0x1d50)"),

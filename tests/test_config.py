@@ -708,3 +708,19 @@ def test_one_usb_device_named_by_two_sections_is_refused():
     p = only(text)
     assert p.key == "devices.spare" and "devices.shuffler" in p.reason
     assert "usb_serial" in p.fix
+
+
+@pytest.mark.parametrize("port, words", [
+    ("ttyUSB0", "/dev/ttyUSB0"), ("dev/tablectl/shoe", "/dev/tablectl/shoe"),
+    ("  ", "a device path"), ("/dev/tty\\u0000USB0", "U+0000")])
+def test_a_serial_port_that_is_no_path_nor_url_is_named(port, words):
+    """config check passed port = "ttyUSB0": the daemon then tried a file of that name in
+    its own working directory, and the shoe never linked. A serial port is a device path
+    (absolute) or a pyserial URL such as socket://host:port."""
+    text = BASE.replace('port = "/dev/tablectl/shoe"', f'port = "{port}"')
+    p = only(text)
+    assert p.key == "devices.shoe.port" and p.line == line_of(text, "port =")
+    assert words in p.format()
+    for good in ("/dev/serial/by-id/usb-FTDI-if00", "socket://10.0.0.7:4000",
+                 "rfc2217://10.0.0.7:4001"):
+        assert parse_text(BASE.replace("/dev/tablectl/shoe", good)).device("shoe").port == good
