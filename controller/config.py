@@ -457,6 +457,14 @@ def _serial_port(v: Any) -> str:
         ", or a pyserial URL such as socket://host:port")
 
 
+def _usb_backend(v: Any) -> str:
+    # The driver reads it only when the daemon opens the device: checked here instead.
+    if v == "" or re.fullmatch(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*", v):
+        return ""
+    return ("must be written as module:function, e.g. usb.backend.libusb1:get_backend (or "
+            "left out for libusb)")
+
+
 def _usb_id(v: Any) -> str:
     return "" if 0 <= v <= 0xFFFF else "must be a 16-bit USB id such as 0x1d50"
 
@@ -560,7 +568,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "usb_vendor": Key("int", 0, check=_usb_id, help="USB vendor id (e.g. 0x1d50)"),
         "usb_product": Key("int", 0, check=_usb_id, help="USB product id"),
         "usb_serial": Key("str", "", help="USB serial number, when several are plugged in"),
-        "usb_backend": Key("str", "", help="pyusb backend as module:function (empty: libusb)"),
+        "usb_backend": Key("str", "", check=_usb_backend,
+                           help="pyusb backend as module:function (empty: libusb)"),
         "heartbeat_s": Key("float", 0.25, check=_heartbeat,
                            help="expected heartbeat interval (0.05-10 s)"),
         "link_timeout_s": Key("float", 1.0, check=_positive,

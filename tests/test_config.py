@@ -724,3 +724,17 @@ def test_a_serial_port_that_is_no_path_nor_url_is_named(port, words):
     for good in ("/dev/serial/by-id/usb-FTDI-if00", "socket://10.0.0.7:4000",
                  "rfc2217://10.0.0.7:4001"):
         assert parse_text(BASE.replace("/dev/tablectl/shoe", good)).device("shoe").port == good
+
+
+@pytest.mark.parametrize("backend", ["usb.backend.libusb1 get_backend", "usb.backend.libusb1",
+                                     ":get_backend", "usb.backend.libusb1:"])
+def test_a_usb_backend_not_written_as_module_function_is_named(backend):
+    """config check passed it; the driver refused it only when the daemon opened the device."""
+    text = BASE.replace('port = "/dev/tablectl/shoe"',
+                        'transport = "usb"\nusb_vendor = 0x1d50\nusb_product = 0x6018\n'
+                        f'usb_backend = "{backend}"')
+    p = only(text)
+    assert p.key == "devices.shoe.usb_backend" and p.line == line_of(text, "usb_backend")
+    assert "module:function" in p.format() and "usb.backend.libusb1:get_backend" in p.format()
+    good = text.replace(backend, "usb.backend.libusb1:get_backend")
+    assert parse_text(good).device("shoe").usb_backend == "usb.backend.libusb1:get_backend"
