@@ -805,6 +805,12 @@ def validate(doc: Mapping[str, Any], text: str = "", path: str | Path | None = N
     gpio = _gpio(ck, doc, table.get("boxes"))
     api = _api(ck, _table(ck, doc, "api"))
 
+    sensing = [d for d, spec in (devices or {}).items() if spec.device_class == "box-sensors"]
+    if gpio is not None and gpio.box_sensors and sensing:
+        # each would report every card put on a box: the table would see it land twice
+        ck.add(("gpio", "box_sensors"), f"box sensors are also devices.{sensing[0]} (class "
+               "box-sensors): each card on a box would be reported twice",
+               f"keep one: remove gpio.box_sensors or [devices.{sensing[0]}]")
     mode = table.get("mode")
     settled = not any(p.key.startswith(("devices", "table.mode")) for p in ck.problems)
     if settled and mode and isinstance(doc.get("devices"), dict):

@@ -738,3 +738,21 @@ def test_a_usb_backend_not_written_as_module_function_is_named(backend):
     assert "module:function" in p.format() and "usb.backend.libusb1:get_backend" in p.format()
     good = text.replace(backend, "usb.backend.libusb1:get_backend")
     assert parse_text(good).device("shoe").usb_backend == "usb.backend.libusb1:get_backend"
+
+
+def test_box_sensors_on_gpio_and_as_a_device_both_are_refused():
+    """Each card put on a box would be reported twice, once by each: config check passed
+    it. The sensors are one or the other."""
+    text = BASE + textwrap.dedent("""\
+
+        [devices.sensors]
+        class = "box-sensors"
+        port = "/dev/tablectl/sensors"
+
+        [gpio]
+        box_sensors = [5, 6, 12, 16, 20, 21, 25]
+        """)
+    p = only(text)
+    assert p.key == "gpio.box_sensors" and p.line == line_of(text, "box_sensors =")
+    assert "devices.sensors" in p.format() and "twice" in p.format()
+    assert parse_text(text.replace("box_sensors = [5, 6, 12, 16, 20, 21, 25]\n", "")).gpio
