@@ -377,9 +377,12 @@ def test_texas_holdem_round_to_the_showdown_appears_on_the_display(browser, live
         legal = dealer.locator("[data-action]").evaluate_all("els => els.map(e => e.dataset.action)")
         choice = "fold" if first else ("check" if "check" in legal else "call")
         first = False
+        street = live.view()["holdem"]["street"]
         front(dealer).locator(f"[data-action={choice}]").click()
+        # the action ends the street when the next is dealt and the same seat speaks first
         live.wait(lambda: (lambda v: v["state"] != "player_decisions"
-                           or v["holdem"]["to_act"] != to_act)(live.view()))
+                           or v["holdem"]["to_act"] != to_act
+                           or v["holdem"]["street"] != street)(live.view()))
     state_is(display, "settlement")
     view = live.view()
     board = view["hands"]["board"]
@@ -421,9 +424,12 @@ def test_texas_holdem_side_pot_of_an_all_in_is_shown_with_its_boxes_and_its_winn
         expect(front(dealer).locator(".seat-to-act")).to_contain_text(str(seat))
         if amount is not None:
             dealer.get_by_test_id(f"action-{action}").fill(str(amount))
+        street = live.view()["holdem"]["street"]
         dealer.locator(f"button[data-action={action}]").click()
+        # a call that ends the street: the next is dealt and the same seat may speak first
         live.wait(lambda: (lambda v: v["state"] != "player_decisions"
-                           or v["holdem"]["to_act"] != seat)(live.view()))
+                           or v["holdem"]["to_act"] != seat
+                           or v["holdem"]["street"] != street)(live.view()))
 
     act(2, "allin")                           # 100, all he has
     act(5, "call")
