@@ -2141,8 +2141,9 @@ class Table:
                                 f"{AMOUNT_LIMIT}; seat smaller stacks")
         if button is not None and (isinstance(button, bool) or not isinstance(button, int)):
             # true or 1.0 would pass for seat 1 below, and "1" be refused as an empty seat
-            raise TablectlError(f"the button is a seat number, such as {(seats_t or (1,))[0]} (or leave "
-                                f"it out to move it on), got {button!r}")
+            example = seats_t[0] if seats_t else 1
+            raise TablectlError(f"the button is a seat number, such as {example} (or leave it "
+                                f"out to move it on), got {button!r:.40}")
         if button is None:
             from controller.rules.texas_holdem import initial_button, next_button
             button = (next_button(self._last_button, seats_t) if self._last_button
@@ -2196,9 +2197,9 @@ class Table:
         if amount is not None and str(action).strip().lower() in ("fold", "check"):
             # A check or a fold cannot be taken back; given an amount, it may have been meant
             # as a bet or a raise.
-            raise TablectlError(f"a {str(action).strip().lower()} puts no chips in, but amount "
-                                f"{amount!r} was given: leave amount out to "
-                                f"{str(action).strip().lower()}, or bet or raise to it")
+            kind = str(action).strip().lower()
+            raise TablectlError(f"a {kind} puts no chips in, but amount {amount!r:.40} was "
+                                f"given: leave amount out to {kind}, or bet or raise to it")
         betting = h.street_index
         done = h.act(seat, action, amount)      # RuleError (a TablectlError): nothing changed
         self.round.actions.append({"box": seat, "action": action, "amount": amount})
