@@ -1005,14 +1005,7 @@ def fingerprint(table: Table, monitor: bool = True) -> dict[str, Any]:
     state["view"] = table.public_view()
     if not monitor:
         return state
-    monitor = plain(table.integrity)["IntegrityMonitor"]
-    # The sentinel's trend across decks comes back from the deck records, its statistics
-    # rounded to four places and without the count of decks behind it (integrity.monitor
-    # restore): it is not the table's to rebuild, and is left out here.
-    sentinel = dict(monitor["sentinel"]["ShuffleSentinel"])
-    for name in ("trend", "trend_decks"):
-        sentinel.pop(name, None)
-    state["monitor"] = {**monitor, "sentinel": sentinel}
+    state["monitor"] = plain(table.integrity)["IntegrityMonitor"]
     return state
 
 

@@ -26,12 +26,13 @@ from controller.errors import TablectlError
 from controller.rules.cards import Card
 from drivers import events as ev
 
-from .alarms import Alarm
+from .alarms import Alarm, AlarmKind
 from .ledger import DeckLedger
-from .sentinel import ShuffleSentinel
+from .sentinel import LOCAL_TESTS, STATISTIC, ShuffleSentinel
 
 RECORD_ALARM = "alarm"
 RECORD_DECK = "deck"
+WEAK_SHUFFLING = AlarmKind.WEAK_SHUFFLING.value
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,21 +143,36 @@ class IntegrityMonitor:
     def restore(self, records: Iterable[dict[str, Any]]) -> int:
         """After a restart: reload the orders of earlier decks from the journal's ``integrity``
         payloads (``record = "deck"``, oldest first) so repeats and cuts of decks dealt before
-        the restart are still caught, keep the trend across decks, and continue the deck
-        numbering. Returns the decks
-        reloaded. Call it on a fresh monitor, before the first event."""
+        the restart are still caught, take back the trend across decks exactly as the last
+        deck left it (each statistic and the count of decks behind it, ``trend_state``), and
+        continue the deck numbering. Returns the decks reloaded. Call it on a fresh monitor,
+        before the first event.
+
+        Deck records written before ``trend_state`` existed give the statistic rounded (as
+        ``log(1 + R)`` to four places) and no count: the count is rebuilt from the decks that
+        fed the trend since that test's last ``weak_shuffling`` alarm."""
         if self._in_play:
             raise TablectlError("restore the integrity monitor before it sees any event")
         n = top = 0
+        sentinel = self.sentinel
+        by_statistic = {f"Shiryaev-Roberts over decks: {STATISTIC[t]}": t for t in LOCAL_TESTS}
+        afresh: set[str] = set()      # tests whose trend alarmed on the deck being read
         for rec in records:
-            if not isinstance(rec, dict) or rec.get("record") != RECORD_DECK:
+            if not isinstance(rec, dict):
+                continue
+            if rec.get("record") == RECORD_ALARM and rec.get("kind") == WEAK_SHUFFLING:
+                test = by_statistic.get(str(rec.get("statistic")))
+                if test is not None:
+                    afresh.add(test)
+                continue
+            if rec.get("record") != RECORD_DECK:
                 continue
             number = int(rec.get("deck") or 0)
             top = max(top, number)
-            trend = (rec.get("sentinel") or {}).get("trend") or {}
-            for name, value in trend.items():
-                if name in self.sentinel.trend and isinstance(value, (int, float)):
-                    self.sentinel.trend[name] = math.expm1(value)
+            stats = rec.get("sentinel") or {}
+            if not sentinel.restore_trend(rec.get("trend_state")):
+                self._restore_rounded_trend(stats, afresh)
+            afresh = set()
             order = rec.get("order") or []
             if any(c is None for c in order):
                 continue                 # an unread card: the order is not known
@@ -169,6 +185,19 @@ class IntegrityMonitor:
         self.ledger._number = max(self.ledger._number, top)
         self.sentinel.number = self.ledger._number + 1
         return n
+
+    def _restore_rounded_trend(self, stats: dict[str, Any], afresh: set[str]) -> None:
+        """A deck record of an earlier version: the trend as it rounded it, and the deck
+        counted as the sentinel counts it (a deck of two cards or more feeds the trend; an
+        alarm starts the count afresh)."""
+        sentinel = self.sentinel
+        for name, value in (stats.get("trend") or {}).items():
+            if name in sentinel.trend and isinstance(value, (int, float)):
+                sentinel.trend[name] = math.expm1(value)
+        if int(stats.get("cards_seen") or 0) >= 2:
+            for name in LOCAL_TESTS:
+                sentinel.trend_decks[name] = (0 if name in afresh
+                                              else sentinel.trend_decks[name] + 1)
 
     # --- internals ----------------------------------------------------------------------
 
@@ -201,7 +230,9 @@ class IntegrityMonitor:
         order = [None if c < 0 else str(Card.from_code(c)) for c in self.sentinel.order]
         stats = self.sentinel.new_deck(deck.number + 1)
         self._alarms(up, self.sentinel.trend_alarms)
-        rec = {"record": RECORD_DECK, **deck.summary(), "sentinel": stats}
+        # The trend exactly (the sentinel's stats round it for reading), so a restart resumes it.
+        rec = {"record": RECORD_DECK, **deck.summary(), "sentinel": stats,
+               "trend_state": self.sentinel.trend_state()}
         if order:
             rec["order"] = order
         up.records.append(rec)

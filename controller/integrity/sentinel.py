@@ -252,6 +252,33 @@ class ShuffleSentinel:
             self.trend[name] = r
         return out
 
+    def trend_state(self) -> dict[str, Any]:
+        """The trend across decks exactly as it stands, JSON-ready: per test the statistic
+        ``R`` (a float, which JSON carries to the last bit) and the decks counted in it since it
+        last started afresh. Journaled with each deck, so a restart takes it back whole
+        (:meth:`restore_trend`): an alarm then fires at the same deck with the same count."""
+        return {"r": dict(self.trend), "decks": dict(self.trend_decks)}
+
+    def restore_trend(self, state: Any) -> bool:
+        """Take back what :meth:`trend_state` gave; False (nothing changed) for anything
+        else, such as a record of an earlier version without it."""
+        if not isinstance(state, dict):
+            return False
+        r, decks = state.get("r"), state.get("decks")
+        if not isinstance(r, dict) or not isinstance(decks, dict) \
+                or set(r) != set(LOCAL_TESTS) or set(decks) != set(LOCAL_TESTS):
+            return False
+        values = {t: r[t] for t in LOCAL_TESTS}
+        counts = {t: decks[t] for t in LOCAL_TESTS}
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                   and math.isfinite(v) and v >= 0 for v in values.values()) or \
+                not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0
+                        for n in counts.values()):
+            return False
+        self.trend = {t: float(v) for t, v in values.items()}
+        self.trend_decks = counts
+        return True
+
     def _trend_alarm(self, name: str, r: float) -> Alarm:
         what = {"sorted": "neighbouring cards of one suit together",
                 "suit_runs": "runs of one suit", "rank_runs": "runs of one rank",
