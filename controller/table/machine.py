@@ -55,6 +55,10 @@ STATES = ["out_of_service", "shuffling", "bets_open", "bets_closed", "dice_shaki
 ROUND_STATES = ["bets_open", "bets_closed", "dice_shaking", "dealing", "player_decisions",
                 "croupier_reveal", "settlement"]
 DEALT_STATES = ["player_decisions", "croupier_reveal", "settlement"]
+# What a table is configured with, taken from a table built with new settings when the next
+# round opens (Table.configure_next_round).
+CONFIGURED = ("game", "layout_boxes", "interpretations", "devices", "box_sensors", "limits",
+              "flow", "wagers", "holdem_options", "house_co_bank_capital", "integrity")
 
 TRANSITIONS: list[dict[str, Any]] = [
     {"trigger": "open_table", "source": "out_of_service", "dest": "shuffling",
@@ -290,6 +294,8 @@ class Table:
         # Private records whose mere moment would say what a face-down card is: journaled at
         # round end (an enter_cards conflict, _cmd_enter_cards).
         self._held_records: list[dict[str, Any]] = []
+        # A new configuration for the next round: (a table built with it, switch the mode).
+        self._next_configuration: tuple[Table, bool] | None = None
         self.machine = Machine(model=self, states=STATES, transitions=TRANSITIONS,
                                initial="out_of_service", auto_transitions=False, queued=True,
                                send_event=True, after_state_change="_published_state",
@@ -1425,7 +1431,38 @@ class Table:
     # ======================================================================================
     # round steps
     # ======================================================================================
+    def configure_next_round(self, other: "Table", *, switch_mode: bool = False) -> None:
+        """Play the next round, and every one after it, with ``other``'s configuration (a
+        table built with the new settings, which checked them): the game, the layout, the
+        interpretations, the devices, the limits, the Hold'em stakes, the house's co-bank
+        capital, the integrity monitor and what its alarms do. The round in play keeps its own
+        to its end. ``switch_mode``: the next round is dealt by ``other``'s mode, as after
+        ``switch_mode``. Another game keeps nothing of the last one's bank turn, dealer button
+        or bettors, and begins with its deck shuffled."""
+        self._next_configuration = (other, switch_mode)
+
+    def _take_configuration(self) -> None:
+        other, switch_mode = self._next_configuration or (None, False)
+        if other is None:
+            return
+        self._next_configuration = None
+        new_game = other.game.game_id != self.game.game_id
+        for name in CONFIGURED:
+            setattr(self, name, getattr(other, name))
+        self.gate.action = other.gate.action
+        new_mode = switch_mode and other.mode is not self.mode
+        if new_game:
+            self._bank_turn = self._bank_bettors = self._last_button = None
+        if new_game or new_mode:
+            self.mode = other.mode if new_mode else self.mode
+            self._needs_shuffle, self._deck_ready = True, False
+            self._deck_check, self._shuffle_after_check, self._dispensing = "", False, False
+            self._awaiting_shuffle = False
+        if new_mode:
+            self._publish("mode", mode=self.mode.value)
+
     def _begin_round(self) -> None:
+        self._take_configuration()
         self.round_no += 1
         self.round = RoundData(self.round_no, self.game.game_id, self.mode.value)
         self.vault = CardVault()
