@@ -30,7 +30,7 @@ import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from controller import __version__
 from controller.access import reason
@@ -75,12 +75,65 @@ def integrity_monitor(cfg: TableConfig) -> Any:
     """The table's deck-integrity monitor from ``[integrity]``: the decks per shoe, the
     table's back ids (a card of another is foreign), the sentinel's false-alarm level, and a
     fresh deck every round in Super Pan 9 (261/96/M art. 2(1))."""
+    return _monitor(_integrity_settings(cfg))
+
+
+def table_settings(cfg: TableConfig) -> dict[str, Any]:
+    """What the table machine is built with, as JSON: the ``table`` of the ``config`` record.
+    A round opened under these settings names that record (``round_open`` ``config``), and
+    recovery rebuilds the round from them (:func:`build_table`), whatever the file says by
+    then. Raises TablectlError for a configuration the table cannot be built with."""
+    devices = {spec.id: spec.device_class for spec in cfg.devices.values()}
+    sensors = any(c == "box-sensors" for c in devices.values()) or bool(
+        cfg.gpio and cfg.gpio.box_sensors)
+    if cfg.gpio and cfg.gpio.box_sensors:
+        devices.setdefault("box-sensors", "box-sensors")
+    game = get_game(cfg.game)
+    follows = getattr(game, "limits_follow", None) or {}
+    limits = {}
+    for wager in getattr(game, "wagers", None) or ():
+        lo, hi = cfg.limits.for_wager(follows.get(wager, wager))  # the Play: the Ante's
+        limits[wager] = [lo or 0, hi or 0]
+    if cfg.holdem is None and cfg.game == "texas-holdem":
+        # the blinds posted at the table are the house's (11/2008 art. 4(3)): never a default
+        raise TablectlError("a texas-holdem table needs its blinds, structure and rake: "
+                            "add a [holdem] section to the configuration "
+                            "(docs/configuration.md)")
+    return {"game": cfg.game, "mode": cfg.mode.value, "layout_boxes": cfg.boxes,
+            "interpretations": dict(game.resolve_interpretations(cfg.interpretations)),
+            "devices": devices, "box_sensors": sensors, "limits": limits,
+            "holdem": cfg.holdem.table_options() if cfg.holdem is not None else None,
+            "integrity_action": cfg.integrity_alarm,
+            "house_co_bank_capital": cfg.pan9.house_co_bank_capital if cfg.pan9 else None,
+            "integrity": _integrity_settings(cfg)}
+
+
+def _integrity_settings(cfg: TableConfig) -> dict[str, Any]:
+    ids = cfg.integrity_deck_ids
+    return {"decks": cfg.integrity_decks, "deck_ids": list(ids) if ids is not None else None,
+            "alpha": cfg.integrity_alpha, "deck_per_round": cfg.game == "super-pan-9"}
+
+
+def build_table(table_id: str, settings: Mapping[str, Any]) -> Table:
+    """The table machine, with its integrity monitor, from :func:`table_settings` (those of
+    this start, or those journaled for the round a restart rebuilds)."""
+    limits = {w: (int(lo), int(hi)) for w, (lo, hi) in settings["limits"].items()}
+    return Table(table_id, get_game(settings["game"]), settings["mode"],
+                 layout_boxes=settings["layout_boxes"],
+                 interpretations=settings["interpretations"], devices=settings["devices"],
+                 box_sensors=settings["box_sensors"], limits=limits, holdem=settings["holdem"],
+                 integrity=_monitor(settings["integrity"]),
+                 integrity_action=settings["integrity_action"],
+                 house_co_bank_capital=settings["house_co_bank_capital"])
+
+
+def _monitor(integrity: Mapping[str, Any]) -> Any:
     from controller.integrity.monitor import IntegrityConfig, IntegrityMonitor
 
-    ids = cfg.integrity_deck_ids
+    ids = integrity["deck_ids"]
     return IntegrityMonitor(IntegrityConfig(
-        decks=cfg.integrity_decks, deck_ids=frozenset(ids) if ids is not None else None,
-        alpha=cfg.integrity_alpha, deck_per_round=cfg.game == "super-pan-9"))
+        decks=integrity["decks"], deck_ids=frozenset(ids) if ids is not None else None,
+        alpha=integrity["alpha"], deck_per_round=integrity["deck_per_round"]))
 
 
 _WAKE = object()    # on the queue: look at _stopping (and ping the watchdog); not an input
@@ -146,39 +199,35 @@ class Service:
 
     async def _run(self) -> int:
         cfg = self.config
-        devices = {spec.id: spec.device_class for spec in cfg.devices.values()}
-        sensors = any(c == "box-sensors" for c in devices.values()) or bool(
-            cfg.gpio and cfg.gpio.box_sensors)
-        if cfg.gpio and cfg.gpio.box_sensors:
-            devices.setdefault("box-sensors", "box-sensors")
-        game = get_game(cfg.game)
-        follows = getattr(game, "limits_follow", None) or {}
-        limits = {}
-        for wager in getattr(game, "wagers", None) or ():
-            lo, hi = cfg.limits.for_wager(follows.get(wager, wager))  # the Play: the Ante's
-            limits[wager] = (lo or 0, hi or 0)
-        monitor = integrity_monitor(cfg)
-        table = Table(cfg.table_id, game, cfg.mode, layout_boxes=cfg.boxes,
-                      interpretations=cfg.interpretations, devices=devices, box_sensors=sensors,
-                      limits=limits, holdem=self._holdem_options(), integrity=monitor,
-                      integrity_action=cfg.integrity_alarm,
-                      house_co_bank_capital=cfg.pan9.house_co_bank_capital if cfg.pan9 else None)
-        self.runner = TableRunner(table, self.journal, publish=self._publish, send=self._send,
-                                  published=self._published)
+        settings = table_settings(cfg)
+        table = build_table(cfg.table_id, settings)
         self.journal.append(Kind.SERVICE.value, {"event": "start", "pid": os.getpid()},
                             source="service")
         # What a regulator asks of a round: which configuration (its file's SHA-256, every
         # setting in force, each interpretation as resolved with its default) and which
-        # version of the controller ruled on it.
-        self.journal.append(Kind.CONFIG.value,
-                            {**cfg.to_json(), "interpretations": dict(table.interpretations),
-                             "version": __version__},
-                            source="service")
+        # version of the controller ruled on it. ``table`` is what the table is built with:
+        # each round names this record, and a restart rebuilds the round from it.
+        config = self.journal.append(Kind.CONFIG.value,
+                                     {**cfg.to_json(), "interpretations": dict(
+                                         table.interpretations), "version": __version__,
+                                      "table": settings},
+                                     source="service")
+        self.runner = TableRunner(table, self.journal, publish=self._publish, send=self._send,
+                                  published=self._published, settings=settings,
+                                  config_seq=config.seq,
+                                  build=lambda s: build_table(cfg.table_id, s),
+                                  reconfigured=self._reconfigured)
         # The replay from the last round's snapshot, and the integrity monitor's deck, which
         # may have begun long before it.
         self._extend_start("recovering the table from the journal")
         report = self.runner.recover()
-        self.log.info("recovered", **report)
+        change = report.get("configuration")
+        if change:
+            self.log.warning("configuration changed: the round in play goes on as it was "
+                             "played; the new configuration takes effect from the next round",
+                             round=report.get("round"), changed=change["changed"])
+        self.log.info("recovered", **{k: v for k, v in report.items() if k != "configuration"})
+        table = self.runner.table
         self._hold_cpu_latency()
         self._open_devices()
         if self.control_path is not None:
@@ -186,7 +235,8 @@ class Service:
         await self._open_api()
         self._show_light()
         self.notifier.ready(f"table {cfg.table_id}: {table.state}")
-        self.log.info("ready", state=table.state, game=cfg.game, mode=table.mode.value)
+        self.log.info("ready", state=table.state, game=table.game.game_id,
+                      mode=table.mode.value)
         await self._main_loop()
         return 1 if self.failed else 0
 
@@ -201,17 +251,10 @@ class Service:
         self.notifier.extend_timeout(phase_budget(size),
                                      f"starting: {phase} ({size / 1e6:.1f} MB)")
 
-    def _holdem_options(self) -> dict[str, Any] | None:
-        """The blinds, structure and rake of [holdem] for a Hold'em table; never a default
-        in their place (the blinds posted at the table are the house's, 11/2008 art. 4(3))."""
-        cfg = self.config
-        if cfg.holdem is not None:
-            return cfg.holdem.table_options()
-        if cfg.game == "texas-holdem":
-            raise TablectlError("a texas-holdem table needs its blinds, structure and rake: "
-                                "add a [holdem] section to the configuration "
-                                "(docs/configuration.md)")
-        return None
+    def _reconfigured(self, change: dict[str, Any]) -> None:
+        """The configuration of this start has taken effect: the round just opened is the
+        first played under it."""
+        self.log.warning("configuration in force from this round", **change)
 
     def _hold_cpu_latency(self) -> None:
         """Keep the CPUs out of idle states slow to leave while the table runs ([service]

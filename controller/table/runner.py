@@ -9,22 +9,24 @@ the commit acts on nothing: if the commit fails, nothing was acted on, the runne
 taking inputs (:attr:`TableRunner.broken`) and the restarted service rebuilds the table from
 the journal. Inputs taken inside :meth:`TableRunner.batch` share one commit (group commit of
 a burst). Recovery replays the journaled inputs from the last round's snapshot through a
-fresh machine, so the table is rebuilt exactly as it was; then a ``restart`` input lets the
-machine end the round in progress as the regulation says.
+fresh machine built with the settings the round was played under, so the table is rebuilt
+exactly as it was; then a ``restart`` input lets the machine end the round in progress as the
+regulation says, and settings changed meanwhile take effect from the next round.
 
 Journal record kinds written here (see controller.journal.Kind): ``device``, ``command``,
 ``restart`` (inputs, payload the input record); ``recovery`` (what start-up did); ``state``, ``decision`` (article set),
-``round_open`` (with the table's snapshot), ``round_close``, ``alarm``, ``table`` (every other
-published event), ``device_command``, ``refused`` (a command that was not allowed).
+``round_open`` (with the table's snapshot and the ``config`` record whose settings the round is
+played under), ``round_close``, ``alarm``, ``table`` (every other published event),
+``device_command``, ``refused`` (a command that was not allowed).
 """
 from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from controller.errors import TablectlError
-from controller.journal import Entry, Journal, JournalError, Kind, canonical_json
+from controller.journal import Entry, Journal, JournalError, Kind, Record, canonical_json
 from drivers import events as ev
 
 from .machine import Command, Table
@@ -39,6 +41,8 @@ OUTPUT_KINDS = (Kind.STATE.value, Kind.DECISION.value, Kind.ROUND_OPEN.value,
 
 Publisher = Callable[[PublicEvent], None]
 Sender = Callable[[Command], None]
+Settings = Mapping[str, Any]
+
 
 
 @dataclass
@@ -62,16 +66,33 @@ class TableRunner:
     sent, so a publisher may write them out together. ``monitor`` (optional) is the deck
     integrity monitor: it sees every device event and its records are journaled as
     ``integrity``.
+
+    ``settings`` (optional) are what ``table`` was built with, held by the ``table`` of the
+    journal's ``config`` record ``config_seq``; ``build`` builds a table from such settings.
+    Given them, each round names its configuration in its ``round_open`` (``config``), and
+    :meth:`recover` rebuilds a round with the settings it was played under: when they are not
+    this start's, the round plays on under its own and the new ones take effect when the
+    next round opens (``reconfigured`` is then told what changed, once it is journaled).
     """
 
     def __init__(self, table: Table, journal: Journal, *, publish: Publisher | None = None,
                  send: Sender | None = None,
-                 published: Callable[[], None] | None = None) -> None:
+                 published: Callable[[], None] | None = None,
+                 settings: Settings | None = None, config_seq: int | None = None,
+                 build: Callable[[Settings], Table] | None = None,
+                 reconfigured: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.table = table
         self.journal = journal
         self.publish = publish or (lambda e: None)
         self.published = published or (lambda: None)
         self.send = send or (lambda c: None)
+        # The configuration the table plays under, and the one it takes at the next round.
+        self.settings = dict(settings) if settings is not None else None
+        self.config_seq = config_seq
+        self.build = build
+        self.reconfigured = reconfigured or (lambda change: None)
+        self._next: tuple[dict[str, Any], int | None, dict[str, Any]] | None = None
+        self._rewarm = False        # a new integrity monitor to give the deck in play
         self._open: _Commit | None = None
         # Why inputs are no longer taken (a commit failed after the machine had decided):
         # the table in memory is ahead of the journal, so only a restart, which rebuilds it
@@ -143,10 +164,20 @@ class TableRunner:
                 pending.durable.append(durable)
             if self._open is None:
                 self._commit(pending)
+            elif self._rewarm:
+                # The round just opened has a new integrity monitor, which must know the deck
+                # in play before the next input: the batch is committed up to here.
+                self._open = _Commit()
+                self._commit(pending)
+        if self._rewarm:
+            self._rewarm = False
+            self._warm_integrity(self.journal.head()[0])
         if refused is not None:
             raise refused
 
     def _decided(self, pending: _Commit) -> None:
+        if self._next is not None and any(e.kind == "round_started" for e in self.table.outbox):
+            self._took_configuration(pending)
         out, cmds = self.table.outbox, self.table.commands
         private = self.table.private_records
         self.table.outbox, self.table.commands, self.table.private_records = [], [], []
@@ -198,8 +229,10 @@ class TableRunner:
         if e.kind == "ruling":
             return Entry(Kind.DECISION.value, doc, rid, "table", e.data.get("article"))
         if e.kind == "round_started":
-            return Entry(Kind.ROUND_OPEN.value, {**doc, "snapshot": self.table.snapshot()},
-                         rid, "table")
+            # The round names the configuration it is played under: a restart rebuilds it so.
+            config = {"config": self.config_seq} if self.config_seq is not None else {}
+            return Entry(Kind.ROUND_OPEN.value,
+                         {**doc, "snapshot": self.table.snapshot(), **config}, rid, "table")
         if e.kind in ("round_complete", "round_void"):
             return Entry(Kind.ROUND_CLOSE.value,
                          {**doc, "outcome": "void" if e.kind == "round_void" else "settled"},
@@ -248,12 +281,16 @@ class TableRunner:
     def recover(self) -> dict[str, Any]:
         """Rebuild the table from the journal and end an interrupted round by the regulation.
 
-        Returns what was done (also journaled as ``recovery``)."""
-        start, snapshot = 0, None
+        The round is rebuilt with the settings it was played under (its ``round_open`` names
+        the ``config`` record). Returns what was done (also journaled as ``recovery``);
+        ``configuration`` in it when the settings of this start take effect only from the
+        next round."""
+        start, snapshot, change = 0, None, None
         last_open = self.journal.last(kind=Kind.ROUND_OPEN.value)
         if last_open is not None and isinstance(last_open.payload, dict) \
                 and last_open.payload.get("snapshot"):
             start, snapshot = last_open.seq, last_open.payload["snapshot"]
+            change = self._as_played(last_open)
             self.table.restore(snapshot)
             self._warm_integrity(start)
         replayed = 0
@@ -279,12 +316,63 @@ class TableRunner:
             self.journal.append_many([self._entry(e) for e in pending])
         state_before = self.table.state
         self._input(RESTART, {"source": "restart", "state": state_before}, "service")
+        if change is not None:
+            self._configure_next_round()
         report = {"replayed_inputs": replayed, "from_seq": start, "state_at_crash": state_before,
                   "state_now": self.table.state,
                   "round": self._round_id(),
                   "void": bool(self.table.round and self.table.round.void)}
+        if change is not None:
+            report["configuration"] = change
         self.journal.append(Kind.RECOVERY.value, {"report": report}, self._round_id(), "service")
         return report
+
+    # --- the configuration a round was played under ---------------------------------------
+    def _as_played(self, last_open: Record) -> dict[str, Any] | None:
+        """Build the table with the settings the round of ``last_open`` was played under when
+        they are not this start's, and keep this start's for the next round. What changed,
+        or None."""
+        seq = last_open.payload.get("config")
+        if self.build is None or self.settings is None or not isinstance(seq, int) \
+                or seq == self.config_seq:
+            return None
+        rec = next(self.journal.records(since=seq - 1, until=seq), None)
+        played = rec.payload.get("table") if rec is not None and rec.kind == Kind.CONFIG.value \
+            and isinstance(rec.payload, dict) else None
+        if not isinstance(played, dict):
+            raise TablectlError(f"round {last_open.round_id} names the configuration of record "
+                                f"{seq}, which the journal does not hold as a configuration: "
+                                "check the journal (tablectl journal verify)")
+        if played == self.settings:
+            return None             # another part of the file changed, not the table's
+        now, now_seq = self.settings, self.config_seq
+        self.table = self.build(played)
+        self.settings, self.config_seq = played, seq
+        changed = sorted(k for k in set(played) | set(now) if played.get(k) != now.get(k))
+        self._next = (now, now_seq, {"changed": changed})
+        return {"round": last_open.round_id, "round_played_under": played, "config_seq": seq,
+                "now": now, "now_seq": now_seq, "changed": changed,
+                "takes_effect": "next_round"}
+
+    def _configure_next_round(self) -> None:
+        """The table takes this start's settings when its next round opens."""
+        assert self._next is not None and self.build is not None and self.settings is not None
+        now = self._next[0]
+        other = self.build(now)
+        if now["integrity"] == self.settings["integrity"]:
+            other.integrity = self.table.integrity      # the deck in play goes on as it is
+        self.table.configure_next_round(other, switch_mode=now["mode"] != self.settings["mode"])
+
+    def _took_configuration(self, pending: _Commit) -> None:
+        """The round opening now is the first under the settings of this start."""
+        assert self._next is not None and self.settings is not None
+        now, now_seq, change = self._next
+        self._next = None
+        # A monitor of other settings learns the deck in play as a restart would teach it.
+        self._rewarm = now["integrity"] != self.settings["integrity"]
+        self.settings, self.config_seq = now, now_seq
+        told = {**change, "round": self._round_id(), "config_seq": now_seq}
+        pending.durable.append(lambda: self.reconfigured(told))
 
 
 DECK_STARTS = ("shuffle_started", "deck_check_result", "shuffle_done")
