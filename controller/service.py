@@ -46,7 +46,7 @@ from controller.sdnotify import Notifier
 from controller.start_time import journal_bytes, phase_budget
 from controller.table import Table
 from controller.table.machine import Command
-from controller.table.runner import TableRunner
+from controller.table.runner import ReplayDiverged, TableRunner
 from controller.table.secrecy import PublicEvent, redact_device_event, scrub
 from controller.tower import tower_light
 from drivers import events as ev
@@ -220,7 +220,14 @@ class Service:
         # The replay from the last round's snapshot, and the integrity monitor's deck, which
         # may have begun long before it.
         self._extend_start("recovering the table from the journal")
-        report = self.runner.recover()
+        try:
+            report = self.runner.recover()
+        except ReplayDiverged as exc:
+            # The journal does not replay to what was played: nothing is acted on (no device
+            # opened, no input taken); the alarm is journaled and the stop says why.
+            self.failed = str(exc)
+            self.log.error("recovery stopped: the journal cannot be replayed", why=self.failed)
+            return 1
         change = report.get("configuration")
         if change:
             self.log.warning("configuration changed: the round in play goes on as it was "

@@ -30,7 +30,7 @@ from controller.journal import Entry, Journal, JournalError, Kind, Record, canon
 from drivers import events as ev
 
 from .machine import Command, Table
-from .secrecy import PublicEvent
+from .secrecy import PublicEvent, scrub
 
 RESTART = "restart"
 INPUT_KINDS = (Kind.DEVICE.value, Kind.COMMAND.value, RESTART)
@@ -43,6 +43,10 @@ Publisher = Callable[[PublicEvent], None]
 Sender = Callable[[Command], None]
 Settings = Mapping[str, Any]
 
+
+class ReplayDiverged(TablectlError):
+    """The journal's inputs do not replay to what was played: an input accepted when played
+    is refused on replay, or the reverse. Journaled as an ``alarm``; nothing was acted on."""
 
 
 @dataclass
@@ -282,9 +286,11 @@ class TableRunner:
         """Rebuild the table from the journal and end an interrupted round by the regulation.
 
         The round is rebuilt with the settings it was played under (its ``round_open`` names
-        the ``config`` record). Returns what was done (also journaled as ``recovery``);
-        ``configuration`` in it when the settings of this start take effect only from the
-        next round."""
+        the ``config`` record), and every input is replayed to what it was when played: one
+        accepted then and refused now, or the reverse, raises :class:`ReplayDiverged` once
+        its ``alarm`` is journaled, and nothing else is written or acted on. Returns what was
+        done (also journaled as ``recovery``); ``configuration`` in it when the settings of
+        this start take effect only from the next round."""
         start, snapshot, change = 0, None, None
         last_open = self.journal.last(kind=Kind.ROUND_OPEN.value)
         if last_open is not None and isinstance(last_open.payload, dict) \
@@ -293,21 +299,16 @@ class TableRunner:
             change = self._as_played(last_open)
             self.table.restore(snapshot)
             self._warm_integrity(start)
-        replayed = 0
-        last_input_seq = None
-        for rec in self.journal.records(since=start, kinds=INPUT_KINDS):
-            self.table.outbox, self.table.commands = [], []
-            self.table.private_records = []
-            try:
-                self.table.apply(rec.payload)
-            except TablectlError:
-                pass    # it was refused then too (the machine is deterministic)
-            replayed += 1
-            last_input_seq = rec.seq
+        replayed, last_input_seq, undecided = self._replay(start)
         pending = list(self.table.outbox)
         self.table.outbox, self.table.commands, self.table.private_records = [], [], []
-        if last_input_seq is not None and pending and not any(
-                True for _ in self.journal.records(since=last_input_seq, kinds=OUTPUT_KINDS)):
+        if undecided is not None:
+            # The last input of a journal written when an input and its decisions were two
+            # commits, the crash between them: it is refused now, and that is its decision.
+            rec, exc = undecided
+            self.journal.append("refused", {"input": rec.payload, "error": str(exc)},
+                                self._round_id(), rec.source)
+        elif last_input_seq is not None and pending and self._undecided(last_input_seq):
             # A journal written when an input and its decisions were two commits, and the
             # crash fell between them: write the decisions now. (An input is now committed
             # with its decisions.) Records the restarted service wrote meanwhile (start,
@@ -373,6 +374,74 @@ class TableRunner:
         self.settings, self.config_seq = now, now_seq
         told = {**change, "round": self._round_id(), "config_seq": now_seq}
         pending.durable.append(lambda: self.reconfigured(told))
+
+    # --- replay -----------------------------------------------------------------------------
+    def _replay(self, start: int) -> tuple[int, int | None, tuple[Record, TablectlError] | None]:
+        """Replay the inputs after ``start`` through the table, each checked against what it
+        was when played (accepted, or refused: a ``refused`` record follows it). Returns the
+        inputs replayed, the last one's sequence number, and the last input refused now that
+        no decision of its own follows (written by an earlier version, see recover)."""
+        inputs: list[tuple[Record, bool]] = []
+        for rec in self.journal.records(since=start, kinds=(*INPUT_KINDS, "refused")):
+            if rec.kind != "refused":
+                inputs.append((rec, False))
+            elif inputs and isinstance(rec.payload, dict) \
+                    and rec.payload.get("input") == inputs[-1][0].payload:
+                inputs[-1] = (inputs[-1][0], True)
+        undecided = None
+        for i, (rec, refused_then) in enumerate(inputs):
+            self.table.outbox, self.table.commands = [], []
+            self.table.private_records = []
+            refused: TablectlError | None = None
+            try:
+                self.table.apply(rec.payload)
+            except TablectlError as exc:
+                refused = exc
+            if (refused is not None) != refused_then:
+                if refused is not None and i == len(inputs) - 1 and self._undecided(rec.seq):
+                    undecided = (rec, refused)
+                else:
+                    self._diverged(rec, refused_then, refused, start)
+        last = inputs[-1][0].seq if inputs else None
+        return len(inputs), last, undecided
+
+    def _undecided(self, seq: int) -> bool:
+        """No decision of the input ``seq`` is in the journal (nothing it writes follows it)."""
+        return not any(True for _ in self.journal.records(since=seq, kinds=OUTPUT_KINDS))
+
+    def _diverged(self, rec: Record, refused_then: bool, refused: TablectlError | None,
+                  start: int) -> None:
+        """Journal the alarm and stop: the table rebuilt is not the one that played."""
+        p = rec.payload if isinstance(rec.payload, dict) else {}
+        what: dict[str, Any] = {"source": p.get("source")}
+        if p.get("source") == "command":
+            what["name"] = p.get("name")
+        elif isinstance(p.get("event"), dict):
+            what["event"] = p["event"].get("kind")
+        played = "refused" if refused_then else "accepted"
+        replayed = "accepted" if refused is None else "refused"
+        error = scrub(str(refused)) if refused is not None else None
+        config = self.journal.last(kind=Kind.CONFIG.value, until=start) if start else None
+        c = config.payload if config is not None and isinstance(config.payload, dict) else {}
+        under = (f" (record {config.seq}: {c.get('path') or 'table.toml'}, SHA-256 "
+                 f"{c.get('digest') or 'unknown'}, tablectl {c.get('version') or 'unknown'})"
+                 if config is not None else "")
+        label = " ".join(str(v) for v in what.values() if v)
+        message = (f"the journal cannot be replayed: record {rec.seq} ({label}) was {played} "
+                   f"when played and is {replayed} on replay"
+                   + (f" ({error})" if error else "")
+                   + "; the table rebuilt from the journal is not the one that played the "
+                   "round (a configuration the journal does not hold, or another version of "
+                   "the controller). Nothing was acted on. Start the service with the "
+                   f"configuration and the version the round was played under{under}, let "
+                   "the round end, then change them; if those are the ones, the controller "
+                   "has a defect: keep the journal as it is and report it")
+        self.broken = message
+        self.journal.append(Kind.ALARM.value,
+                            {"kind": "replay_divergence", "input_seq": rec.seq, "input": what,
+                             "played": played, "replayed": replayed, "error": error,
+                             "message": message}, self._round_id(), "service")
+        raise ReplayDiverged(message)
 
 
 DECK_STARTS = ("shuffle_started", "deck_check_result", "shuffle_done")
