@@ -302,5 +302,5 @@ def test_a_new_integrity_monitor_at_the_next_round_knows_the_deck_as_a_restart_w
     assert rebuilt["view"]["round"]["bets"] == live["view"]["round"]["bets"]
     with Journal.open(path, readonly=True) as j:
         assert j.verify().ok
-        opens = [r.payload for r in j.records(kinds=["round_open"])]
+        opens = [r.payload["snapshot"] for r in j.records(kinds=["round_open"])]
     assert opens[-1]["config"] != opens[-2]["config"]

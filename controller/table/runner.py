@@ -15,8 +15,8 @@ regulation says, and settings changed meanwhile take effect from the next round.
 
 Journal record kinds written here (see controller.journal.Kind): ``device``, ``command``,
 ``restart`` (inputs, payload the input record); ``recovery`` (what start-up did); ``state``, ``decision`` (article set),
-``round_open`` (with the table's snapshot and the ``config`` record whose settings the round is
-played under), ``round_close``, ``alarm``, ``table`` (every other published event),
+``round_open`` (with the table's snapshot, which names the ``config`` record whose settings the
+round is played under), ``round_close``, ``alarm``, ``table`` (every other published event),
 ``device_command``, ``refused`` (a command that was not allowed).
 """
 from __future__ import annotations
@@ -73,7 +73,7 @@ class TableRunner:
 
     ``settings`` (optional) are what ``table`` was built with, held by the ``table`` of the
     journal's ``config`` record ``config_seq``; ``build`` builds a table from such settings.
-    Given them, each round names its configuration in its ``round_open`` (``config``), and
+    Given them, each round's snapshot names its configuration (``config``), and
     :meth:`recover` rebuilds a round with the settings it was played under: when they are not
     this start's, the round plays on under its own and the new ones take effect when the
     next round opens (``reconfigured`` is then told what changed, once it is journaled).
@@ -233,10 +233,12 @@ class TableRunner:
         if e.kind == "ruling":
             return Entry(Kind.DECISION.value, doc, rid, "table", e.data.get("article"))
         if e.kind == "round_started":
-            # The round names the configuration it is played under: a restart rebuilds it so.
-            config = {"config": self.config_seq} if self.config_seq is not None else {}
-            return Entry(Kind.ROUND_OPEN.value,
-                         {**doc, "snapshot": self.table.snapshot(), **config}, rid, "table")
+            # The snapshot names the configuration the round is played under: a restart
+            # rebuilds the round with it.
+            snapshot = self.table.snapshot()
+            if snapshot is not None and self.config_seq is not None:
+                snapshot = {**snapshot, "config": self.config_seq}
+            return Entry(Kind.ROUND_OPEN.value, {**doc, "snapshot": snapshot}, rid, "table")
         if e.kind in ("round_complete", "round_void"):
             return Entry(Kind.ROUND_CLOSE.value,
                          {**doc, "outcome": "void" if e.kind == "round_void" else "settled"},
@@ -285,8 +287,8 @@ class TableRunner:
     def recover(self) -> dict[str, Any]:
         """Rebuild the table from the journal and end an interrupted round by the regulation.
 
-        The round is rebuilt with the settings it was played under (its ``round_open`` names
-        the ``config`` record), and every input is replayed to what it was when played: one
+        The round is rebuilt with the settings it was played under (its snapshot names the
+        ``config`` record), and every input is replayed to what it was when played: one
         accepted then and refused now, or the reverse, raises :class:`ReplayDiverged` once
         its ``alarm`` is journaled, and nothing else is written or acted on. Returns what was
         done (also journaled as ``recovery``); ``configuration`` in it when the settings of
@@ -333,7 +335,7 @@ class TableRunner:
         """Build the table with the settings the round of ``last_open`` was played under when
         they are not this start's, and keep this start's for the next round. What changed,
         or None."""
-        seq = last_open.payload.get("config")
+        seq = last_open.payload["snapshot"].get("config")
         if self.build is None or self.settings is None or not isinstance(seq, int) \
                 or seq == self.config_seq:
             return None
