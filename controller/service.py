@@ -69,6 +69,10 @@ CHECKPOINT_QUIET_S = 0.02
 CHECKPOINT_AFTER = 32
 CHECKPOINT_AFTER_ROUND = 8
 ROUND_ENDS = ("round_complete", "round_void")
+# The exit status of a start whose journal does not replay to what was played (sysexits'
+# EX_DATAERR). Starting again cannot mend it, so the unit does not restart on it
+# (RestartPreventExitStatus); every other failure exits 1 and is restarted.
+EXIT_UNRECOVERABLE = 65
 
 
 def integrity_monitor(cfg: TableConfig) -> Any:
@@ -227,7 +231,7 @@ class Service:
             # opened, no input taken); the alarm is journaled and the stop says why.
             self.failed = str(exc)
             self.log.error("recovery stopped: the journal cannot be replayed", why=self.failed)
-            return 1
+            return EXIT_UNRECOVERABLE
         change = report.get("configuration")
         if change:
             self.log.warning("configuration changed: the round in play goes on as it was "

@@ -17,7 +17,7 @@ from controller.errors import TablectlError
 from controller.journal import Journal
 from controller.rules import get_game
 from controller.sdnotify import Notifier
-from controller.service import Service
+from controller.service import EXIT_UNRECOVERABLE, Service
 from controller.table import Table
 from controller.table.runner import TableRunner
 
@@ -148,7 +148,7 @@ def test_the_daemon_stops_on_a_journal_it_cannot_replay_and_loses_nothing(tmp_pa
         return await asyncio.wait_for(task, 30)
 
     lowered = daemon("[limits]\nmax = 20\n")
-    assert asyncio.run(run(lowered)) == 1
+    assert asyncio.run(run(lowered)) == EXIT_UNRECOVERABLE
     assert "replay" in lowered.failed and "configuration" in lowered.failed
     with Journal.open(path, readonly=True) as j:
         assert j.verify().ok

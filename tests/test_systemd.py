@@ -91,6 +91,9 @@ def test_unit_says_what_the_service_needs():
     assert opts["User"] == ["tablectl"]
     assert set(opts["SupplementaryGroups"][0].split()) == {"dialout", "gpio"}
     assert opts["Restart"][0] in ("always", "on-failure")
+    # A start whose journal cannot be replayed is not started again and again.
+    from controller.service import EXIT_UNRECOVERABLE
+    assert opts["RestartPreventExitStatus"] == [str(EXIT_UNRECOVERABLE)]
     assert opts["StateDirectory"] == ["tablectl"]
     # The journal's default path is in the state directory the unit makes writable.
     assert str(load_config(ROOT / "docs" / "table.toml.example").journal_path) \
