@@ -128,6 +128,9 @@ class GpioConfig:
     pull_up: bool = True            # buttons and key switch close to ground
     sensors_active_low: bool = True  # a box sensor pulls low when a card lies on it
     bounce_ms: int = 20
+    # The same button again this soon after a press acted on is a repeat (a bounce, a double
+    # press): reported, not acted on, so one press moves the table one step. 0: no guard.
+    repeat_guard_ms: int = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -553,6 +556,10 @@ SCHEMA: dict[str, dict[str, Key]] = {
                                                      "on it"),
         "bounce_ms": Key("int", 20, check=lambda v: "" if 0 <= v <= 1000 else
                          "must be 0-1000 milliseconds", help="debounce time of the inputs"),
+        "repeat_guard_ms": Key("int", 1000, check=lambda v: "" if 0 <= v <= 10000 else
+                               "must be 0-10000 milliseconds (0: no guard)",
+                               help="the same button pressed again within this time after a "
+                                    "press acted on is a repeat, journaled and ignored"),
     },
     "gpio.buttons": {name: Key("pin", None, help=f"the {name.replace('_', ' ')} button")
                      for name in BUTTONS},
@@ -1098,7 +1105,8 @@ def _gpio(ck: _Checker, doc: Mapping[str, Any], boxes: Any) -> GpioConfig | None
             used[bcm] = (name, pin)
     return GpioConfig(buttons=buttons, key_switch=top["key_switch"], box_sensors=sensors,
                       light=light, buzzer=top["buzzer"], pull_up=top["pull_up"],
-                      sensors_active_low=top["sensors_active_low"], bounce_ms=top["bounce_ms"])
+                      sensors_active_low=top["sensors_active_low"], bounce_ms=top["bounce_ms"],
+                      repeat_guard_ms=top["repeat_guard_ms"])
 
 
 def _api(ck: _Checker, doc: dict[str, Any]) -> ApiConfig:

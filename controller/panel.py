@@ -4,7 +4,9 @@ Inputs become typed events handed to ``sink`` — for the daemon, the controller
 through :meth:`Panel.for_queue`, which is thread-safe (gpiozero calls back from its own
 threads; the event is put on the queue with ``loop.call_soon_threadsafe``):
 
-- a button press: :class:`controller.inputs.ButtonPressed` (``device="panel"``)
+- a button press: :class:`controller.inputs.ButtonPressed` (``device="panel"``); the same
+  button again within ``gpio.repeat_guard_ms`` of the press acted on is a
+  :class:`ButtonRepeated` instead (a bounce or a double press: journaled, not acted on)
 - the key switch: :class:`controller.inputs.KeySwitched` (``on`` True/False), also once when
   the panel opens, with the key's position then (``announce_key=False`` leaves that out)
 - box sensor N: :class:`drivers.events.CardPlaced` / ``CardRemoved`` (``device="box-sensors"``,
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+from dataclasses import dataclass
 import os
 import shutil
 import sys
@@ -29,14 +32,29 @@ import tempfile
 import threading
 import time
 from enum import StrEnum
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 from controller.config import GpioConfig
 from controller.errors import TablectlError
 from controller.inputs import PANEL, ButtonPressed, KeySwitched
-from drivers.events import CardPlaced, CardRemoved, DeviceEvent
+from drivers.events import EVENT_TYPES, CardPlaced, CardRemoved, DeviceEvent
 
 BOX_SENSORS = "box-sensors"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ButtonRepeated(DeviceEvent):
+    """A button pressed again ``after_ms`` after the press of it that was acted on, within
+    ``gpio.repeat_guard_ms``: a bounce or a double press. ``confirm`` means what the moment
+    needs, so a second press would take the next step too (after a void, the next round and
+    then a deck declared shuffled that was not). Journaled; the table does not act on it."""
+
+    kind: ClassVar[str] = "button_repeated"
+    button: str
+    after_ms: int
+
+
+EVENT_TYPES.setdefault(ButtonRepeated.kind, ButtonRepeated)     # read back from the journal
 
 
 def lgpio_work_dir() -> str | None:
@@ -94,7 +112,8 @@ class Panel:
     """The panel's inputs and outputs. Create, then :meth:`open`; :meth:`close` at the end.
 
     ``sink`` receives every input event (from gpiozero's threads: it must be thread-safe);
-    ``clock`` stamps the events (monotonic seconds, like the drivers' ``ts``).
+    ``clock`` (also the attribute :attr:`clock`, which may be replaced) stamps the events
+    and times the repeat guard (monotonic seconds, like the drivers' ``ts``).
     """
 
     def __init__(self, gpio: GpioConfig, sink: Callable[[DeviceEvent], Any], *,
@@ -104,7 +123,8 @@ class Panel:
         self._announce_key = announce_key
         self._sink = sink
         self._factory = pin_factory
-        self._clock = clock
+        self.clock = clock
+        self._last_press: dict[str, float] = {}     # button -> when a press was acted on
         self._blink_s = blink_s
         self._devices: list[Any] = []
         self._buttons: dict[str, Any] = {}
@@ -173,7 +193,7 @@ class Panel:
             # Turning the key is an edge; its position when the panel opens is not. The
             # table (restarted, or recovered from a journal in which the key was last turned
             # the other way) learns where the key is now.
-            self._emit(KeySwitched(device=PANEL, ts=self._clock(), on=bool(self._key.is_pressed)))
+            self._emit(KeySwitched(device=PANEL, ts=self.clock(), on=bool(self._key.is_pressed)))
         return self
 
     def _claim(self, device: Any) -> Any:
@@ -206,20 +226,32 @@ class Panel:
         self._sink(event)
 
     def _pressed(self, name: str) -> Callable[[], None]:
+        guard_s = self.gpio.repeat_guard_ms / 1000
+
         def handler() -> None:
-            self._emit(ButtonPressed(device=PANEL, ts=self._clock(), button=name))
+            now = self.clock()
+            with self._lock:
+                last = self._last_press.get(name)
+                repeat = last is not None and 0 <= now - last < guard_s
+                if not repeat:
+                    self._last_press[name] = now   # a repeat does not prolong the guard
+            if repeat:
+                self._emit(ButtonRepeated(device=PANEL, ts=now, button=name,
+                                          after_ms=round((now - last) * 1000)))
+            else:
+                self._emit(ButtonPressed(device=PANEL, ts=now, button=name))
         return handler
 
     def _keyed(self, on: bool) -> Callable[[], None]:
         def handler() -> None:
-            self._emit(KeySwitched(device=PANEL, ts=self._clock(), on=on))
+            self._emit(KeySwitched(device=PANEL, ts=self.clock(), on=on))
         return handler
 
     def _sensed(self, box: int, placed: bool) -> Callable[[], None]:
         cls = CardPlaced if placed else CardRemoved
 
         def handler() -> None:
-            self._emit(cls(device=BOX_SENSORS, ts=self._clock(), box=box))
+            self._emit(cls(device=BOX_SENSORS, ts=self.clock(), box=box))
         return handler
 
     @property

@@ -260,6 +260,16 @@ def test_gpio():
     assert "did you mean 'green'" in found["gpio.light.gren"].fix
     good = parse_text(BASE + "\n[gpio]\nbuzzer = 19\n[gpio.buttons]\nmisdeal = 27\n")
     assert good.gpio.buttons == {"misdeal": 27} and good.gpio.buzzer == 19
+    assert good.gpio.repeat_guard_ms == 1000
+
+
+def test_gpio_repeat_guard():
+    """The interval within which a button pressed again is a repeat: 0 (no guard) to 10 s."""
+    assert parse_text(BASE + "\n[gpio]\nrepeat_guard_ms = 0\n").gpio.repeat_guard_ms == 0
+    assert parse_text(BASE + "\n[gpio]\nrepeat_guard_ms = 600\n").gpio.repeat_guard_ms == 600
+    for bad in ("-1", "10001", '"1s"', "0.5"):
+        found = {p.key: p for p in problems(BASE + f"\n[gpio]\nrepeat_guard_ms = {bad}\n")}
+        assert "gpio.repeat_guard_ms" in found, bad
 
 
 def test_integrity_keys():

@@ -400,3 +400,54 @@ def test_a_panel_opened_again_shows_its_signal_afresh(factory):
         assert lamps(factory)["green"] is True
     finally:
         panel.close()
+
+
+# --- the repeat guard -----------------------------------------------------------------------
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 50.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_button_pressed_again_within_the_repeat_guard_is_a_repeat_not_a_press(factory):
+    """One deliberate action, one press per step: the same button again within
+    gpio.repeat_guard_ms of the press acted on is reported as a repeat (journaled, ignored by
+    the table); after the interval, or another button, is a press."""
+    from controller.panel import ButtonRepeated
+
+    got, clock = [], Clock()
+    gpio = GpioConfig(buttons={"confirm": 23, "misdeal": 27}, bounce_ms=0,
+                      repeat_guard_ms=1000)
+    with Panel(gpio, got.append, pin_factory=factory, clock=clock):
+        def press(pin):
+            factory.pin(pin).drive_low()
+            factory.pin(pin).drive_high()
+        press(23)
+        clock.now += 0.3
+        press(23)                      # a bounce / double press: a repeat
+        clock.now += 0.3
+        press(27)                      # another button: a press of its own
+        clock.now += 0.5
+        press(23)                      # 1.1 s after the press acted on: deliberate
+        clock.now += 0.999
+        press(23)
+    assert [(type(e).__name__, e.button) for e in got] == [
+        ("ButtonPressed", "confirm"), ("ButtonRepeated", "confirm"),
+        ("ButtonPressed", "misdeal"), ("ButtonPressed", "confirm"),
+        ("ButtonRepeated", "confirm")]
+    assert [e.after_ms for e in got if isinstance(e, ButtonRepeated)] == [300, 999]
+    repeat = got[1]
+    assert repeat.device == "panel" and event_from_json(repeat.to_json()) == repeat
+
+
+def test_a_repeat_guard_of_zero_takes_every_press(factory):
+    got, clock = [], Clock()
+    gpio = GpioConfig(buttons={"confirm": 23}, bounce_ms=0, repeat_guard_ms=0)
+    with Panel(gpio, got.append, pin_factory=factory, clock=clock):
+        for _ in range(3):
+            factory.pin(23).drive_low()
+            factory.pin(23).drive_high()
+    assert [type(e).__name__ for e in got] == ["ButtonPressed"] * 3
