@@ -718,17 +718,17 @@ class Service:
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             while not reader.at_eof():
-                line = await reader.readline()
-                if not line:
+                line = await _request_line(reader)
+                if line == b"":
                     break
-                try:
-                    req = json.loads(line)
-                    if not isinstance(req, dict):
-                        raise ValueError("not an object")
-                except ValueError:
-                    writer.write(b'{"ok": false, "error": "a request is one JSON object per '
-                                 b'line, e.g. {\\"command\\": \\"close_bets\\", \\"role\\": '
-                                 b'\\"dealer\\"}"}\n')
+                problem = None
+                if line is None:
+                    problem = (f"the request is longer than the {CONTROL_LINE_KIB} KiB a line may "
+                               "be; send one shorter JSON object per line")
+                else:
+                    req, problem = _parse_request(line)
+                if problem is not None:
+                    writer.write(json.dumps({"ok": False, "error": problem}).encode() + b"\n")
                     await writer.drain()
                     continue
                 if req.get("subscribe"):
@@ -764,3 +764,57 @@ class Service:
         finally:
             self.subscribers.discard(writer)
             writer.close()
+
+
+# --- the control socket's requests ------------------------------------------------------------
+
+# The longest request line: the limit of asyncio's StreamReader, which the control socket's
+# server keeps at its default.
+CONTROL_LINE_KIB = 64
+CONTROL_NESTING = 3             # {"args": {"stacks": {"1": 500}}}: as the console API allows
+_ONE_OBJECT = ("a request is one JSON object per line, e.g. {\"command\": \"close_bets\", "
+               "\"role\": \"dealer\"}")
+
+
+async def _request_line(reader: asyncio.StreamReader) -> bytes | None:
+    """The next line (b"" at the end), or None for a line beyond the reader's limit,
+    read to its end and dropped, so that its tail is not taken for a request of its own."""
+    too_long = False
+    while True:
+        try:
+            line = await reader.readuntil(b"\n")
+        except asyncio.IncompleteReadError as exc:          # the end, maybe mid-line
+            line = exc.partial
+        except asyncio.LimitOverrunError as exc:
+            await reader.readexactly(exc.consumed)          # drop what is held, read on
+            too_long = True
+            continue
+        return None if too_long else line
+
+
+def _parse_request(line: bytes) -> tuple[dict[str, Any], str | None]:
+    """The request of one line, or the problem with it (nothing acted on). A key given twice
+    is refused as the console API refuses it: JSON keeps the last, and which was meant
+    cannot be told."""
+    from controller.api.app import _nesting, _pairs, _plain, _twice
+
+    try:
+        req = json.loads(line, object_pairs_hook=_pairs)
+    except RecursionError:
+        return {}, (f"the request nests lists and objects too deep to read; a request nests "
+                    f"at most {CONTROL_NESTING} deep, such as {{\"command\": \"seat_players\", "
+                    "\"args\": {\"stacks\": {\"1\": 500}}}")
+    except ValueError:
+        return {}, _ONE_OBJECT
+    if not isinstance(req, dict):
+        return {}, _ONE_OBJECT
+    depth = _nesting(req)
+    if depth > CONTROL_NESTING:
+        return {}, (f"the request nests lists and objects {depth} deep; a request nests at "
+                    f"most {CONTROL_NESTING} deep, such as {{\"command\": \"seat_players\", "
+                    "\"args\": {\"stacks\": {\"1\": 500}}}")
+    twice = _twice(req)
+    if twice:
+        return {}, (f"the request gives {twice}; JSON would keep only the last, and which one "
+                    "was meant cannot be told: give each key once")
+    return _plain(req), None
