@@ -53,3 +53,71 @@ def test_seated_true_and_false_still_settle(monkeypatch, capsys):
     assert code == 0, err
     code, out, err = settle(q_round(ANA, dict(BO, seated=True)), monkeypatch, capsys)
     assert code == 2 and "found 2" in err
+
+
+def settle_raw(text, monkeypatch, capsys, *flags):
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    code = main(["rules", "settle", *flags])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_line_refusal(code, out, err):
+    assert code == 2 and out == "" and "Traceback" not in err, err
+    assert len(err.strip().splitlines()) == 1, err
+    assert "\x1b" not in err and "\x9b" not in err, err
+
+
+@pytest.mark.parametrize("flags", [(), ("--json",)])
+def test_a_key_given_twice_is_refused_not_taken_last(flags, monkeypatch, capsys):
+    """JSON keeps the last of a key given twice: "versus_croupier" 10 then 1000 settled a bet
+    of 1000."""
+    text = ('{"game": "q-poker", "croupier": {"cards": ["Kd", "8c", "4h"]}, "boxes": '
+            '[{"box": 1, "cards": ["7s", "7h", "Qc"], "player": "Ana", '
+            '"versus_croupier": 10, "decision": "play", "versus_croupier": 1000}]}')
+    code, out, err = settle_raw(text, monkeypatch, capsys, *flags)
+    one_line_refusal(code, out, err)
+    assert '"versus_croupier" twice' in err and "give each key once" in err, err
+    top = '{"game": "q-poker", "game": "fortune-3-card-poker", "boxes": []}'
+    code, out, err = settle_raw(top, monkeypatch, capsys, *flags)
+    one_line_refusal(code, out, err)
+    assert '"game" twice' in err, err
+
+
+@pytest.mark.parametrize("name", ["Ana\x1b[2J\x1b[H", "Bo\x9b31m", "Chen\u202eoB", "Dee\x00",
+                                  "Eve\u200b", "Fay\nbox 9"])
+@pytest.mark.parametrize("flags", [(), ("--json",)])
+def test_a_name_with_a_control_character_is_refused(name, flags, monkeypatch, capsys):
+    """An escape sequence in a player's name went to the operator's terminal as it was: it
+    could clear the screen or rewrite the lines above."""
+    doc = q_round(dict(ANA, player=name))
+    code, out, err = settle(doc, monkeypatch, capsys) if flags else \
+        settle_raw(json.dumps(doc), monkeypatch, capsys)
+    one_line_refusal(code, out, err)
+    assert "U+" in err and "printable" in err, err
+    assert "boxes[0].players[0].player" in err, err
+
+
+def test_printable_names_in_any_script_still_settle(monkeypatch, capsys):
+    code, out, err = settle_raw(json.dumps(q_round(dict(ANA, player="陈 Chen\u00e9"))),
+                                monkeypatch, capsys)
+    assert code == 0 and "陈 Chen\u00e9" in out, err
+
+
+@pytest.mark.parametrize("flags", [(), ("--json",)])
+@pytest.mark.parametrize("amount", [2**53, 10**30, "9" * 5000])
+def test_an_amount_beyond_2_53_minus_1_is_refused_as_at_the_table(amount, flags, monkeypatch,
+                                                                  capsys):
+    text = ('{"game": "q-poker", "croupier": {"cards": ["Kd", "8c", "4h"]}, "boxes": '
+            '[{"box": 1, "cards": ["7s", "7h", "Qc"], "player": "Ana", '
+            f'"pair_bonus": {amount}, "versus_croupier": 10, "decision": "play"}}]}}')
+    code, out, err = settle_raw(text, monkeypatch, capsys, *flags)
+    one_line_refusal(code, out, err)
+    assert "9,007,199,254,740,991" in err and "2^53 - 1" in err, err
+
+
+def test_an_amount_of_2_53_minus_1_is_taken(monkeypatch, capsys):
+    doc = q_round(dict(ANA, versus_croupier=0, pair_bonus=2**53 - 1))
+    doc["boxes"][0]["players"][0].pop("decision")
+    code, out, err = settle(doc, monkeypatch, capsys)
+    assert code == 0, err

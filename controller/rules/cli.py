@@ -7,9 +7,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import unicodedata
+from typing import Any
 
 from . import GAME_IDS, get_game
-from .base import Mode, PlanRequest, parse_boxes
+from .base import AMOUNT_LIMIT, MAX_AMOUNT, Mode, PlanRequest, parse_boxes
 from .errors import RuleError
 
 
@@ -86,10 +88,66 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_settle(args: argparse.Namespace) -> int:
-    raw = sys.stdin.read()
+class _Twice(ValueError):
+    """A key an object of the round gives twice."""
+
+
+class _TooLarge(ValueError):
+    """A whole number beyond MAX_AMOUNT (or below its negative)."""
+
+
+def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # JSON keeps the last of a key given twice: "amount" 10 then 1000 would settle 1000.
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise _Twice(key)
+        seen.add(key)
+    return dict(pairs)
+
+
+def _exact_int(text: str) -> int:
+    # Checked on the digits: int() itself refuses a number over 4300 digits with its own error.
+    if len(text.lstrip("-")) > len(str(MAX_AMOUNT)) or abs(int(text)) > MAX_AMOUNT:
+        raise _TooLarge(text)
+    return int(text)
+
+
+def _unprintable(value: Any, where: str = "") -> tuple[str, str, str] | None:
+    """The first text of ``value`` (a key or a value) holding a control or invisible
+    character: (where it is, the text, the character), or None."""
+    if isinstance(value, str):
+        hidden = next((ch for ch in value if unicodedata.category(ch) in ("Cc", "Cf")), None)
+        return None if hidden is None else (where or "the round", value, hidden)
+    if isinstance(value, dict):
+        for key, item in value.items():
+            path = f"{where}.{key}" if where else str(key)
+            found = _unprintable(key, f"a key of {where or 'the round'}") or \
+                _unprintable(item, path)
+            if found:
+                return found
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            found = _unprintable(item, f"{where}[{i}]")
+            if found:
+                return found
+    return None
+
+
+def read_round(raw: str) -> dict[str, Any]:
+    """The round document of ``raw``, or RuleError naming what cannot be taken: not JSON, a
+    key given twice, a whole number beyond 2^53 - 1 (as at the table), text holding a
+    control or invisible character (it would reach the operator's terminal: an escape
+    sequence can clear the screen or rewrite the lines above)."""
     try:
-        doc = json.loads(raw)
+        doc = json.loads(raw, object_pairs_hook=_once, parse_int=_exact_int)
+    except _Twice as exc:
+        raise RuleError(f"the round gives \"{_shown(str(exc))}\" twice in one object; JSON "
+                        "would keep only the last, and which one was meant cannot be told: "
+                        "give each key once") from None
+    except _TooLarge as exc:
+        raise RuleError(f"the round holds {_shown(str(exc))}, beyond {AMOUNT_LIMIT}; amounts "
+                        "are whole chip units up to that, as at the table") from None
     except json.JSONDecodeError as exc:
         raise RuleError(f"the round is not valid JSON (line {exc.lineno}, column {exc.colno}: "
                         f"{exc.msg}); see docs/settle.md for the format") from None
@@ -99,6 +157,24 @@ def cmd_settle(args: argparse.Namespace) -> int:
     if not isinstance(doc, dict) or "game" not in doc:
         raise RuleError("the round must be a JSON object with a \"game\" key "
                         f"({', '.join(GAME_IDS)}); see docs/settle.md")
+    found = _unprintable(doc)
+    if found:
+        where, text, hidden = found
+        raise RuleError(f"{where} {_shown(text)} holds U+{ord(hidden):04X}, a control or "
+                        "invisible character (an escape, a NUL, a line break, a zero-width or "
+                        "right-to-left mark); names and other text must be printable: type it "
+                        "again without it")
+    return doc
+
+
+def _shown(text: str) -> str:
+    """``text`` safe to print in an error (at most 40 characters; a control or invisible
+    character written as an escape, such as ``\\x1b``)."""
+    return text[:40] if text.isprintable() else ascii(text[:40])
+
+
+def cmd_settle(args: argparse.Namespace) -> int:
+    doc = read_round(sys.stdin.read())
     settlement = get_game(str(doc["game"])).settle(doc)
     if args.json:
         json.dump(settlement.to_json(), sys.stdout, indent=2)
