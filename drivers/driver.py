@@ -142,6 +142,12 @@ class Driver:
         return self.link.last_heard
 
     @property
+    def problem(self) -> str | None:
+        """The latest plain reason the link cannot come up, with what to check (a device of
+        another class, bytes at another baud rate, no answer); None once it is up."""
+        return self.link.problem
+
+    @property
     def stats(self) -> LinkStats:
         return self.link.stats
 

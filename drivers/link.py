@@ -247,6 +247,7 @@ class Link:
         self.stats = LinkStats()
         self.identity: ev.DeviceIdentity | None = None
         self.state = "closed"        # closed | connecting | hello | up | down
+        self._problem: str | None = None
         self._emit, self._on_message = emit, on_message
         self._ever_up = False
         self._new_session = False   # set when a resume must be refused (another device)
@@ -302,6 +303,13 @@ class Link:
             return None
         return max(0.0, now - self._last_rx)
 
+    @property
+    def problem(self) -> str | None:
+        """The latest plain reason the link cannot come up (the port cannot be opened, no
+        answer to hello, bytes that make no frame, a device refused), with what to check;
+        None once the link is up. What the log says, for the pit display."""
+        return self._problem
+
     # -- lifecycle -----------------------------------------------------------------------
     def start(self) -> None:
         """Begin connecting (in the running event loop); returns at once."""
@@ -345,6 +353,7 @@ class Link:
             await self.transport.open()
         except Exception as exc:  # noqa: BLE001 - whatever the library raises, retry
             self.log.info("device not reachable", error=str(exc), retry_in_s=self._backoff)
+            self._problem = f"the device is not reachable: {exc}"
             return
         self.codec.reset()
         self._lost = loop.create_future()
@@ -391,16 +400,21 @@ class Link:
                 problem = self._hello_wait.result()
                 if problem:
                     self.log.error("device refused", problem=problem)
+                    self._problem = problem
                     return False
                 return True
         garbage = self.stats.garbage_bytes - garbage
         if garbage and self.stats.frames_in + self.stats.rejected == frames:
             # Not silence: what the device sends cannot be framed (most often another baud).
+            self._problem = (f"{garbage} bytes arrive but none is a frame: "
+                             f"{self._unframed_advice()}")
             self.log.warning("no answer to hello", attempts=self.timing.hello_attempts,
-                             problem=f"{garbage} bytes arrive but none is a frame: "
-                                     f"{self._unframed_advice()}")
+                             problem=self._problem)
         else:
             self.log.info("no answer to hello", attempts=self.timing.hello_attempts)
+            self._problem = (f"no answer to hello ({self.timing.hello_attempts} attempts): check "
+                             "that the device is powered, its cable, and the port or USB "
+                             "settings in the table configuration")
         return False
 
     def _unframed_advice(self) -> str:
@@ -747,6 +761,7 @@ class Link:
         problem = self._accept(info)
         if problem:
             self.log.error("device refused", problem=problem)
+            self._problem = problem
             self._set_lost(problem)
             return False
         return True
@@ -787,6 +802,7 @@ class Link:
         self._last_rx = self._up_at = asyncio.get_running_loop().time()
         self.identity = ident
         self.state = "up"
+        self._problem = None
         self.up.set()
         cls = ev.LinkRestored if self._ever_up else ev.LinkUp
         self._ever_up = True

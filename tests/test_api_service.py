@@ -97,3 +97,50 @@ def test_the_daemon_serves_the_api_commands_take_the_queue_and_are_journaled(tmp
     assert cmds == [("open_table", "supervisor"), ("deck_ready", "dealer"),
                     ("place_bet", "dealer"), ("decide", "dealer")]   # the 403 never got there
     assert refused == ["decide"]
+
+
+def test_a_device_that_cannot_link_shows_why_in_the_health(tmp_path):
+    """The pit display showed a device of the wrong class as "connecting", the reason only in
+    the log: the health now says why it cannot link, with the advice, and the link is still
+    not up. The configured shuffler's port reaches a second simulated shoe."""
+    from controller.service import Service
+    from firmware_sim import SimulatedTable
+
+    sim = SimulatedTable(seed=3, speed=200.0)
+    other = sim.add("shoe", "other-shoe")
+    config = parse_text(config_text(tmp_path, {"shoe": sim.add("shoe"), "shuffler": other}))
+
+    async def main():
+        service = Service(config, notifier=Notifier(None), open_panel=False)
+        task = asyncio.ensure_future(service.run())
+        for _ in range(1000):
+            if service.api is not None or task.done():
+                break
+            await asyncio.sleep(0.01)
+        assert service.api is not None, "the daemon did not start its console API"
+        try:
+            async with aiohttp.ClientSession() as http:
+                headers = {"Authorization": f"Bearer {TOKENS['display']}"}
+                for _ in range(1000):
+                    health = await (await http.get(f"{service.api.url}/api/health",
+                                                   headers=headers)).json()
+                    device = {d["device"]: d for d in health["devices"]}["shuffler"]
+                    if device.get("problem"):
+                        break
+                    await asyncio.sleep(0.02)
+                table = await (await http.get(f"{service.api.url}/api/table",
+                                              headers=headers)).json()
+            return device, {d["device"]: d for d in table["devices"]}
+        finally:
+            service.stop()
+            await asyncio.wait_for(task, 10)
+
+    try:
+        device, in_table = asyncio.run(main())
+    finally:
+        sim.stop()
+    assert device["device"] == "shuffler" and device["link"] != "up"
+    assert "device says it is a shoe, configured as a shuffler" in device["problem"]
+    assert other.port in device["problem"]                      # the advice: which port
+    assert in_table["shuffler"]["problem"] == device["problem"]
+    assert in_table["shoe"]["link"] == "up" and in_table["shoe"]["problem"] is None

@@ -8,6 +8,7 @@ driven by Playwright for Python without Playwright's own browser download.
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -812,6 +813,36 @@ def test_what_stops_a_settlement_is_shown_in_words_with_its_reason(browser, tmp_
         expect(item).to_have_count(1)
         assert kind not in item.inner_text()
         expect(item).to_contain_text(shown)
+    finally:
+        live.close()
+
+
+def test_a_device_that_cannot_link_shows_why_in_the_device_list(browser, tmp_path):
+    """The pit display showed "connecting" while the reason was only in the log: the device
+    list now shows why, labelled in both languages. A spare driver configured as a shuffler
+    reaches a simulated shoe on a pseudo-terminal."""
+    import dataclasses
+    from test_api_support import LiveTable
+    from drivers.factory import open_driver
+    live = LiveTable(tmp_path, "q-poker", "shoe")
+    try:
+        stray = live.sim.add("shoe", "stray")
+        spec = dataclasses.replace(stray.spec(id="spare"), device_class="shuffler")
+
+        async def add_spare():
+            live.drivers["spare"] = open_driver(spec, asyncio.Queue())
+        live.call(add_spare())
+        page = browser.new_page()
+        page.goto(f"{live.url}/#token={TOKENS['display']}")
+        row = page.locator("#devices tr[data-device=spare]")
+        problem = row.get_by_test_id("device-problem")
+        expect(problem).to_contain_text("device says it is a shoe, configured as a shuffler")
+        expect(problem).to_contain_text(stray.port)
+        expect(problem).to_contain_text("未能連線原因")
+        expect(problem).to_contain_text("Why it cannot link")
+        expect(page.locator("#devices tr[data-device=shoe]").get_by_test_id(
+            "device-problem")).to_have_count(0)
+        live.call(live.drivers.pop("spare").close())
     finally:
         live.close()
 

@@ -179,6 +179,14 @@ def test_bytes_that_never_make_a_frame_point_to_the_baud_rate(link_path):
             drv = open_driver(shoe_spec(link_path), q)
             await until(lambda: unanswered(logs), timeout=10)
             assert q.empty() and not drv.is_up
+            # The driver tells the same reason, for the pit display; cleared once the link
+            # comes up (the device set to the right rate).
+            assert drv.problem == unanswered(logs)[0]["problem"]
+            peer.unplug()
+            peer = Peer(link_path, "shoe")
+            peer.plug()
+            await next_event(q, "link_up")
+            assert drv.problem is None
             await drv.close()
             peer.unplug()
         problem = unanswered(logs)[0].get("problem", "")
@@ -232,6 +240,7 @@ def test_a_serial_device_of_another_class_is_refused_naming_its_port(link_path):
             drv = open_driver(DeviceSpec(id="shuffler", device_class="shuffler",
                                          port=link_path, **FAST), asyncio.Queue())
             await until(lambda: refused(logs), timeout=10)
+            assert drv.problem == refused(logs)[0]["problem"] and not drv.is_up
             await drv.close()
             peer.unplug()
         problem = refused(logs)[0]["problem"]

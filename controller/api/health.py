@@ -16,10 +16,18 @@ def _last_heard(driver: Any) -> float | None:
     return None if value is None else round(float(value), 3)
 
 
+def _problem(driver: Any) -> str | None:
+    """Why the driver's link cannot come up (it is the device's own words and the
+    configuration's: no card), or None."""
+    return getattr(driver, "problem", None) if driver is not None else None
+
+
 def device_health(table: Any, drivers: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
     """One entry per configured device: ``device``, ``class``, ``link`` (``up``, ``lost`` or
     ``unknown``), ``last_heard_s``, ``identity`` (vendor, model, serial, firmware version and
-    hash, as the device said at its last hello) and ``conditions``."""
+    hash, as the device said at its last hello), ``conditions`` and ``problem`` (while the
+    link is not up: the driver's latest reason it cannot link, with what to check; else
+    None)."""
     drivers = drivers or {}
     out = []
     names = list(dict.fromkeys([*table.devices, *drivers]))
@@ -40,7 +48,8 @@ def device_health(table: Any, drivers: Mapping[str, Any] | None = None) -> list[
                         getattr(driver, "spec", None), "device_class", name)),
                     "link": link, "last_heard_s": _last_heard(driver) if driver else None,
                     "identity": dict(table.identities.get(name, {})) or None,
-                    "conditions": conditions})
+                    "conditions": conditions,
+                    "problem": _problem(driver) if link != "up" else None})
     return out
 
 

@@ -223,7 +223,11 @@
       for (const c of dev.conditions || []) conds.append(el("span", { class: "cond" }, bi("conditions", c)));
       tb.append(el("tr", { "data-device": dev.device, class: "link-" + dev.link },
         el("td", {}, el("b", { text: dev.device }), " ", el("span", { class: "muted", text: dev.class })),
-        el("td", { class: "link-cell" }, bi("links", dev.link)),
+        el("td", { class: "link-cell" }, bi("links", dev.link),
+          // Why a device that is not up cannot link (its words and the configuration's: the
+          // advice says what to check), so the pit need not read the log.
+          dev.problem ? el("div", { class: "problem", "data-testid": "device-problem" },
+            bi("labels", "problem"), " ", el("span", { text: dev.problem })) : null),
         el("td", { text: dev.last_heard_s === null || dev.last_heard_s === undefined ? "—" : dev.last_heard_s.toFixed(1) + " s" }),
         el("td", { class: "ident", text: ident }),
         conds));

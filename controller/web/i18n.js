@@ -8,6 +8,7 @@ window.L = {
     mode: ["派牌方式", "Mode"], round: ["局號", "Round"], state: ["狀態", "State"],
     device: ["設備", "Device"], link: ["連線", "Link"], heard: ["最後訊號", "Last heard"],
     identity: ["型號 / 韌體", "Model / firmware"], conditions: ["狀況", "Conditions"],
+    problem: ["未能連線原因：", "Why it cannot link:"],
     send: ["發出", "Send"], box: ["門", "Box"], croupier: ["莊荷", "Croupier"],
     banker: ["庄家", "Banker"], board: ["公共牌", "Board"], set_aside: ["放在一旁", "Set aside"],
     dice: ["骰子", "Dice"], settlement: ["派彩", "Settlement"], void: ["無效", "Void"],
