@@ -41,7 +41,19 @@ class KeySwitched(DeviceEvent):
     on: bool
 
 
-for _cls in (ButtonPressed, KeySwitched):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ButtonRepeated(DeviceEvent):
+    """A button pressed again ``after_ms`` after the press of it that was acted on, within
+    ``gpio.repeat_guard_ms``: a bounce or a double press. ``confirm`` means what the moment
+    needs, so a second press would take the next step too (after a void, the next round and
+    then a deck declared shuffled that was not). Journaled; the table does not act on it."""
+
+    kind: ClassVar[str] = "button_repeated"
+    button: str
+    after_ms: int
+
+
+for _cls in (ButtonPressed, ButtonRepeated, KeySwitched):
     EVENT_TYPES.setdefault(_cls.kind, _cls)
 
 

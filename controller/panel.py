@@ -6,7 +6,7 @@ threads; the event is put on the queue with ``loop.call_soon_threadsafe``):
 
 - a button press: :class:`controller.inputs.ButtonPressed` (``device="panel"``); the same
   button again within ``gpio.repeat_guard_ms`` of the press acted on is a
-  :class:`ButtonRepeated` instead (a bounce or a double press: journaled, not acted on)
+  :class:`controller.inputs.ButtonRepeated` instead (a bounce or a double press: journaled, not acted on)
 - the key switch: :class:`controller.inputs.KeySwitched` (``on`` True/False), also once when
   the panel opens, with the key's position then (``announce_key=False`` leaves that out)
 - box sensor N: :class:`drivers.events.CardPlaced` / ``CardRemoved`` (``device="box-sensors"``,
@@ -36,25 +36,12 @@ from typing import Any, Callable, ClassVar
 
 from controller.config import GpioConfig
 from controller.errors import TablectlError
-from controller.inputs import PANEL, ButtonPressed, KeySwitched
-from drivers.events import EVENT_TYPES, CardPlaced, CardRemoved, DeviceEvent
+from controller.inputs import PANEL, ButtonPressed, ButtonRepeated, KeySwitched
+from drivers.events import CardPlaced, CardRemoved, DeviceEvent
 
 BOX_SENSORS = "box-sensors"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ButtonRepeated(DeviceEvent):
-    """A button pressed again ``after_ms`` after the press of it that was acted on, within
-    ``gpio.repeat_guard_ms``: a bounce or a double press. ``confirm`` means what the moment
-    needs, so a second press would take the next step too (after a void, the next round and
-    then a deck declared shuffled that was not). Journaled; the table does not act on it."""
-
-    kind: ClassVar[str] = "button_repeated"
-    button: str
-    after_ms: int
-
-
-EVENT_TYPES.setdefault(ButtonRepeated.kind, ButtonRepeated)     # read back from the journal
 
 
 def lgpio_work_dir() -> str | None:

@@ -49,6 +49,8 @@ def describe_input(event: Any) -> str:
     kind = event.kind
     if kind == "button_pressed":
         return f"button {event.button} pressed"
+    if kind == "button_repeated":
+        return f"button {event.button} pressed again after {event.after_ms} ms (a repeat)"
     if kind == "key_switched":
         return f"key switch {'on' if event.on else 'off'}"
     if kind == "card_placed":

@@ -451,3 +451,11 @@ def test_a_repeat_guard_of_zero_takes_every_press(factory):
             factory.pin(23).drive_low()
             factory.pin(23).drive_high()
     assert [type(e).__name__ for e in got] == ["ButtonPressed"] * 3
+
+
+def test_panel_check_words_a_repeat_as_a_repeat():
+    from controller.inputs import ButtonRepeated
+    from controller.panel_cli import describe_input
+
+    text = describe_input(ButtonRepeated(device="panel", ts=1.0, button="confirm", after_ms=80))
+    assert text == "button confirm pressed again after 80 ms (a repeat)"

@@ -1381,3 +1381,39 @@ def test_pan9_p5_rectify_after_the_deal_keeps_the_settled_round():
     t.command("confirm_result")
     assert t.state == "round_complete"
     assert t.public_view()["bank_turn"]["rounds"] == 1      # art. 5(1): a round banked
+
+
+def test_a_repeated_button_is_shown_as_a_repeat_and_changes_nothing():
+    """The panel's repeat guard sends a press inside it as ``button_repeated``: the table says
+    what it was and the way on, and takes no step (a double confirm after a void would
+    otherwise open the next round and then declare a deck shuffled that was not)."""
+    from controller.inputs import ButtonRepeated
+
+    t = table("q-poker")
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    t.command("void_round", role="supervisor", reason="test")
+    before, view = t.state, t.public_view()
+    t.outbox.clear()
+    t.handle_device(ButtonRepeated(device="panel", ts=3.0, button="confirm", after_ms=120))
+    assert kinds(t) == ["irregular_event"]
+    reason = t.outbox[0].to_json()["reason"]
+    assert "pressed again 120 ms" in reason and "repeat_guard_ms" in reason
+    assert t.state == before and t.public_view() == view
+
+
+def test_a_journal_with_a_repeated_button_reads_back_without_the_panel_module():
+    """Tools that read a journal (replay, `journal show`, the integrity report) import the
+    table, not the GPIO panel: the repeat event must be known to them as the other panel
+    inputs are."""
+    import subprocess
+    import sys
+
+    code = ("import controller.table.machine, sys\n"
+            "assert 'controller.panel' not in sys.modules\n"
+            "from drivers.events import event_from_json\n"
+            "e = event_from_json({'kind': 'button_repeated', 'device': 'panel', 'ts': 1.0,"
+            " 'button': 'confirm', 'after_ms': 90})\n"
+            "print(type(e).__name__, e.after_ms)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["ButtonRepeated", "90"]
