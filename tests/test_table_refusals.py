@@ -144,9 +144,14 @@ def test_a_refused_shake_may_be_given_again(tmp_path):
 
 
 @pytest.mark.parametrize("reason", ["not-ready", "empty", "jammed", "fault"])
-def test_any_other_refusal_of_a_hand_is_a_shuffler_failure_and_the_round_is_void(
+def test_any_other_refusal_of_a_hand_asked_is_a_failure_while_dealing_and_the_round_is_void(
         tmp_path, reason):
+    """The hand WAS asked (the deal had begun: it may be out, the refusal is the shuffler's
+    word that it cannot deal it): a failure while dealing, 89/2004 art. 11(5). A failure
+    before any hand is asked is one before the deal, and holds the round with its bets
+    (tests/test_table_failure_before_the_deal.py)."""
     run, dev = open_q_poker(tmp_path)
+    assert actions(run)[-1] == "dispense_hand"      # asked: the deal has begun
     dev.inbox.clear()
     refused(run, "shuffler", "dispense_hand", reason)
     rulings = [r.payload for r in run.journal.records(kinds=["decision"])]

@@ -88,6 +88,8 @@ TRANSITIONS: list[dict[str, Any]] = [
      "conditions": "dealing_held"},
     {"trigger": "clear", "source": "malfunction", "dest": "bets_closed",
      "conditions": "shake_held"},
+    {"trigger": "clear", "source": "malfunction", "dest": "bets_closed",
+     "conditions": "closed_held"},
     {"trigger": "clear", "source": "malfunction", "dest": "shuffling",
      "conditions": "shuffle_held"},
     {"trigger": "clear", "source": "malfunction", "dest": "bets_open",
@@ -415,6 +417,12 @@ class Table:
     def shake_held(self, event_data: Any = None) -> bool:
         return self._held_dealing == "dice_shaking" and self.round is not None \
             and self.round.void is None
+
+    def closed_held(self, event_data: Any = None) -> bool:
+        """Held with its bets after betting closed: the clear goes back to ``bets_closed``
+        (betting stays closed, Hold'em's blinds stay posted) and the deal goes on."""
+        return self._held_dealing == "bets_closed" and self._held_round \
+            and self.round is not None and self.round.void is None
 
     def shuffle_held(self, event_data: Any = None) -> bool:
         return self._held_dealing == "shuffling" and self._held_round \
@@ -947,8 +955,10 @@ class Table:
             self._rule(DEVICE_FAILURE["dice"], what, device=e.device, hold=False)
             return
         # With the shuffler, once the plan is fixed and a hand asked for, cards may be out:
-        # that is dealing, whether or not the first hand has been reported yet.
-        asked = self.state == "bets_closed" and self.tracker is not None
+        # that is dealing, whether or not the first hand has been reported yet. Nothing asked
+        # (the round waits for its shuffle, or the shuffler refused the hand as busy), nothing
+        # is out or on its way: before the deal, as for a restart then.
+        asked = self.state == "bets_closed" and self.tracker is not None and dealt
         between_streets = self._board_owed(cls) and self._order_lost(e)
         if between_streets:
             # Hold'em: the players bet between streets while the rest of the board waits in
@@ -993,6 +1003,7 @@ class Table:
             if self._held_round and self.state != "shuffling" and cls == self._dealing_class():
                 self._held_failure = (e.device, what)
             self._hold_shuffle()
+            self._hold_closed()
             self.fail()
         elif self.state in ("round_complete", "round_void", "out_of_service"):
             pass   # blocks the next round (see next_round)
@@ -1022,6 +1033,13 @@ class Table:
         shuffle is asked again (_resume_requests), as before."""
         if self.state == "shuffling" and self.mode is Mode.SHOE:
             self._held_dealing = "shuffling"
+
+    def _hold_closed(self) -> None:
+        """Held after betting closed: the clear goes back to ``bets_closed`` (closed_held), not
+        to betting: the croupier closed it (89/2004 art. 6(2), 78/2008 art. 6(3)) and in
+        Hold'em the blinds are posted (11/2008 art. 5), once a hand."""
+        if self.state == "bets_closed" and self._held_round:
+            self._held_dealing = "bets_closed"
 
     # --- cards ------------------------------------------------------------------------------
     def _board_owed(self, cls: str) -> bool:
@@ -1578,7 +1596,7 @@ class Table:
             self._make_tracker()
         if self.flow.betting_streets and self._holdem is None:
             self._start_hand()
-        if self.state == "bets_open" or held:
+        if self.state == "bets_open" or (held and not self.closed_held()):
             # Held, betting would reopen at the clear: the card has closed it.
             self._publish("bets_closed", by="first card", bets=self.round.bets_json())
         if held:
