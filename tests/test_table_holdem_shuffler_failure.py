@@ -119,3 +119,46 @@ def test_rectify_reading_keeps_betting_and_asks_the_board_once_the_jam_is_cleare
     assert dispense_asked(t, mark) == 0      # the jam is still there
     t.command("clear_malfunction", role="supervisor")
     assert dispense_asked(t, mark) == 1
+
+
+# --- held after betting closed, the first card asked: the blinds are posted once ------------
+
+def blinds_posted(t):
+    return [e.data for e in t.outbox if e.kind == "blinds"]
+
+
+@pytest.mark.parametrize("failure", [
+    ev.Jam(device="shuffler", ts=0.0, where="output"),
+    ev.DoorOpened(device="shuffler", ts=0.0),
+    ev.Malfunction(device="shuffler", ts=0.0, code=7, text="motor"),
+    "restart",
+], ids=["jam", "door_open", "malfunction", "restart"])
+def test_rectify_held_after_close_bets_the_clear_deals_on_with_the_blinds_posted_once(failure):
+    # H11 rectify: the first hole card was asked and none is out when the shuffler fails (or
+    # the controller restarts). The hand is held for the supervisor; the clear goes on with
+    # the deal. Betting does not reopen, so close_bets is not given again and the blinds
+    # (art. 5) are not posted, nor journaled, a second time.
+    t = table("texas-holdem", "shuffler", interpretations={"machine_failure": "rectify"},
+              holdem={"small_blind": 5, "big_blind": 10})
+    t.command("seat_players", seats=[2, 5], stacks=[500, 500], button=2)
+    t.command("close_bets")
+    assert t.commands[-1].action == "dispense_card" and len(blinds_posted(t)) == 1
+    if failure == "restart":
+        t.apply({"source": "restart"})
+    else:
+        t.handle_device(failure)
+        if isinstance(failure, ev.DoorOpened):
+            t.handle_device(ev.DoorClosed(device="shuffler", ts=0.0))
+    r = rulings(t)[-1]
+    assert (r["remedy"], r["article"]) == ("rectify", "11/2008 art. 9(1)")
+    assert t.state == "malfunction" and t.round.void is None
+    mark = len(t.commands)
+    t.command("clear_malfunction", role="supervisor")
+    assert t.state == "bets_closed"
+    with pytest.raises(Exception, match="bets_closed"):
+        t.command("close_bets")
+    assert dispense_asked(t, mark) == 1              # the first hole card, asked again
+    dispensed(t, "As", "Kd", "Ah", "Kc")
+    assert t.state == "player_decisions" and t._holdem.street == "preflop"
+    assert len(blinds_posted(t)) == 1 and t._holdem.pot == 15
+    assert t._holdem.stacks == {2: 490, 5: 495}      # H4 literal: seat 5 small, 2 big

@@ -709,6 +709,7 @@ class Table:
                 self._held_dealing = self.state
             self._held_round = self.state in ("bets_open", "bets_closed", "shuffling")
             self._hold_shuffle()
+            self._hold_closed()     # e.g. the first hand asked, H11 rectify: no blinds again
             self.fail()
 
     def _set_aside(self, slot: int, ruling: Ruling) -> None:
@@ -2555,8 +2556,9 @@ class Table:
                        phase=Phase.DEALING if asked else
                        self._failure_phase(self._deal_begun()) if known else None)
             if self.state in ("dealing", "bets_closed"):
-                # The game let the round stand: the supervisor looks before dealing goes on.
-                self._held_dealing = "dealing" if self.state == "dealing" else ""
+                # The game let the round stand: the supervisor looks before dealing goes on
+                # (from bets_closed: betting stays closed, closed_held).
+                self._held_dealing = self.state
                 self._held_round = self.state == "bets_closed"
                 self.fail()
         elif self.state == "shuffling" and self.mode is Mode.SHUFFLER:
