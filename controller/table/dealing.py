@@ -14,6 +14,11 @@ leaves that card on the unbet box (a void hand there) it is re-attributed to it 
 still owes its card to the planned box (``astray``); where the ruling has the deal rectified it
 is put on the planned box and stays that box's card (``put_right``). On another box with a bet
 it is ``wrong_order``.
+
+A board that starts watching again mid-deal (``watching_again``: its failure cleared, or back
+from a restart) did not see the cards dealt before: those are no longer matched in order. The
+cards drawn after are matched as above; a placement that is not the next of them, on a box one
+of the earlier cards was dealt for, is that card placed.
 """
 from __future__ import annotations
 
@@ -52,10 +57,11 @@ class Outcome:
         return self.irregularity is None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class _Pending:
     step: Step
     cards: int
+    watched: bool = True    # dealt while the box sensors watched (or since they came back)
 
 
 class DealingTracker:
@@ -89,9 +95,12 @@ class DealingTracker:
 
     def placement_due(self, box: int) -> bool:
         """Whether the oldest card (or hand) dealt for a box and not yet placed was meant for
-        ``box``: the last card of a deal lands after the plan is complete."""
-        return bool(self._pending_place) and \
-            self._pending_place[0].step.deal.recipient.box == box
+        ``box`` (or one the box sensors did not watch was): the last card of a deal lands after
+        the plan is complete."""
+        if self._unwatched(box) is not None:
+            return True
+        nxt = self._watched()
+        return nxt is not None and nxt.step.deal.recipient.box == box
 
     def current_street(self) -> str | None:
         step = self.expected
@@ -150,16 +159,30 @@ class DealingTracker:
                            cards=(None,) * (moved.cards if moved else 0),
                            irregularity=Irregularity.CARD_TO_BOX_WITHOUT_BET,
                            detail=f"a card landed on box {box}, which holds no bet", box=box)
-        if not self._pending_place:
+        pending = self._watched()
+        if pending is None or pending.step.deal.recipient.box != box:
+            unwatched = self._unwatched(box)
+            if unwatched is not None:
+                # Dealt before the board came back: that card placed, its order not watched.
+                self._pending_place.remove(unwatched)
+                return Outcome(unwatched.step, unwatched.step.deal.recipient, box=box)
+        if pending is None:
             return Outcome(None, None, irregularity=Irregularity.WRONG_ORDER,
                            detail=f"a card landed on box {box} when none was due to a box",
                            box=box)
-        pending = self._pending_place.popleft()
+        self._pending_place.remove(pending)
         planned = pending.step.deal.recipient
         if planned.box != box:
             return Outcome(pending.step, planned, irregularity=Irregularity.WRONG_ORDER,
                            detail=f"the card for {planned} landed on box {box}", box=box)
         return Outcome(pending.step, planned, box=box)
+
+    def watching_again(self) -> None:
+        """The box sensors start watching again mid-deal (their failure cleared, or back from a
+        restart): the cards dealt and not yet seen placed were laid out of their sight, and are
+        no longer matched in the dealing order. Only the cards drawn from now on are."""
+        for pending in self._pending_place:
+            pending.watched = False
 
     # --- remedies -------------------------------------------------------------------------
     def astray(self) -> None:
@@ -225,6 +248,15 @@ class DealingTracker:
             return False
         nxt = self.expected
         return nxt is None or nxt.deal.street != step.deal.street
+
+    def _unwatched(self, box: int) -> _Pending | None:
+        """The oldest card (or hand) not watched in order that was dealt for ``box``."""
+        return next((p for p in self._pending_place
+                     if not p.watched and p.step.deal.recipient.box == box), None)
+
+    def _watched(self) -> _Pending | None:
+        """The oldest card (or hand) watched in order and not yet placed."""
+        return next((p for p in self._pending_place if p.watched), None)
 
     def _unconsume(self, pending: _Pending) -> None:
         """The last card meant for a bet box went to an unbet box: the plan still owes it."""

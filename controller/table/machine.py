@@ -779,6 +779,10 @@ class Table:
         self._cond(e.device).discard("link_lost")
         self._publish("device_link", device=e.device, link="up",
                       **_shown_identity(self.identities[e.device]))
+        if not (isinstance(e, ev.LinkRestored) and e.resumed):
+            # A new session (it restarted, or the controller did and cannot tell): what it
+            # saw while away is lost. A resumed one sends what it saw (protocol 3.2).
+            self._sensors_watch_again(e.device)
         if (self._device_class(e.device) == "shuffler" and self._deck_check == "asked"
                 and not self._shuffle_after_check):
             # A check asked before the link came (back) may have been lost with it (a
@@ -1008,6 +1012,14 @@ class Table:
             self.fail()
         elif self.state in ("round_complete", "round_void", "out_of_service"):
             pass   # blocks the next round (see next_round)
+
+    def _sensors_watch_again(self, device: str) -> None:
+        """The box sensors start watching again mid-round (their failure cleared, or back from
+        a restart): the cards dealt meanwhile were laid out of their sight, so only those drawn
+        from now on are matched in the dealing order (DealingTracker.watching_again); a stale
+        match would rule a wrong order for a deal that went right."""
+        if self._device_class(device) == "box-sensors" and self.tracker is not None:
+            self.tracker.watching_again()
 
     def _dealing_class(self) -> str:
         """The device class that deals the cards in the table's mode."""
@@ -2416,7 +2428,9 @@ class Table:
         new_round = not (self.round_held() or self.dealing_held() or self.shake_held())
         if new_round:
             self._round_may_open()      # refused before anything is cleared
-        for cond in self.conditions.values():
+        for dev, cond in self.conditions.items():
+            if cond & set(SUPERVISOR_CONDITIONS):
+                self._sensors_watch_again(dev)
             cond.difference_update(SUPERVISOR_CONDITIONS)
         self._publish("malfunction_cleared")
         if new_round:
@@ -2444,6 +2458,7 @@ class Table:
                                 f"and the table is in {self.state}, not in malfunction")
         for dev in cleared:
             self.conditions[dev].difference_update(SUPERVISOR_CONDITIONS)
+            self._sensors_watch_again(dev)
             self._publish("device_condition", device=dev, what="cleared by the supervisor",
                           conditions=sorted(self.conditions[dev]))
         self._publish("malfunction_cleared", devices=sorted(cleared))
