@@ -260,6 +260,8 @@ class Table:
         self._held_failure: tuple[str, str] | None = None      # (device, what)
         # Hold'em: a street completed while the table waited; its betting opens at the clear.
         self._betting_owed: str | None = None
+        # Super Pan 9: cards taken out of play before the dice were read (P5 rectify).
+        self._out_of_play_before_dice = 0
         self._last_slot: dict[Recipient, int] = {}
         self._holdem = None
         self._stacks: dict[int, int] = {}
@@ -1027,8 +1029,9 @@ class Table:
 
     def _deal_begun(self) -> bool:
         """A card of the round in play is out, or may be: one the table has seen, or a card or
-        hand asked of the shuffler and not yet reported."""
-        return bool(self.vault.slots()) or self._dispensing
+        hand asked of the shuffler and not yet reported. A card taken out of play before the
+        dice were read (Super Pan 9, P5 rectify) is none: the deal begins after the dice."""
+        return self.vault.slots() > self._out_of_play_before_dice or self._dispensing
 
     def _failure_phase(self, dealt: bool) -> Phase | None:
         """The phase a machine failure is ruled in. Super Pan 9 is ``dealing`` from the moment
@@ -1079,6 +1082,15 @@ class Table:
             return True
         if self.state == "malfunction":
             return self._held_card(e)
+        if self.flow.dice and self.state in ("bets_open", "bets_closed", "dice_shaking") \
+                and self.round is not None:
+            # Super Pan 9 before the dice are read: a card out of the dealing order (P5), as
+            # when the table holds the round (_held_card); never passed over.
+            if self.round.bet_boxes():
+                self._before_dice(e)
+            else:
+                self._irregular_event(e, "a card came out with no bet on the layout")
+            return False
         if self.state in ("bets_open", "bets_closed") and self.flow.close_bets_at == "first_card":
             if not self._start_dealing(e):
                 return False
@@ -1148,6 +1160,7 @@ class Table:
         for card in cards:
             self.vault.set_aside(self.vault.deal(BURN, card, False),
                                  face_up=bool(getattr(e, "face_up", False)))
+            self._out_of_play_before_dice += 1      # no card of the deal (_deal_begun)
         self._publish("card_set_aside", recipient=str(BURN), article=ruling.article,
                       cards=self.vault.set_aside_cards())
 
@@ -1514,6 +1527,7 @@ class Table:
         self._shaken = False
         self._busy_asks = 0
         self._held_failure, self._betting_owed = None, None
+        self._out_of_play_before_dice = 0
         self._house_capital = self.house_co_bank_capital
         self._publish("round_started", game=self.game.game_id, mode=self.mode.value,
                       needs_shuffle=self.needs_shuffle())
@@ -2522,6 +2536,7 @@ class Table:
         self.vault = CardVault()
         self.tracker = None
         self._last_slot = {}
+        self._out_of_play_before_dice = 0
         self.conditions = {d: set(c) for d, c in snap.get("conditions", {}).items()}
         self.identities = dict(snap.get("identities", {}))
         self._needs_shuffle = bool(snap["needs_shuffle"])
