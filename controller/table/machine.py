@@ -2604,9 +2604,9 @@ class Table:
             # A hand or card asked of the shuffler before the restart may never have left
             # either, and while it is awaited nothing more is asked of the shuffler (the next
             # round's deck check and hands included). It is no longer awaited: one that did
-            # leave comes as the shuffler's event and is taken where it lands (an irregular
-            # event while the table is held or the round void); what the round still needs is
-            # asked again when dealing resumes.
+            # leave comes as the shuffler's event and is taken where it lands (the plan's next
+            # while the round is held, _held_card; no hand of a void round); what the round
+            # still needs is asked again when dealing resumes.
             self._dispensing = False
 
 

@@ -1,0 +1,126 @@
+"""A hand asked of the shuffler before a failure or a restart that did leave it, under the
+readings that keep the round (Hold'em H11 ``rectify``, Super Pan 9 P3 ``rectify``).
+
+The round is held for the supervisor. The hand (or card) asked before is out at the table and
+comes while the table waits: it is taken into the deal as the plan's next, as any card out
+while the table is stopped (docs/interpretations.md), and at the clear the shuffler is asked for
+what is still owed, not again for what arrived. Every physical hand is counted once.
+
+On the runner and a real journal: a restart is a real recovery from the journal.
+"""
+import pytest
+
+from controller.integrity import IntegrityMonitor
+from controller.journal import Journal
+from controller.rules import get_game
+from controller.rules.cards import Card
+from controller.table import Table
+from controller.table.runner import TableRunner
+from drivers import events as ev
+
+from table_helpers import DEVICES, LAYOUT
+
+C = Card.parse
+HOLDEM = {"small_blind": 5, "big_blind": 10}
+
+
+def make(path, game):
+    table = Table("T1", get_game(game), "shuffler", layout_boxes=LAYOUT[game], devices=DEVICES,
+                  interpretations={"machine_failure": "rectify"},
+                  holdem=HOLDEM if game == "texas-holdem" else None,
+                  integrity=IntegrityMonitor(deck_per_round=game == "super-pan-9"))
+    run = TableRunner(table, Journal.open(path / "journal.db", "T1"))
+    run.sent = []
+    run.send = run.sent.append
+    return run
+
+
+def asked(run, since=0):
+    return [r.payload["action"] for r in run.journal.records(since=since,
+                                                               kinds=["device_command"])]
+
+
+def shown(run, since=0):
+    """Who each card out was counted for, and how many cards, in the journal's order."""
+    return [(r.payload["recipient"], r.payload["count"])
+            for r in run.journal.records(since=since, kinds=["table"])
+            if r.payload.get("kind") == "card"]
+
+
+def irregular(run):
+    return [r.payload for r in run.journal.records(kinds=["table"])
+            if r.payload.get("kind") == "irregular_event"]
+
+
+def opened(run, path, game):
+    """Open the table, its deck checked and shuffled."""
+    run.command("open_table", "supervisor")
+    run.device(ev.ShuffleDone(device="shuffler", ts=0.1, count=52))
+    assert run.table.state == "bets_open"
+    return run
+
+
+def fail(run, path, game, how):
+    """The shuffler fails, or the controller restarts (a recovery from the journal)."""
+    if how == "jam":
+        run.device(ev.Jam(device="shuffler", ts=5.0, where="exit"))
+        return run
+    run.journal.close()
+    again = make(path, game)
+    again.recover()
+    return again
+
+
+@pytest.mark.parametrize("how", ["jam", "restart"])
+def test_pan9_p3_rectify_the_hand_asked_before_comes_while_held_and_is_the_seats(tmp_path,
+                                                                                  how):
+    game = "super-pan-9"
+    run = opened(make(tmp_path, game), tmp_path, game)
+    run.command("set_banker", seat=1, capital=1000)
+    run.command("place_bet", box=2, wager="seat", amount=100, player="ana")
+    run.command("shake")
+    run.device(ev.DiceResult(device="dice", ts=1.0, dice=(1, 1, 1, 1)))   # seat 2 first
+    assert asked(run)[-1] == "dispense_hand"
+    run = fail(run, tmp_path, game, how)
+    assert run.table.state == "malfunction" and run.table.round.void is None
+    mark = run.journal.head()[0]
+    run.device(ev.HandDispensed(device="shuffler", ts=6.0, cards=(C("9s"), C("Ks"))))
+    assert shown(run, mark) == [("box 2", 2)] and not irregular(run)
+    assert asked(run, mark) == []                    # nothing asked while the table waits
+    run.command("clear_malfunction", "supervisor")
+    assert asked(run, mark) == ["dispense_hand"]     # the banker's, not seat 2's again
+    run.device(ev.HandDispensed(device="shuffler", ts=7.0, cards=(C("Kh"), C("Kd"))))
+    assert shown(run, mark) == [("box 2", 2), ("box 1", 2)]
+    assert run.table.state == "settlement" and not irregular(run)
+    with Journal.open(tmp_path / "journal.db", readonly=True) as j:
+        assert j.verify().ok
+
+
+@pytest.mark.parametrize("first", [True, False], ids=["first_card", "third_card"])
+@pytest.mark.parametrize("how", ["jam", "restart"])
+def test_holdem_h11_rectify_the_card_asked_before_comes_while_held_and_is_the_next(
+        tmp_path, how, first):
+    game = "texas-holdem"
+    run = opened(make(tmp_path, game), tmp_path, game)
+    run.command("seat_players", seats=[2, 5], stacks=[500, 500], button=2)
+    run.command("close_bets")
+    order = ["box 5", "box 2", "box 5", "box 2"]     # from the left of the button, art. 6(1)
+    cards = ["As", "Kd", "Ah", "Kc"]
+    out = 0 if first else 2
+    for c in cards[:out]:
+        run.device(ev.CardDispensed(device="shuffler", ts=1.0, card=C(c)))
+    assert asked(run)[-1] == "dispense_card"
+    run = fail(run, tmp_path, game, how)
+    assert run.table.state == "malfunction" and run.table.round.void is None
+    mark = run.journal.head()[0]
+    run.device(ev.CardDispensed(device="shuffler", ts=6.0, card=C(cards[out])))
+    assert shown(run, mark) == [(order[out], 1)] and not irregular(run)
+    run.command("clear_malfunction", "supervisor")
+    assert asked(run, mark) == ["dispense_card"]     # the next hole card, once
+    for c in cards[out + 1:]:
+        run.device(ev.CardDispensed(device="shuffler", ts=7.0, card=C(c)))
+    assert [r for r, _ in shown(run)] == order
+    assert run.table.state == "player_decisions" and run.table._holdem.street == "preflop"
+    blinds = [r for r in run.journal.records(kinds=["table"])
+              if r.payload.get("kind") == "blinds"]
+    assert len(blinds) == 1 and not irregular(run)
