@@ -44,6 +44,7 @@ from controller.logs import bind, get_logger
 from controller.rules import get_game
 from controller.sdnotify import Notifier
 from controller.start_time import journal_bytes, phase_budget
+from controller.strict_json import first_twice, nesting, pairs, plain
 from controller.table import Table
 from controller.table.machine import Command
 from controller.table.runner import ReplayDiverged, TableRunner
@@ -796,10 +797,8 @@ def _parse_request(line: bytes) -> tuple[dict[str, Any], str | None]:
     """The request of one line, or the problem with it (nothing acted on). A key given twice
     is refused as the console API refuses it: JSON keeps the last, and which was meant
     cannot be told."""
-    from controller.api.app import _nesting, _pairs, _plain, _twice
-
     try:
-        req = json.loads(line, object_pairs_hook=_pairs)
+        req = json.loads(line, object_pairs_hook=pairs)
     except RecursionError:
         return {}, (f"the request nests lists and objects too deep to read; a request nests "
                     f"at most {CONTROL_NESTING} deep, such as {{\"command\": \"seat_players\", "
@@ -808,13 +807,13 @@ def _parse_request(line: bytes) -> tuple[dict[str, Any], str | None]:
         return {}, _ONE_OBJECT
     if not isinstance(req, dict):
         return {}, _ONE_OBJECT
-    depth = _nesting(req)
+    depth = nesting(req)
     if depth > CONTROL_NESTING:
         return {}, (f"the request nests lists and objects {depth} deep; a request nests at "
                     f"most {CONTROL_NESTING} deep, such as {{\"command\": \"seat_players\", "
                     "\"args\": {\"stacks\": {\"1\": 500}}}")
-    twice = _twice(req)
+    twice = first_twice(req, shown=scrub)
     if twice:
         return {}, (f"the request gives {twice}; JSON would keep only the last, and which one "
                     "was meant cannot be told: give each key once")
-    return _plain(req), None
+    return plain(req), None

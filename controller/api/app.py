@@ -25,9 +25,10 @@ from typing import Any, Awaitable, Callable, Mapping
 from aiohttp import web
 
 from controller.config import ApiConfig
-from controller.rules.base import AMOUNT_LIMIT, MAX_AMOUNT
+from controller.rules.base import AMOUNT_LIMIT
 from controller.errors import TablectlError
 from controller.logs import get_logger
+from controller.strict_json import TooLarge, first_twice, nesting, pairs, plain, whole_number
 from controller.table.machine import COMMANDS, TEXT_EXAMPLES
 from controller.table.secrecy import scrub
 from controller.tower import light_json
@@ -293,63 +294,6 @@ def _finite(text: str) -> float:
     return value
 
 
-class _TooLarge(ValueError):
-    """A whole number beyond what the console page shows exactly (2^53 - 1)."""
-
-
-def _exact_int(text: str) -> int:
-    value = int(text)
-    if abs(value) > MAX_AMOUNT:
-        raise _TooLarge(text)
-    return value
-
-
-class _Pairs(dict):
-    """A JSON object as parsed, with the keys it gave more than once (JSON's parser keeps the
-    last, so a body saying both 10 and 1000 would be taken for 1000)."""
-
-    twice: list[str]
-
-
-def _pairs(pairs: list[tuple[str, Any]]) -> _Pairs:
-    obj = _Pairs(pairs)
-    seen: set[str] = set()
-    obj.twice = [k for k, _ in pairs if k in seen or seen.add(k)]
-    return obj
-
-
-def _twice(value: Any, where: str = "") -> str | None:
-    """The first key some object of ``value`` gives twice, with where it is, or None."""
-    if isinstance(value, list):
-        return next((t for v in value if (t := _twice(v, where))), None)
-    if not isinstance(value, _Pairs):
-        return None
-    if value.twice:
-        # the sender's own text, shortened; masked as a card would be anywhere the API answers
-        return f'"{scrub(value.twice[0][:40])}" twice' + (f" in {where}" if where else "")
-    return next((t for k, v in value.items() if (t := _twice(v, where or k))), None)
-
-
-def _plain(value: Any) -> Any:
-    """``value`` with plain dicts for the parsed objects (the table and journal take those)."""
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
-
-
-def _nesting(value: Any) -> int:
-    """How deep lists and objects nest in ``value`` ({"box": 1} is 1, {"seats": [1]} 2)."""
-    depth, level = 0, [value]
-    while True:
-        level = [x for x in level if isinstance(x, (dict, list))]
-        if not level:
-            return depth
-        depth += 1
-        level = [v for x in level for v in (x.values() if isinstance(x, dict) else x)]
-
-
 async def _args(request: web.Request, params: tuple[str, ...]) -> dict[str, Any] | web.Response:
     raw = await request.read()
     try:
@@ -361,8 +305,8 @@ async def _args(request: web.Request, params: tuple[str, ...]) -> dict[str, Any]
         return {}
     try:
         body = json.loads(text, parse_constant=_no_constant, parse_float=_finite,
-                          parse_int=_exact_int, object_pairs_hook=_pairs)
-    except _TooLarge as exc:
+                          parse_int=whole_number, object_pairs_hook=pairs)
+    except TooLarge as exc:
         return error(400, "bad_json", f"the body holds {exc}, beyond {AMOUNT_LIMIT}; amounts "
                      "are whole chip units up to that")
     except _NotANumber as exc:
@@ -371,19 +315,19 @@ async def _args(request: web.Request, params: tuple[str, ...]) -> dict[str, Any]
     except json.JSONDecodeError as exc:
         return error(400, "bad_json", f"the body is not JSON ({exc.msg} at character "
                      f"{exc.pos}); send an object such as {{\"box\": 1}}")
-    except (ValueError, RecursionError):
+    except (ValueError, RecursionError):            # a number too long: strict_json.TooLong
         return error(400, "bad_json", "the body is not JSON the table can take (nested too "
                      "deep or a number too long); send an object such as {\"box\": 1}")
-    depth = _nesting(body)
+    depth = nesting(body)
     if depth > MAX_NESTING:
         return error(400, "bad_json", f"the body nests lists and objects {depth} deep; a "
                      f"command's parameters nest at most {MAX_NESTING} deep, such as "
                      "{\"seats\": [1, 4], \"stacks\": {\"1\": 500, \"4\": 500}}")
-    twice = _twice(body)
+    twice = first_twice(body, shown=scrub)   # masked as a card would be anywhere the API answers
     if twice:
         return error(400, "bad_json", f"the body gives {twice}; JSON would keep only the last, "
                      "and which one was meant cannot be told: give each key once")
-    body = _plain(body)
+    body = plain(body)
     try:
         json.dumps(body, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError as exc:    # a lone surrogate escape: the stream cannot send it

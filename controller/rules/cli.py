@@ -11,7 +11,9 @@ import unicodedata
 from typing import Any
 
 from . import GAME_IDS, get_game
-from .base import AMOUNT_LIMIT, MAX_AMOUNT, Mode, PlanRequest, parse_boxes
+from controller.strict_json import TooLarge, TooLong, Twice, once, whole_number
+
+from .base import AMOUNT_LIMIT, Mode, PlanRequest, parse_boxes
 from .errors import RuleError
 
 
@@ -88,31 +90,6 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
-class _Twice(ValueError):
-    """A key an object of the round gives twice."""
-
-
-class _TooLarge(ValueError):
-    """A whole number beyond MAX_AMOUNT (or below its negative)."""
-
-
-def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    # JSON keeps the last of a key given twice: "amount" 10 then 1000 would settle 1000.
-    seen: set[str] = set()
-    for key, _ in pairs:
-        if key in seen:
-            raise _Twice(key)
-        seen.add(key)
-    return dict(pairs)
-
-
-def _exact_int(text: str) -> int:
-    # Checked on the digits: int() itself refuses a number over 4300 digits with its own error.
-    if len(text.lstrip("-")) > len(str(MAX_AMOUNT)) or abs(int(text)) > MAX_AMOUNT:
-        raise _TooLarge(text)
-    return int(text)
-
-
 def _unprintable(value: Any, where: str = "") -> tuple[str, str, str] | None:
     """The first text of ``value`` (a key or a value) holding a control or invisible
     character: (where it is, the text, the character), or None."""
@@ -140,12 +117,12 @@ def read_round(raw: str) -> dict[str, Any]:
     control or invisible character (it would reach the operator's terminal: an escape
     sequence can clear the screen or rewrite the lines above)."""
     try:
-        doc = json.loads(raw, object_pairs_hook=_once, parse_int=_exact_int)
-    except _Twice as exc:
+        doc = json.loads(raw, object_pairs_hook=once, parse_int=whole_number)
+    except Twice as exc:
         raise RuleError(f"the round gives \"{_shown(str(exc))}\" twice in one object; JSON "
                         "would keep only the last, and which one was meant cannot be told: "
                         "give each key once") from None
-    except _TooLarge as exc:
+    except (TooLarge, TooLong) as exc:
         raise RuleError(f"the round holds {_shown(str(exc))}, beyond {AMOUNT_LIMIT}; amounts "
                         "are whole chip units up to that, as at the table") from None
     except json.JSONDecodeError as exc:
