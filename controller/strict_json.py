@@ -58,7 +58,9 @@ def first_twice(value: Any, where: str = "", shown: Callable[[str], str] = str) 
     if not isinstance(value, Pairs):
         return None
     if value.twice:
-        return f'"{shown(value.twice[0][:40])}" twice' + (f" in {where}" if where else "")
+        # both names are the sender's own text: cut and masked alike
+        return f'"{shown(value.twice[0][:40])}" twice' + (f" in {shown(where[:40])}"
+                                                          if where else "")
     return next((t for k, v in value.items() if (t := first_twice(v, where or k, shown))),
                 None)
 

@@ -88,3 +88,11 @@ def test_whole_number_reads_json_as_parse_int():
         {"amount": MAX_AMOUNT}
     with pytest.raises(TooLarge):
         json.loads(f'{{"amount": {MAX_AMOUNT + 1}}}', parse_int=whole_number)
+
+
+def test_first_twice_shows_the_key_it_is_under_cut_and_through_shown_too():
+    """Both names are the sender's own text: a card spelled in the outer key is masked as the
+    repeated key is (the API's answer never carries a card's name)."""
+    outer = "As Kd" + "x" * 50
+    found = first_twice(read(f'{{"{outer}": {{"x": 1, "x": 2}}}}'), shown=str.upper)
+    assert found == f'"X" twice in {outer[:40].upper()}'
