@@ -10,84 +10,44 @@ timeout, and which notes the order in which the transfer ended and the handle we
 """
 import asyncio
 import errno
-import queue
 import threading
-from types import SimpleNamespace
 
 import pytest
-import usb.backend
-from usb.core import USBError, USBTimeoutError
+from usb.core import USBTimeoutError
 
 from drivers.transport import TransportClosed, UsbTransport
+from usb_backends import PID, VID, BaseBackend, ep, plugged
+from usb_backends import Device as PluggedDevice
 
-VID, PID = 0x1D50, 0x6018
 
+class Device(PluggedDevice):
+    """A device that takes nothing the host sends, and notes what is done to it."""
 
-class Device:
     def __init__(self):
+        super().__init__([ep(0x01), ep(0x81)])
         self.log = []                   # what happened, in order
         self.lock = threading.Lock()
         self.writing = threading.Event()
-        self.to_host = queue.Queue()
 
     def note(self, what):
         with self.lock:
             self.log.append(what)
 
 
-def _ep(address):
-    return SimpleNamespace(bLength=7, bDescriptorType=5, bEndpointAddress=address,
-                           bmAttributes=0x02, wMaxPacketSize=64, bInterval=0, bRefresh=0,
-                           bSynchAddress=0, extra_descriptors=[])
-
-
-class StuckBackend(usb.backend.IBackend):
-    device: Device | None = None
-
-    def enumerate_devices(self):
-        return [self.device]
-
-    def get_device_descriptor(self, dev):
-        return SimpleNamespace(
-            bLength=18, bDescriptorType=1, bcdUSB=0x200, bDeviceClass=0, bDeviceSubClass=0,
-            bDeviceProtocol=0, bMaxPacketSize0=64, idVendor=VID, idProduct=PID, bcdDevice=1,
-            iManufacturer=0, iProduct=0, iSerialNumber=0, bNumConfigurations=1, bus=3,
-            address=7, port_number=1, port_numbers=None, speed=2)
-
-    def get_configuration_descriptor(self, dev, config):
-        return SimpleNamespace(bLength=9, bDescriptorType=2, wTotalLength=32, bNumInterfaces=1,
-                               bConfigurationValue=1, iConfiguration=0, bmAttributes=0x80,
-                               bMaxPower=50, extra_descriptors=[])
-
-    def get_interface_descriptor(self, dev, intf, alt, config):
-        if intf != 0 or alt != 0:
-            raise IndexError("no such interface")
-        return SimpleNamespace(bLength=9, bDescriptorType=4, bInterfaceNumber=0,
-                               bAlternateSetting=0, bNumEndpoints=2, bInterfaceClass=0xFF,
-                               bInterfaceSubClass=0, bInterfaceProtocol=0, iInterface=0,
-                               extra_descriptors=[])
-
-    def get_endpoint_descriptor(self, dev, ep, intf, alt, config):
-        return (_ep(0x01), _ep(0x81))[ep]
+class StuckBackend(BaseBackend):
+    """Bulk OUT 0x01 that takes nothing, bulk IN 0x81; notes the handle's life."""
 
     def open_device(self, dev):
         dev.note("open")
-        return dev
+        return super().open_device(dev)
 
     def close_device(self, handle):
         handle.note("close")
-
-    def set_configuration(self, handle, value):
-        pass
-
-    def get_configuration(self, handle):
-        return 1
-
-    def claim_interface(self, handle, intf):
-        pass
+        super().close_device(handle)
 
     def release_interface(self, handle, intf):
         handle.note("release")
+        super().release_interface(handle, intf)
 
     def bulk_write(self, handle, ep, intf, data, timeout):
         # The device takes nothing: the transfer ends at its timeout, as libusb's does.
@@ -97,16 +57,7 @@ class StuckBackend(usb.backend.IBackend):
         handle.note("write ended")
         raise USBTimeoutError("Operation timed out", -7, errno.ETIMEDOUT)
 
-    def bulk_read(self, handle, ep, intf, buff, timeout):
-        try:
-            data = handle.to_host.get(timeout=timeout / 1000)
-        except queue.Empty:
-            raise USBTimeoutError("Operation timed out", -7, errno.ETIMEDOUT) from None
-        memoryview(buff).cast("B")[:len(data)] = data
-        return len(data)
-
-    def ctrl_transfer(self, handle, bmRequestType, bRequest, wValue, wIndex, data, timeout):
-        raise USBError("Pipe error", -9, errno.EPIPE)
+    bulk_read = BaseBackend.read_to_host
 
 
 def get_backend():
@@ -115,9 +66,8 @@ def get_backend():
 
 @pytest.fixture
 def device():
-    StuckBackend.device = Device()
-    yield StuckBackend.device
-    StuckBackend.device = None
+    with plugged(StuckBackend, Device()) as (device,):
+        yield device
 
 
 def test_the_device_is_released_only_once_the_write_in_flight_has_ended(device):
