@@ -8,6 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 from controller.rules.errors import RuleError
 from controller.rules.holdem_betting import BettingRules, HandState, clockwise_after
+from holdem_helpers import accepts
 
 
 def hand(seats=(1, 2, 3, 4), stacks=None, button=1, sb=5, bb=10, structure="no-limit", **rules):
@@ -28,15 +29,6 @@ def refused(state, seat, action, amount=None, match=None):
 
 def kinds(state):
     return {a.kind for a in state.legal_actions()}
-
-
-def accepts(state, seat, action, amount=None):
-    """Whether ``act`` takes this action now, tried on a copy of the hand."""
-    try:
-        copy.deepcopy(state).act(seat, action, amount)
-    except RuleError:
-        return False
-    return True
 
 
 def test_clockwise_is_increasing_seat_number_wrapping_round():

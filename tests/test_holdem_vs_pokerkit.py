@@ -26,7 +26,6 @@ difference is tested on its own elsewhere:
   PokerKit is given a rake hook of its own shape that rounds down, and the stacks are compared
   on hands one player wins outright (every pot) with the rake under the cap.
 """
-import copy
 import random
 from fractions import Fraction
 from functools import partial
@@ -36,24 +35,15 @@ from pokerkit import (Automation, BettingStructure, Deck, Mode, Opening, Standar
                       State, Street)
 
 from controller.rules.cards import full_deck
-from controller.rules.errors import RuleError
 from controller.rules.holdem_betting import BettingRules, HandState, Structure, clockwise_after
 from controller.rules.holdem_eval import holdem_hand
 from controller.rules.holdem_pots import settle_pots
+from holdem_helpers import accepts
 
 AUTOMATIONS = (Automation.ANTE_POSTING, Automation.BET_COLLECTION,
                Automation.BLIND_OR_STRADDLE_POSTING, Automation.HOLE_CARDS_SHOWING_OR_MUCKING,
                Automation.HAND_KILLING, Automation.CHIPS_PUSHING, Automation.CHIPS_PULLING,
                Automation.RUNOUT_COUNT_SELECTION)
-
-
-def accepts(state, seat, action, amount=None):
-    """Whether tablectl's ``act`` takes this action now, tried on a copy of the hand."""
-    try:
-        copy.deepcopy(state).act(seat, action, amount)
-    except RuleError:
-        return False
-    return True
 
 
 def odd_chip(result):
