@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from config_helpers import line_of, only, problems
 from controller.config import (ConfigError, TableConfig, check_token, hash_token, key_lines,
                                load_config, parse_text)
 from controller.errors import TablectlError
@@ -25,25 +26,6 @@ BASE = textwrap.dedent("""\
     class = "shoe"
     port = "/dev/tablectl/shoe"
     """)
-
-
-def problems(text):
-    with pytest.raises(ConfigError) as info:
-        parse_text(text, "table.toml")
-    return info.value.problems
-
-
-def line_of(text, needle):
-    """The 1-based line holding ``needle`` (the test's own count, not the scanner's)."""
-    hits = [n for n, line in enumerate(text.splitlines(), 1) if needle in line]
-    assert len(hits) == 1, (needle, hits)
-    return hits[0]
-
-
-def only(text):
-    found = problems(text)
-    assert len(found) == 1, [p.format() for p in found]
-    return found[0]
 
 
 # --- the example ----------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from config_helpers import line_of, only, problems
 from controller.config import ConfigError, HoldemConfig, parse_text
 from controller.rules.holdem_pots import parse_rake_percent
 
@@ -24,24 +25,6 @@ HOLDEM = textwrap.dedent("""\
     structure = "limit"
     rake_percent = 4.5
     """)
-
-
-def problems(text):
-    with pytest.raises(ConfigError) as info:
-        parse_text(text, "table.toml")
-    return info.value.problems
-
-
-def only(text):
-    found = problems(text)
-    assert len(found) == 1, [p.format() for p in found]
-    return found[0]
-
-
-def line_of(text, needle):
-    hits = [n for n, line in enumerate(text.splitlines(), 1) if needle in line]
-    assert len(hits) == 1, (needle, hits)
-    return hits[0]
 
 
 def test_holdem_section_read():

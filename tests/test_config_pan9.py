@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.config import ConfigError, Pan9Config, parse_text
+from config_helpers import line_of, only
+from controller.config import Pan9Config, parse_text
 from controller.rules.base import MAX_AMOUNT
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -21,24 +22,6 @@ PAN9 = textwrap.dedent("""\
     [pan9]
     house_co_bank_capital = 500
     """)
-
-
-def problems(text):
-    with pytest.raises(ConfigError) as info:
-        parse_text(text, "table.toml")
-    return info.value.problems
-
-
-def only(text):
-    found = problems(text)
-    assert len(found) == 1, [p.format() for p in found]
-    return found[0]
-
-
-def line_of(text, needle):
-    hits = [n for n, line in enumerate(text.splitlines(), 1) if needle in line]
-    assert len(hits) == 1, (needle, hits)
-    return hits[0]
 
 
 def test_the_house_co_bank_capital_is_read_and_journaled():

@@ -8,7 +8,9 @@ from gpiozero import DigitalInputDevice
 from gpiozero.exc import GPIOPinInUse, PinInvalidPin
 from gpiozero.pins.mock import MockFactory
 
-from controller.config import ConfigError, parse_text
+from config_helpers import line_of
+from config_helpers import problems as listed
+from controller.config import parse_text
 from controller.panel import Panel
 from test_config import BASE     # the smallest valid table: one shoe, Q Poker
 
@@ -20,15 +22,8 @@ SPELLINGS = [17, "GPIO17", "BCM17", "BOARD11", "J8:11", "WPI0", 27, "BOARD13", "
 
 
 def problems(text):
-    with pytest.raises(ConfigError) as info:
-        parse_text(text, "table.toml")
-    return {p.key: p for p in info.value.problems}
-
-
-def line_of(text, needle):
-    hits = [n for n, line in enumerate(text.splitlines(), 1) if needle in line]
-    assert len(hits) == 1, (needle, hits)
-    return hits[0]
+    """The problems ``text`` is refused with, by key."""
+    return {p.key: p for p in listed(text)}
 
 
 def toml(pin):

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.config import ConfigError, parse_text
+from config_helpers import line_of, problems
+from controller.config import parse_text
 from controller.rules import GAME_IDS, get_game
 from controller.sdnotify import Notifier
 from controller.service import Service
@@ -25,18 +26,6 @@ def table(game, extra=""):
         boxes = {BOXES[game]}
         """) + (HOLDEM if game == "texas-holdem" else "")
     return text + extra
-
-
-def problems(text):
-    with pytest.raises(ConfigError) as info:
-        parse_text(text, "table.toml")
-    return info.value.problems
-
-
-def line_of(text, needle):
-    hits = [n for n, line in enumerate(text.splitlines(), 1) if needle in line]
-    assert len(hits) == 1, (needle, hits)
-    return hits[0]
 
 
 # --- the rules name their wagers ------------------------------------------------------------
