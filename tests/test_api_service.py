@@ -3,6 +3,7 @@ pseudo-terminals: commands go through the daemon's one input queue and are journ
 their role; the stream carries the daemon's public events; devices' heartbeats and identities
 reach the page."""
 import asyncio
+import contextlib
 import json
 
 import aiohttp
@@ -28,9 +29,28 @@ def config_text(tmp_path, devices):
     return "\n".join(lines) + "\n"
 
 
+@contextlib.asynccontextmanager
+async def serving(config):
+    """The daemon's service running in this event loop, once its console API is up; stopped
+    at the end of the block."""
+    from controller.service import Service
+
+    service = Service(config, notifier=Notifier(None), open_panel=False)
+    task = asyncio.ensure_future(service.run())
+    for _ in range(1000):
+        if service.api is not None or task.done():
+            break
+        await asyncio.sleep(0.01)
+    assert service.api is not None, "the daemon did not start its console API"
+    try:
+        yield service
+    finally:
+        service.stop()
+        await asyncio.wait_for(task, 10)
+
+
 def test_the_daemon_serves_the_api_commands_take_the_queue_and_are_journaled(tmp_path):
     """In process, to read the daemon's own objects; the browser tests run it as a process."""
-    from controller.service import Service
     from firmware_sim import SimulatedTable
 
     sim = SimulatedTable(seed=3, speed=200.0)
@@ -38,15 +58,8 @@ def test_the_daemon_serves_the_api_commands_take_the_queue_and_are_journaled(tmp
     config = parse_text(config_text(tmp_path, devices))
 
     async def main():
-        service = Service(config, notifier=Notifier(None), open_panel=False)
-        task = asyncio.ensure_future(service.run())
-        for _ in range(1000):
-            if service.api is not None or task.done():
-                break
-            await asyncio.sleep(0.01)
-        assert service.api is not None, "the daemon did not start its console API"
-        server = service.api
-        try:
+        async with serving(config) as service:
+            server = service.api
             async with aiohttp.ClientSession() as http:
                 def h(role):
                     return {"Authorization": f"Bearer {TOKENS[role]}"}
@@ -71,9 +84,6 @@ def test_the_daemon_serves_the_api_commands_take_the_queue_and_are_journaled(tmp
                 table = await (await http.get(f"{server.url}/api/table",
                                               headers=h("display"))).json()
             return first, answers, kinds, table
-        finally:
-            service.stop()
-            await asyncio.wait_for(task, 10)
 
     try:
         first, answers, kinds, table = asyncio.run(main())
@@ -103,7 +113,6 @@ def test_a_device_that_cannot_link_shows_why_in_the_health(tmp_path):
     """The pit display showed a device of the wrong class as "connecting", the reason only in
     the log: the health now says why it cannot link, with the advice, and the link is still
     not up. The configured shuffler's port reaches a second simulated shoe."""
-    from controller.service import Service
     from firmware_sim import SimulatedTable
 
     sim = SimulatedTable(seed=3, speed=200.0)
@@ -111,14 +120,7 @@ def test_a_device_that_cannot_link_shows_why_in_the_health(tmp_path):
     config = parse_text(config_text(tmp_path, {"shoe": sim.add("shoe"), "shuffler": other}))
 
     async def main():
-        service = Service(config, notifier=Notifier(None), open_panel=False)
-        task = asyncio.ensure_future(service.run())
-        for _ in range(1000):
-            if service.api is not None or task.done():
-                break
-            await asyncio.sleep(0.01)
-        assert service.api is not None, "the daemon did not start its console API"
-        try:
+        async with serving(config) as service:
             async with aiohttp.ClientSession() as http:
                 headers = {"Authorization": f"Bearer {TOKENS['display']}"}
                 for _ in range(1000):
@@ -131,9 +133,6 @@ def test_a_device_that_cannot_link_shows_why_in_the_health(tmp_path):
                 table = await (await http.get(f"{service.api.url}/api/table",
                                               headers=headers)).json()
             return device, {d["device"]: d for d in table["devices"]}
-        finally:
-            service.stop()
-            await asyncio.wait_for(task, 10)
 
     try:
         device, in_table = asyncio.run(main())
