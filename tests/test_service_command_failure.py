@@ -14,24 +14,8 @@ from controller.sdnotify import Notifier
 from controller.service import Service
 from controller.table.machine import Command
 from drivers.protocol import messages as m
+from service_helpers import SERIAL_SHUFFLER
 from test_link import Peer, until
-
-CONFIG = """
-[table]
-id = "cf-1"
-game = "q-poker"
-mode = "shuffler"
-boxes = 7
-
-[devices.shuffler]
-class = "shuffler"
-transport = "serial"
-port = "{port}"
-
-[journal]
-path = "{journal}"
-"""
-
 
 def refusals(svc):
     return [r for r in svc.journal.records(kinds=["device"])
@@ -40,7 +24,7 @@ def refusals(svc):
 
 def test_a_command_the_driver_fails_on_reaches_the_table_as_a_refusal(tmp_path):
     port = str(tmp_path / "tty-shuffler")
-    cfg = parse_text(CONFIG.format(port=port, journal=tmp_path / "j.db"))
+    cfg = parse_text(SERIAL_SHUFFLER.format(port=port, journal=tmp_path / "j.db"))
 
     async def main():
         peer = Peer(port, "shuffler")

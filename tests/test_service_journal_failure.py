@@ -12,6 +12,7 @@ from controller.config import parse_text
 from controller.journal import Journal
 from controller.sdnotify import Notifier
 from controller.service import Service
+from service_helpers import SERIAL_SHUFFLER
 
 CONFIG = """
 [table]
@@ -254,23 +255,6 @@ def test_nothing_the_api_serves_shows_a_table_ahead_of_its_journal(tmp_path):
     runner.journal.close()
 
 
-LINKED = """
-[table]
-id = "jf-3"
-game = "q-poker"
-mode = "shuffler"
-boxes = 7
-
-[devices.shuffler]
-class = "shuffler"
-transport = "serial"
-port = "{port}"
-
-[journal]
-path = "{journal}"
-"""
-
-
 def test_a_command_whose_number_cannot_be_journaled_is_not_sent_and_the_daemon_stops(
         tmp_path):
     """Each command's link number is journaled before it is sent (protocol 3.6). When that
@@ -281,7 +265,7 @@ def test_a_command_whose_number_cannot_be_journaled_is_not_sent_and_the_daemon_s
     from test_link import Peer, until
 
     port = str(tmp_path / "tty-shuffler")
-    cfg = parse_text(LINKED.format(port=port, journal=tmp_path / "j.db"))
+    cfg = parse_text(SERIAL_SHUFFLER.format(port=port, journal=tmp_path / "j.db"))
 
     async def scenario():
         peer = Peer(port, "shuffler")
