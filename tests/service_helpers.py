@@ -1,4 +1,9 @@
 """Helpers for the tests that run the daemon's service in their own event loop."""
+import asyncio
+
+from controller.sdnotify import Notifier
+from controller.service import Service
+
 # A Q Poker table dealt from a shuffler on the serial port {port}, journaled at {journal}.
 SERIAL_SHUFFLER = """
 [table]
@@ -16,3 +21,12 @@ port = "{port}"
 path = "{journal}"
 """
 
+
+async def start_with_control(cfg, control):
+    """Start the service with its control socket at ``control`` and wait until the socket is
+    there: (the service, its task)."""
+    svc = Service(cfg, control=control, notifier=Notifier(None), open_panel=False)
+    task = asyncio.create_task(svc.run())
+    while svc.runner is None or not control.exists():
+        await asyncio.sleep(0.01)
+    return svc, task

@@ -8,8 +8,7 @@ import logging
 
 from controller.config import parse_text
 from controller.journal import Journal
-from controller.sdnotify import Notifier
-from controller.service import Service
+from service_helpers import start_with_control
 
 CONFIG = """
 [table]
@@ -30,10 +29,7 @@ def _serve(tmp_path, talk):
     control = tmp_path / "control.sock"
 
     async def scenario():
-        svc = Service(cfg, control=control, notifier=Notifier(None), open_panel=False)
-        task = asyncio.create_task(svc.run())
-        while svc.runner is None or not control.exists():
-            await asyncio.sleep(0.01)
+        svc, task = await start_with_control(cfg, control)
         reader, writer = await asyncio.open_unix_connection(str(control), limit=1 << 22)
 
         async def ask(raw: bytes):

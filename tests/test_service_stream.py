@@ -11,9 +11,8 @@ import controller.service as service
 from controller.config import parse_text
 from controller.journal import Journal
 from controller.rules.cards import Card
-from controller.sdnotify import Notifier
-from controller.service import Service
 from drivers import events as ev
+from service_helpers import start_with_control
 
 CONFIG = """
 [table]
@@ -76,10 +75,7 @@ def test_a_listener_that_stops_reading_is_cut_off_and_holds_nobody_up(tmp_path, 
             got.append(json.loads(line))
 
     async def scenario():
-        svc = Service(cfg, control=control, notifier=Notifier(None), open_panel=False)
-        task = asyncio.create_task(svc.run())
-        while svc.runner is None or not control.exists():
-            await asyncio.sleep(0.01)
+        svc, task = await start_with_control(cfg, control)
         await must(svc, "open_table", "supervisor")
         fast_reader, fast_writer = await subscribe()
         listening = asyncio.create_task(listen(fast_reader))
@@ -134,10 +130,7 @@ def test_a_request_whose_args_are_not_an_object_gets_an_answer_and_the_socket_go
     control = tmp_path / "control.sock"
 
     async def scenario():
-        svc = Service(cfg, control=control, notifier=Notifier(None), open_panel=False)
-        task = asyncio.create_task(svc.run())
-        while svc.runner is None or not control.exists():
-            await asyncio.sleep(0.01)
+        svc, task = await start_with_control(cfg, control)
         reader, writer = await asyncio.open_unix_connection(str(control))
         answers = []
         for args in ([1], "x", 5):
