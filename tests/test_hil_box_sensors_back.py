@@ -11,6 +11,7 @@ the cards drawn since the board came back, not against box 3's card, which it ne
 import pytest
 
 from controller.rig import Rig
+from rig_helpers import open_for_bets
 
 pytestmark = pytest.mark.hil
 
@@ -40,13 +41,7 @@ def draw_and_lay(rig, board, watching=True):
 def test_a_board_put_right_mid_deal_is_matched_only_against_the_cards_after_it(tmp_path):
     rig = Rig(tmp_path, "q-poker", "shoe", seed=11, box_sensors=True)
     try:
-        rig.start_devices()
-        rig.start_controller()
-        rig.wait_links()
-        rig.must("open_table", "supervisor")
-        if rig.state() == "shuffling":
-            rig.must("deck_ready")
-        assert rig.wait_state("bets_open") == "bets_open"
+        open_for_bets(rig)
         for box in (1, 3, 5):
             rig.must("place_bet", box=box, wager="versus_croupier", amount=10)
         board = rig.devices[SENSORS]

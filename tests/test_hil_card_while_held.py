@@ -13,6 +13,7 @@ import pytest
 
 from controller.journal import Journal
 from controller.rig import Rig
+from rig_helpers import open_for_bets
 
 pytestmark = pytest.mark.hil
 
@@ -20,13 +21,7 @@ pytestmark = pytest.mark.hil
 def held_card(rig):
     """Open a round with a bet on box 2, lose the shoe's link, draw a card while it is gone and
     bring the link back; the card drawn and the mark before the link came back."""
-    rig.start_devices()
-    rig.start_controller()
-    rig.wait_links()
-    rig.must("open_table", "supervisor")
-    if rig.state() == "shuffling":
-        rig.must("deck_ready")
-    assert rig.wait_state("bets_open") == "bets_open"
+    open_for_bets(rig)
     rig.must("place_bet", box=2, wager="versus_croupier", amount=10)
     shoe = rig.devices["shoe"]
     shoe.disconnect()
