@@ -280,6 +280,7 @@ class Link:
         self._short_links = 0       # links in a row that lasted less than timing.stable_s
         self._up_at: float | None = None     # when the link of this session came up
         self._heard = False         # a good frame came after the HelloInfo of this session
+        self._served = False        # the device's work went over this session's link
         # The last link was lost before the device sent anything after its HelloInfo (it
         # answers hello but keeps no heartbeat): the next one is not called up until it does.
         self._mute = False
@@ -359,7 +360,7 @@ class Link:
         self._lost = loop.create_future()
         self._out = asyncio.Queue()
         self._writing = False
-        self._up_at, self._heard, self._held = None, False, None
+        self._up_at, self._heard, self._served, self._held = None, False, False, None
         tasks = [loop.create_task(self._read_loop()), loop.create_task(self._write_loop())]
         try:
             if await self._hello():
@@ -431,7 +432,10 @@ class Link:
         """The link of this session is lost: how it counts for the back-off (a link that died
         soon after it came up is an attempt that failed) and for the next hello."""
         lasted = now - self._up_at if self._up_at is not None else 0.0
-        self._short_links = 0 if lasted >= self.timing.stable_s else self._short_links + 1
+        # A link that carried the device's work was no failed attempt, however short it was:
+        # a device unplugged between rounds is reopened at once.
+        worked = self._served or lasted >= self.timing.stable_s
+        self._short_links = 0 if worked else self._short_links + 1
         self._backoff = min(self.timing.backoff_min_s * 2 ** max(0, self._short_links - 1),
                             self.timing.backoff_max_s)
         self._mute = not self._heard
@@ -608,6 +612,7 @@ class Link:
                     self._take(item.seq, m.Ack(item.seq))
                 else:
                     self._send(m.Ack(item.seq))
+            self._served = True
             try:
                 self._on_message(msg)
             except Exception:  # noqa: BLE001 - one bad message must not stop the link
@@ -684,6 +689,8 @@ class Link:
         if p is not None and not p.future.done() and (not self.codec.sequenced
                                                       or ack.seq == p.seq):
             p.future.set_result(ack.code)
+            if self.state == "up":
+                self._served = True
 
     def _lost_event(self, item: Rejected) -> None:
         """A frame the device will not send again: a reliable one refused with NAK 2 or 3

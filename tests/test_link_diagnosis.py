@@ -122,6 +122,31 @@ def test_a_link_that_keeps_dying_soon_after_it_came_up_backs_off_until_one_lasts
     run(main())
 
 
+def test_a_link_that_served_the_table_before_it_died_is_reopened_at_once(link_path):
+    """A link that carried the device's work (a card taken and acknowledged) was a success,
+    however short: a shoe unplugged again and again between rounds is reopened after the
+    shortest delay each time, not after a delay grown to the longest."""
+    async def main():
+        with structlog.testing.capture_logs() as logs:
+            peer = FadingPeer(link_path, "shoe")
+            peer.beats = 4
+            peer.plug()
+            q = asyncio.Queue()
+            drv = open_driver(shoe_spec(link_path), q)
+            waits = []
+            for i in range(4):
+                await next_event(q, "link_up" if i == 0 else "link_restored", timeout=15)
+                peer.send(m.CardDrawn(5))
+                await next_event(q, "card_drawn")
+                await next_event(q, "link_lost")
+                waits.append([e.get("retry_in_s") for e in logs
+                              if e["event"] == "link lost"][-1])
+            assert waits == [drv.link.timing.backoff_min_s] * 4, waits
+            await drv.close()
+            peer.unplug()
+    run(main())
+
+
 async def pour(peer, data, chunk=512):
     """Write ``data`` into the device's end of the pty as fast as the host takes it."""
     i = 0
