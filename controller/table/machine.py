@@ -120,6 +120,9 @@ NOT_DONE = ("busy", "not-connected")
 # The shuffler's states in which it takes a command (protocol: StatusReport.state). A status
 # report in one of them after a ``busy`` refusal means the work it was busy with is over.
 SHUFFLER_FREE = ("idle", "ready")
+# The reason of a command the controller itself failed to carry out (drivers/driver.py
+# CONTROLLER_ERROR): the request never reached the device, which neither did nor refused it.
+CONTROLLER_ERROR = "controller-error"
 # Status requests a round makes of a shuffler that said ``busy``: a firmware that keeps
 # saying busy while its status says free is not asked in a loop; the round then waits for its
 # report of the work done (or for the supervisor).
@@ -877,6 +880,10 @@ class Table:
             return      # a question for the console; the round waits on nothing of it
         what = e.text or f"{e.device} refused {e.action}: {e.reason}"
         cls = self._device_class(e.device)
+        if (cls == "shuffler" and self.mode is Mode.SHUFFLER and e.reason == CONTROLLER_ERROR
+                and e.action in ("dispense_card", "dispense_hand")):
+            self._request_failed(e, what)
+            return
         if cls == "shuffler" and self.mode is Mode.SHUFFLER and e.reason not in NOT_DONE:
             self._device_failure(e, what)
             return
@@ -901,6 +908,30 @@ class Table:
             # word. Its status says whether it is free again (_on_status).
             self._busy_asks += 1
             self.commands.append(Command("shuffler", "status"))
+
+    def _request_failed(self, e: ev.CommandRefused, what: str) -> None:
+        """A hand or card the controller itself failed to ask of the shuffler
+        (``controller-error``): the request never reached it, so it neither failed nor dealt.
+        Before the round's first card nothing is out: no article on the shuffler's failure
+        while dealing reaches the round (89/2004 art. 11(5), 78/2008 art. 11(4), 11/2008
+        art. 9 by H11, 261/96/M P3), which is held for the supervisor with its bets (betting
+        stays closed; Super Pan 9 keeps its dice), as for a failure before the deal, and the
+        request is made again at the clear. A hand that comes out all the same while it
+        waits shows the deal had begun (_held_taken). With cards out, the controller failed
+        while dealing: ruled by the game as the shuffler's failure then, as its restart is."""
+        self._dispensing = False
+        r = self.round
+        if (r is None or r.void is not None or self._deal_begun()
+                or self.state not in ("bets_closed", "dealing")):
+            self._device_failure(e, what)
+            return
+        self._publish("device_condition", device=e.device, what=scrub(what),
+                      conditions=sorted(self._cond(e.device)), refused=e.action,
+                      reason=e.reason)
+        self._held_round = self.state == "bets_closed"
+        self._held_dealing = self.state
+        self._held_failure = (e.device, scrub(what))
+        self.fail()
 
     def _on_cut_card_reached(self, e: ev.CutCardReached) -> None:
         self._needs_shuffle = True     # this shoe ends with the round in play
