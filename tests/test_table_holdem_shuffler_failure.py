@@ -157,6 +157,10 @@ def test_rectify_held_after_close_bets_the_clear_deals_on_with_the_blinds_posted
     assert t.state == "bets_closed"
     with pytest.raises(Exception, match="bets_closed"):
         t.command("close_bets")
+    # The card asked before may be on its way: the shuffler's status first, then the first
+    # hole card again once it says none is (docs/interpretations.md).
+    assert [c.action for c in t.commands[mark:]] == ["status"]
+    t.handle_device(ev.Status(device="shuffler", ts=0.0, state="ready"))
     assert dispense_asked(t, mark) == 1              # the first hole card, asked again
     dispensed(t, "As", "Kd", "Ah", "Kc")
     assert t.state == "player_decisions" and t._holdem.street == "preflop"

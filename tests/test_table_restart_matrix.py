@@ -234,6 +234,16 @@ def first_card_of_the_next_round(game: str, kind: str) -> list[Any]:
 
 # The shuffler's report of a shuffle: begun, then done.
 SHUFFLED = (dev("shuffle_started"), dev("shuffle_done", count=52))
+# Its status, asked at the clear when a hand asked before a failure or restart may be on its
+# way: none is (it never left), or it is (it comes out after the clear: Late).
+NOTHING_COMING = dev("status", state="ready")
+DISPENSING = dev("status", state="dispensing")
+
+
+def asked_again(mode: str) -> tuple[Any, ...]:
+    """What comes before the hand asked again at the clear: with the shuffler, its status
+    saying no hand is on its way; the shoe's cards are drawn by hand."""
+    return (NOTHING_COMING,) if mode == "shuffler" else ()
 
 
 def opening(game: str, kind: str) -> list[Any]:
@@ -608,17 +618,25 @@ def branches_holdem(game: str, kind: str) -> dict[str, Scenario]:
             "dealing", cmd("confirm_result"), "while the table is in round_void"))])
     # H11 machine_failure=rectify: the croupier finishes the deal by hand once the supervisor
     # has looked; a restart while dealing is held, not voided.
+    # At the clear the card asked before may still be on its way: the shuffler's status says
+    # whether it is (then it is the card asked) or not (then it is asked again).
+    call = cmd("holdem_action", seat=2, action="call")
+    marks = [Mark("dealing_under_rectify", held(
+        "malfunction", "11/2008 art. 9(1)", (sup("clear_malfunction"), *asked_again(mode),
+                                             Deal()), "dealing", call,
+        "while the table is in malfunction"))]
+    if mode == "shuffler":
+        marks.append(Mark("dealing_under_rectify_comes_out_after_the_clear", held(
+            "malfunction", "11/2008 art. 9(1)", (sup("clear_malfunction"), DISPENSING,
+                                                 Late(), Deal()), "dealing", call,
+            "while the table is in malfunction")))
     out["restart_while_dealing_rectify"] = scenario(start + [
-        cmd("close_bets"), Deal(), Deal(),
-        Mark("dealing_under_rectify", held(
-            "malfunction", "11/2008 art. 9(1)", (sup("clear_malfunction"), Deal()), "dealing",
-            cmd("holdem_action", seat=2, action="call"), "while the table is in malfunction"))],
-        machine_failure="rectify")
+        cmd("close_bets"), Deal(), Deal(), *marks], machine_failure="rectify")
     out["jam_while_dealing_rectify"] = scenario(start + [
         cmd("close_bets"), Deal(), Deal(), dev("jam", where="exit"),
         Mark("failure_held_for_the_supervisor", stands(
-            "malfunction", (sup("clear_malfunction"), Deal()), "dealing",
-            cmd("holdem_action", seat=2, action="call"), "while the table is in malfunction"))],
+            "malfunction", (sup("clear_malfunction"), *asked_again(mode), Deal()), "dealing",
+            call, "while the table is in malfunction"))],
         machine_failure="rectify")
     # A hole card exposed while the hole cards are dealt is set aside and replaced by the next
     # card (art. 9(1)); the set-aside card stays face up through a restart.
@@ -761,18 +779,23 @@ def branches_pan9(game: str, kind: str) -> dict[str, Scenario]:
         Mark("round_void", stands(
             "round_void", (cmd("next_round"), *first_card_of_the_next_round(game, kind)),
             "dealing", cmd("confirm_result"), "while the table is in round_void"))])
+    p3 = "261/96/M interpretation P3 (machine_failure)"
+    marks = [Mark("dealing_under_rectify", held(
+        "malfunction", p3, (sup("clear_malfunction"), *asked_again(mode), Deal()), "dealing",
+        cmd("shake"), "while the table is in malfunction"))]
+    if mode == "shuffler":
+        # The second of three hands, asked before the restart, comes after the clear; the
+        # third (the last) is asked once it is in, and nothing more comes out.
+        marks.append(Mark("dealing_under_rectify_comes_out_after_the_clear", held(
+            "malfunction", p3, (sup("clear_malfunction"), DISPENSING, Late(), Deal()),
+            "settlement|croupier_reveal", cmd("shake"), "while the table is in malfunction")))
     out["restart_while_dealing_rectify"] = scenario(start + [
-        cmd("shake"), dice, Deal(),
-        Mark("dealing_under_rectify", held(
-            "malfunction", "261/96/M interpretation P3 (machine_failure)",
-            (sup("clear_malfunction"), Deal()), "dealing", cmd("shake"),
-            "while the table is in malfunction"))],
-        machine_failure="rectify")
+        cmd("shake"), dice, Deal(), *marks], machine_failure="rectify")
     out["jam_while_dealing_rectify"] = scenario(start + [
         cmd("shake"), dice, Deal(), dev("jam", where="exit"),
         Mark("failure_held_for_the_supervisor", stands(
-            "malfunction", (sup("clear_malfunction"), Deal()), "dealing", cmd("shake"),
-            "while the table is in malfunction"))],
+            "malfunction", (sup("clear_malfunction"), *asked_again(mode), Deal()), "dealing",
+            cmd("shake"), "while the table is in malfunction"))],
         machine_failure="rectify")
     out.update(common_branches(game, kind, start, [cmd("shake"), dice, Deal(), cmd("misdeal")]))
     if reads:

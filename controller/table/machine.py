@@ -278,6 +278,11 @@ class Table:
         self._deck_check = ""
         self._shuffle_after_check = False
         self._dispensing = False        # a hand or card asked of the shuffler is on its way
+        # A hand or card asked before a failure or a restart of the controller, not answered:
+        # it may have left and still come. "maybe": the shuffler's status is asked before the
+        # request is made again (a second request would put one hand too many out); "asked":
+        # that status is awaited; "coming": the shuffler said it is dispensing (_on_status).
+        self._unanswered = ""
         # The round in play waits for the shuffler's shuffle (asked, or to ask again once the
         # shuffler is put right): no hand is asked of it before its shuffle is done.
         self._awaiting_shuffle = False
@@ -746,6 +751,7 @@ class Table:
             return
         self.round.void = {"cause": cause, **ruling.to_json()}
         self._held_round, self._held_dealing = False, ""
+        self._unanswered = ""       # a hand still to come joins no hand of a void round
         self._held_failure, self._betting_owed = None, None
         self._unsettled = False
         self.tracker = None
@@ -846,7 +852,20 @@ class Table:
     def _on_status(self, e: ev.Status) -> None:
         # Journaled by the service. A shuffler that reports itself free may be asked what the
         # round waits for of it (a hand or shuffle it refused as busy): asked again now.
-        if self._device_class(e.device) == "shuffler" and e.state in SHUFFLER_FREE:
+        if self._device_class(e.device) != "shuffler":
+            return
+        if self._unanswered in ("asked", "coming"):
+            # The answer to whether the hand asked before the failure or restart is on its
+            # way. A device sends its events in order, so that hand, had it come out, would
+            # have come before this report: dispensing, it is coming and is the one asked;
+            # anything else, none is coming and the request is made again.
+            if e.state == "dispensing":
+                self._unanswered = "coming"
+                return
+            self._unanswered = ""
+            self._resume_requests()
+            return
+        if e.state in SHUFFLER_FREE:
             self._resume_requests()
 
     def _on_deck_check_result(self, e: ev.DeckCheckResult) -> None:
@@ -875,11 +894,20 @@ class Table:
         The agitator's shake, for any reason: nothing was shaken, the croupier shakes again
         once it is ready. Any other refusal of the shuffler (not ready, empty, door open,
         jammed, fault, a command it does not know) means it cannot deal this round's cards: a
-        failure of the shuffler, ruled as one by the game at this phase of the round."""
-        if e.action == "status":
-            return      # a question for the console; the round waits on nothing of it
+        failure of the shuffler, ruled as one by the game at this phase of the round; one the
+        controller failed to send, ``controller-error``, never reached it (_request_failed). A
+        refused status matters only when the round waits on it (_ask_shuffler)."""
         what = e.text or f"{e.device} refused {e.action}: {e.reason}"
         cls = self._device_class(e.device)
+        if e.action == "status":
+            if cls == "shuffler" and self._unanswered == "asked":
+                # The round waits on this one: asked again when the shuffler is next heard
+                # from (its link up, a report of its own, the supervisor's clear).
+                self._unanswered = "maybe"
+                self._publish("device_condition", device=e.device, what=scrub(what),
+                              conditions=sorted(self._cond(e.device)), refused=e.action,
+                              reason=e.reason)
+            return      # otherwise a question for the console; the round waits on nothing
         if (cls == "shuffler" and self.mode is Mode.SHUFFLER and e.reason == CONTROLLER_ERROR
                 and e.action in ("dispense_card", "dispense_hand")):
             self._request_failed(e, what)
@@ -971,7 +999,11 @@ class Table:
         self._publish("device_condition", device=e.device, what=what,
                       conditions=sorted(self._cond(e.device)))
         if cls == "shuffler":
-            # A deck check or a hand asked for may never be answered: start afresh.
+            # A deck check or a hand asked for may never be answered: start afresh. A hand
+            # asked may still come (it may be out): before it is asked again, the shuffler is
+            # asked whether it is on its way (_ask_shuffler). One it refused did nothing.
+            if (self._dispensing and not isinstance(e, ev.CommandRefused)) or self._unanswered:
+                self._unanswered = "maybe"
             self._deck_check, self._shuffle_after_check = "", False
             self._dispensing = False
             if (self.mode is Mode.SHUFFLER and self.round is not None
@@ -1062,7 +1094,8 @@ class Table:
         """A card of the round in play is out, or may be: one the table has seen, or a card or
         hand asked of the shuffler and not yet reported. A card taken out of play before the
         dice were read (Super Pan 9, P5 rectify) is none: the deal begins after the dice."""
-        return self.vault.slots() > self._out_of_play_before_dice or self._dispensing
+        return self.vault.slots() > self._out_of_play_before_dice or self._dispensing \
+            or bool(self._unanswered)
 
     def _failure_phase(self, dealt: bool) -> Phase | None:
         """The phase a machine failure is ruled in. Super Pan 9 is ``dealing`` from the moment
@@ -1540,7 +1573,7 @@ class Table:
             self.mode = other.mode if new_mode else self.mode
             self._needs_shuffle, self._deck_ready = True, False
             self._deck_check, self._shuffle_after_check, self._dispensing = "", False, False
-            self._awaiting_shuffle = False
+            self._awaiting_shuffle, self._unanswered = False, ""
         if new_mode:
             self._publish("mode", mode=self.mode.value)
 
@@ -1557,6 +1590,7 @@ class Table:
         self._reshake_owed = False
         self._shaken = False
         self._busy_asks = 0
+        self._unanswered = ""
         self._held_failure, self._betting_owed = None, None
         self._out_of_play_before_dice = 0
         self._house_capital = self.house_co_bank_capital
@@ -1593,8 +1627,11 @@ class Table:
 
     def _shuffler_answered(self) -> None:
         """A card or hand asked of the shuffler came out; a round that ended while it was on
-        its way has its deck checked now."""
+        its way has its deck checked now. It answers the oldest request: one asked before a
+        failure or restart, when that one is still unanswered (the table asks no other
+        meanwhile, _ask_shuffler)."""
         self._dispensing = False
+        self._unanswered = ""
         if self.state in ("round_complete", "round_void"):
             self._deck_gathered()
 
@@ -1693,6 +1730,14 @@ class Table:
             return
         if self._awaiting_shuffle or not self._shuffler_free():
             return      # asked once the shuffle is done or the shuffler put right
+        if self._unanswered:
+            # The hand asked before a failure or restart may be on its way: asked again only
+            # once the shuffler's status says none is (_on_status), so that no hand comes out
+            # twice for one step and none is left over at the end.
+            if self._unanswered == "maybe":
+                self._unanswered = "asked"
+                self.commands.append(Command("shuffler", "status"))
+            return
         n = self.tracker.owed_in_step()     # after a short hand, what the step still owes
         self._dispensing = True
         # The deck in the shuffler is being dealt: the next round needs a fresh shuffle.
@@ -2527,7 +2572,7 @@ class Table:
         self._needs_shuffle = True
         self._deck_ready = False
         self._deck_check, self._shuffle_after_check, self._dispensing = "", False, False
-        self._awaiting_shuffle = False
+        self._awaiting_shuffle, self._unanswered = False, ""
         self._publish("mode", mode=new.value)
 
     # ======================================================================================
@@ -2578,6 +2623,7 @@ class Table:
         self._deck_check = str(snap.get("deck_check", ""))
         self._shuffle_after_check = bool(snap.get("shuffle_after_check", False))
         self._dispensing = bool(snap.get("dispensing", False))
+        self._unanswered = ""           # a round's own: rebuilt by the replay of its inputs
         self._awaiting_shuffle = bool(snap.get("awaiting_shuffle", False))
         turn = snap.get("bank_turn")
         self._bank_turn = BankTurn.from_json(turn) if turn else None
@@ -2631,14 +2677,18 @@ class Table:
             # shuffler links, as in shuffling (_on_link_up), or once the supervisor clears.
             # A check still under way refuses the repeat as busy, and its result is taken.
             self._deck_check, self._shuffle_after_check = "", False
-        if self._dispensing:
+        if self._dispensing or self._unanswered:
             # A hand or card asked of the shuffler before the restart may never have left
             # either, and while it is awaited nothing more is asked of the shuffler (the next
             # round's deck check and hands included). It is no longer awaited: one that did
             # leave comes as the shuffler's event and is taken where it lands (the plan's next
-            # while the round is held, _held_card; no hand of a void round); what the round
-            # still needs is asked again when dealing resumes.
+            # while the round is held, _held_card; no hand of a void round). What the round
+            # still needs is asked when dealing resumes, once the shuffler's status says that
+            # no hand is on its way (_ask_shuffler), and a status asked before the restart may
+            # never have been answered.
             self._dispensing = False
+            if self.round is not None and self.round.void is None:
+                self._unanswered = "maybe"
 
 
 @functools.lru_cache(maxsize=None)
