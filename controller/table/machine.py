@@ -480,6 +480,10 @@ class Table:
             # 261/96/M art. 2(4): a reshake was ruled (or the agitator refused the shake) and
             # the banker shakes again: ``shake`` is taken in dice_shaking until he does
             "reshake_owed": self._reshake_owed and self.state == "dice_shaking",
+            # 261/96/M art. 5(5): the house's co-bank capital predetermined for the round in
+            # play ([pan9] house_co_bank_capital; the one it opened with, also after a
+            # restart), the only one a house co-bank takes; the console fills its form with it
+            "house_co_bank_capital": self._house_capital,
         })
         return ev_.to_json()
 
