@@ -258,11 +258,13 @@ def test_super_pan_9_co_banks_from_the_console_appear_beside_the_banker_and_are_
     dealer, display = open_page(browser, live, "dealer"), open_page(browser, live, "display")
     state_is(display, "bets_open")
     expect(dealer.locator("[data-command=co_bank]")).to_have_count(0)   # no banker yet
+    assert live.view()["house_co_bank_capital"] is None      # none predetermined: typed
     front(dealer).get_by_test_id("banker-seat").fill("1")
     front(dealer).get_by_test_id("banker-capital").fill("100")
     front(dealer).locator("[data-command=set_banker]").click()
     expect(display.get_by_test_id("box-1")).to_contain_text("Banker")
     front(dealer).get_by_test_id("co-bank-house").check()
+    expect(dealer.get_by_test_id("co-bank-capital")).to_be_editable()
     front(dealer).get_by_test_id("co-bank-capital").fill("500")
     front(dealer).locator("[data-command=co_bank]").click()
     expect(display.get_by_test_id("co-bankers").locator("li")).to_have_count(1)
@@ -314,6 +316,73 @@ def test_a_co_bank_is_withdrawn_from_the_console_before_the_shake(browser, live)
     dealer.get_by_test_id("remove-co-bank-Eve").click()
     expect(dealer.get_by_test_id("co-bankers")).to_have_count(0)
     assert live.view()["round"]["co_bankers"] == []
+
+
+@pytest.fixture
+def house_500(tmp_path, monkeypatch):
+    """A Super Pan 9 table (the daemon, as ``live`` starts it) whose table.toml predetermines
+    the house's co-bank capital: ``[pan9] house_co_bank_capital = 500``, added to the file the
+    rig writes, which the daemon reads as it would any table's."""
+    from controller.rig import Rig
+    plain = Rig.write_config
+
+    def write_config(rig):
+        plain(rig)
+        with open(rig.config_path, "a", encoding="utf-8") as f:
+            f.write("\n[pan9]\nhouse_co_bank_capital = 500\n")
+    monkeypatch.setattr(Rig, "write_config", write_config)
+    table = DaemonTable(tmp_path, "super-pan-9", "shuffler")
+    yield table
+    table.close()
+
+
+def table_doc(live, role):
+    """``GET /api/table`` as the role's page reads it."""
+    req = urllib.request.Request(f"{live.url}/api/table",
+                                 headers={"Authorization": f"Bearer {TOKENS[role]}"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def test_the_house_co_bank_is_filled_with_the_capital_the_configuration_predetermines(
+        browser, house_500):
+    """261/96/M art. 5(5): the house co-banks with a capital "previamente determinado". Where
+    the configuration sets it the table takes no other, but the page did not know it: the
+    dealer had to type it, and a different amount was refused. The view now gives it; the
+    house's co-bank shows it, fixed, and a player's capital is still the dealer's to type."""
+    live = house_500
+    supervisor(live, "open_table")
+    assert table_doc(live, "display")["view"]["house_co_bank_capital"] == 500
+    dealer, display = open_page(browser, live, "dealer"), open_page(browser, live, "display")
+    state_is(display, "bets_open")
+    front(dealer).get_by_test_id("banker-seat").fill("1")
+    dealer.get_by_test_id("banker-capital").fill("100")
+    dealer.locator("[data-command=set_banker]").click()
+    capital = dealer.get_by_test_id("co-bank-capital")
+    capital.fill("250")                         # a player's capital, typed first
+    fixed = dealer.get_by_test_id("house-capital-predetermined")
+    expect(fixed).to_be_hidden()
+    dealer.get_by_test_id("co-bank-house").check()
+    expect(capital).to_have_value("500")
+    expect(capital).not_to_be_editable()        # the table would refuse any other amount
+    for words in ("預先訂定", "Predetermined"):
+        expect(fixed).to_contain_text(words)
+    shot(dealer, "super-pan-9-dealer-house-capital-predetermined")
+    dealer.locator("[data-command=co_bank]").click()
+    expect(display.get_by_test_id("co-bankers").locator("li")).to_have_count(1)
+    expect(display.get_by_test_id("co-bankers").locator("li").first).to_contain_text("500")
+    with live.journal() as journal:             # what the page sent, as the table received it
+        assert journal.last(kind="command").payload["args"] == {"house": True, "capital": 500}
+    front(dealer).get_by_test_id("co-bank-house").uncheck()
+    expect(capital).to_be_editable()
+    expect(capital).to_have_value("250")        # what the dealer typed for the player is kept
+    expect(fixed).to_be_hidden()
+    dealer.get_by_test_id("co-bank-player").fill("Eve")
+    dealer.get_by_test_id("co-bank-seat").fill("4")
+    dealer.locator("[data-command=co_bank]").click()
+    expect(display.get_by_test_id("co-bankers").locator("li")).to_have_count(2)
+    assert live.view()["round"]["co_bankers"] == [
+        {"house": True, "capital": 500}, {"player": "Eve", "seat": 4, "capital": 250}]
 
 
 @pytest.mark.parametrize("live", [("super-pan-9", "shuffler")], indirect=True)

@@ -560,8 +560,21 @@
       const cap = field("input", "co-bank-capital", { type: "number", min: "1", value: "100", "aria-label": "capital", class: "amount" });
       const house = el("input", { type: "checkbox", "data-testid": "co-bank-house", "aria-label": "house" });
       house.checked = drafts["co-bank-house"] === true;
-      house.addEventListener("change", () => { drafts["co-bank-house"] = house.checked; });
-      add(who, seat, cap, el("label", {}, house, bi("labels", "house")), button("co_bank", () => {
+      // art. 5(5): the house's capital is "previamente determinado"; where the configuration
+      // sets it (view.house_co_bank_capital) the table takes no other, so the house's co-bank
+      // shows it, fixed. A player's capital (and the house's where none is set) is typed; the
+      // draft keeps the player's while the house's is shown.
+      const fixed = v.house_co_bank_capital;
+      const note = el("span", { class: "muted", "data-testid": "house-capital-predetermined" }, bi("labels", "predetermined"));
+      const houseCapital = () => {
+        const set = house.checked && fixed !== null && fixed !== undefined;
+        cap.readOnly = set;
+        cap.value = set ? String(fixed) : ("co-bank-capital" in drafts ? drafts["co-bank-capital"] : "100");
+        note.hidden = !set;
+      };
+      houseCapital();
+      house.addEventListener("change", () => { drafts["co-bank-house"] = house.checked; houseCapital(); });
+      add(who, seat, cap, note, el("label", {}, house, bi("labels", "house")), button("co_bank", () => {
         if (house.checked) return { house: true, capital: num(cap.value) };
         const args = { player: who.value, capital: num(cap.value) };
         if (String(seat.value).trim() !== "") args.seat = num(seat.value);
