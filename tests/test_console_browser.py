@@ -426,8 +426,8 @@ def test_texas_holdem_round_to_the_showdown_appears_on_the_display(browser, live
     supervisor(live, "open_table")
     dealer, display = open_page(browser, live, "dealer"), open_page(browser, live, "display")
     state_is(display, "bets_open")
-    front(dealer).get_by_test_id("seats").fill("2,5,8")
-    front(dealer).get_by_test_id("stack").fill("500")
+    for seat in (2, 5, 8):
+        front(dealer).get_by_test_id(f"seat-stack-{seat}").fill("500")
     front(dealer).get_by_test_id("button-seat").fill("2")
     front(dealer).locator("[data-command=seat_players]").click()
     expect(display.get_by_test_id("stack-5")).to_contain_text("500")
@@ -471,6 +471,54 @@ def test_texas_holdem_round_to_the_showdown_appears_on_the_display(browser, live
     shot(display, "texas-holdem-showdown")
     front(dealer).locator("[data-command=confirm_result]").click()
     state_is(display, "round_complete")
+
+
+@pytest.mark.parametrize("live", [("texas-holdem", "shuffler")], indirect=True)
+def test_each_seat_is_given_its_own_stack_and_a_wrong_one_is_refused_by_the_table(browser, live):
+    """The seating form gave every seat the same stack: other stacks went only through the
+    API. It now has a field per seat (a seat with chips typed is seated with them, an empty
+    one is not), sends what was typed, and shows the table's own refusal of a wrong stack,
+    which seats nobody and keeps what the dealer typed."""
+    supervisor(live, "open_table")
+    dealer, display = open_page(browser, live, "dealer"), open_page(browser, live, "display")
+    state_is(display, "bets_open")
+    seat = lambda n: dealer.get_by_test_id(f"seat-stack-{n}")       # noqa: E731
+    front(dealer)
+    seat(2).fill("300")
+    seat(5).fill("0")                           # the button left to the table (art. 1(2))
+    dealer.locator("[data-command=seat_players]").click()
+    error = dealer.get_by_test_id("error")
+    expect(error).to_contain_text("409: a stack must be more than 0 chip units, got 0")
+    assert live.view()["holdem"] is None
+    expect(seat(5)).to_have_value("0")
+    seat(5).fill("800")
+    dealer.locator("[data-command=seat_players]").click()
+    expect(display.get_by_test_id("stack-2")).to_contain_text("300")
+    expect(display.get_by_test_id("stack-5")).to_contain_text("800")
+    holdem = live.view()["holdem"]
+    assert (holdem["seats"], holdem["stacks"], holdem["button"]) == (
+        [2, 5], {"2": 300, "5": 800}, 2)       # the lowest seat, at the table's first hand
+    expect(dealer.get_by_test_id("button-seat")).to_have_value("2")
+    shot(front(dealer), "texas-holdem-dealer-seat-stacks")
+    # seated again from the supervisor's console: the form shows the seating in force, not
+    # what was typed for the one it replaced
+    supervisor(live, "seat_players", seats=[2, 5], stacks={"2": 300, "5": 700}, button=5)
+    expect(seat(5)).to_have_value("700")
+    expect(dealer.get_by_test_id("button-seat")).to_have_value("5")
+    # a typing slip (a letter O for a zero): refused as typed, by the table; the seating
+    # stands as it was and the slip stays in its field to be put right
+    seat(5).fill("7O0")
+    seat(8).fill("400")
+    dealer.locator("[data-command=seat_players]").click()
+    expect(error).to_contain_text("409: a stack must be a whole number of chip units, got '7O0'")
+    holdem = live.view()["holdem"]
+    assert (holdem["seats"], holdem["stacks"], holdem["button"]) == (
+        [2, 5], {"2": 300, "5": 700}, 5)
+    expect(seat(5)).to_have_value("7O0")
+    expect(seat(8)).to_have_value("400")
+    expect(display.get_by_test_id("stack-5")).to_contain_text("700")
+    expect(display.get_by_test_id("stack-8")).to_have_count(0)
+    shot(dealer, "texas-holdem-dealer-seat-stack-refused")
 
 
 @pytest.mark.parametrize("live", [("texas-holdem", "shuffler")], indirect=True)

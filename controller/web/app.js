@@ -453,8 +453,11 @@
   }
 
   // Fields whose text is spent once the table takes the command: a void's reason, the cards
-  // entered for a hand. The bet forms keep their wager and amount for the next bet.
-  const SPENT = { void_round: ["void-reason"], enter_cards: ["enter-cards"] };
+  // entered for a hand, a seating (its fields then show the seats as seated; the next hand
+  // starts with nobody seated). A key ending in "-" spends every field it begins. The bet
+  // forms keep their wager and amount for the next bet.
+  const SPENT = { void_round: ["void-reason"], enter_cards: ["enter-cards"], seat_players: ["seat-stack-", "button-seat"] };
+  const spent = (name, key) => (SPENT[name] || []).some((k) => (k.endsWith("-") ? key.startsWith(k) : key === k));
 
   async function send(name, args) {
     const msg = $("message");
@@ -462,7 +465,7 @@
     msg.textContent = "…";
     const r = await api("/api/commands/" + name, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(args || {}) });
     if (r.body && r.body.ok) {
-      for (const key of SPENT[name] || []) delete drafts[key];
+      for (const key of Object.keys(drafts)) if (spent(name, key)) delete drafts[key];
       msg.className = "message ok";
       put(msg, bi("commands", name), " ✓");
       render(Object.assign({}, doc, { state: r.body.state, view: r.body.view, event_id: r.body.event_id }));
@@ -589,14 +592,28 @@
           bi("commands", "remove_co_bank"), " · ", c.house ? bi("labels", "house") : el("b", { text: c.player })));
       }
     }
+    // Hold'em seating: one stack field per seat of the layout; a seat with chips typed is
+    // seated with them, an empty one is not. Stacks go by seat, as typed, and the table
+    // refuses a wrong one by name. Text fields: a number field reads a letter O typed for a
+    // zero as empty, and the seat would be left out unsaid. Once seated, the fields show
+    // the seating as the table took it. An empty button is left to the table (art. 1(2)).
     if (s === "bets_open" && d.game.id === "texas-holdem" && can("seat_players")) {
-      const seats = field("input", "seats", { type: "text", value: "1,2,3", "aria-label": "seats", size: "8" });
-      const stack = field("input", "stack", { type: "number", min: "1", value: "500", "aria-label": "stack", class: "amount" });
-      const btn = field("input", "button-seat", { type: "number", min: "1", value: "1", "aria-label": "button", class: "amount" });
-      add(bi("labels", "seats"), seats, bi("labels", "stack"), stack, "D", btn, button("seat_players", () => {
-        const list = seats.value.split(",").map((x) => x.trim()).filter((x) => x !== "").map(num);
-        return { seats: list, stacks: list.map(() => num(stack.value)), button: num(btn.value) };
-      }));
+      const seated = v.holdem || null;
+      const stacks = [];
+      for (let n = 1; n <= d.game.boxes; n++) {
+        const chips = seated && seated.stacks && seated.stacks[String(n)] !== undefined ? String(seated.stacks[String(n)]) : "";
+        stacks.push([n, field("input", "seat-stack-" + n, { type: "text", inputmode: "numeric", value: chips, "aria-label": "seat " + n + " stack", class: "amount" })]);
+      }
+      const btn = field("input", "button-seat", { type: "text", inputmode: "numeric", value: seated && seated.button ? String(seated.button) : "", "aria-label": "button", class: "amount" });
+      add(el("div", { class: "seat-stacks" }, bi("labels", "seats"), " · ", bi("labels", "stack"),
+        ...stacks.map(([n, f]) => el("label", { class: "seat-stack" }, el("b", { text: String(n) }), f)),
+        el("label", { class: "seat-stack" }, el("b", { text: "D" }), btn),
+        button("seat_players", () => {
+          const given = stacks.filter(([, f]) => f.value.trim() !== "");
+          const args = { seats: given.map(([n]) => n), stacks: Object.fromEntries(given.map(([n, f]) => [String(n), num(f.value)])) };
+          if (btn.value.trim() !== "") args.button = num(btn.value);
+          return args;
+        })));
     }
     if ((s === "bets_open") && can("close_bets") && d.game.id !== "super-pan-9") add(button("close_bets"));
     // 261/96/M art. 2(3): the banker declares the points he adds or takes before the shake
