@@ -1,5 +1,11 @@
-"""Test-suite options: the long runs (soak, full fault matrix, large fuzz) stay behind --long."""
+"""Test-suite options: the long runs (soak, full fault matrix, large fuzz) stay behind --long;
+no property test has a time limit per example (speed is measured by the bench, not asserted:
+a loaded machine must not fail a test whose logic holds)."""
 import pytest
+from hypothesis import settings
+
+settings.register_profile("tablectl", deadline=None)
+settings.load_profile("tablectl")
 
 
 def pytest_addoption(parser):
