@@ -33,6 +33,9 @@ def art(article: int, item: int | str | None = None) -> str:
 # ---- Art. 1: material. One 52-card deck (Chinese text), or "one or more" (Portuguese): Q3.
 # ---- Art. 2(1): eight or more places including the croupier's -> at least seven boxes.
 MIN_BOXES = 7
+# ---- Art. 1(1) with art. 7: one deck deals its three cards to at most 16 boxes and the croupier.
+DECK_CARDS = 52
+HAND_CARDS = 3
 DEFAULT_LAYOUT_BOXES = 7
 # ---- Art. 2(2), art. 5: two wagers per box, either or both.
 PAIR_BONUS = "pair_bonus"
@@ -165,7 +168,16 @@ class QPoker(Game):
     def dealing_plan(self, request: PlanRequest) -> list[Deal]:
         layout = request.layout_boxes or DEFAULT_LAYOUT_BOXES
         self.check_layout(layout)
-        return three_card.dealing_plan(request, layout_boxes=layout, regulation=REGULATION)
+        plan = three_card.dealing_plan(request, layout_boxes=layout, regulation=REGULATION)
+        chosen = self.resolve_interpretations(request.interpretations)
+        needed = sum(d.cards for d in plan)
+        if chosen["decks"] == "one" and needed > DECK_CARDS:
+            most = DECK_CARDS // HAND_CARDS - 1
+            raise RuleError(f"{len(request.boxes)} boxes with a bet and the croupier need "
+                            f"{needed} cards, three each ({art(7)}); one deck of {DECK_CARDS} "
+                            f"({art(1, 1)}, interpretation decks=one) deals at most {most} "
+                            f"boxes: take bets on at most {most} boxes")
+        return plan
 
     # ---------------------------------------------------------------- art. 9: the reveal
     def reveal_order(self, request: PlanRequest) -> list[Recipient]:

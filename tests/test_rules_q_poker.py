@@ -1,0 +1,42 @@
+"""Q Poker, 89/2004: points of the text the per-article suite (test_q_poker.py) did not hold.
+
+Each class is cited by its article in docs/regulations/q-poker.md and names that article in its
+docstring (tests/test_rules_traceability.py checks both)."""
+from __future__ import annotations
+
+import pytest
+
+from controller.rules.base import Mode, PlanRequest
+from controller.rules.errors import RuleError
+from controller.rules.q_poker import GAME
+
+
+def round_doc(boxes, croupier=("Qd", "7h", "3d"), **extra):
+    doc = {"game": "q-poker", "boxes": boxes, **extra}
+    if croupier is not None:
+        doc["croupier"] = {"cards": list(croupier)}
+    return doc
+
+
+def nets(settlement):
+    return {(w.box, w.player, w.wager): w.net for w in settlement.wagers}
+
+
+class TestArt1OneDeckDealsAtMostSixteenBoxes:
+    """89/2004 art. 1(1), art. 7: one deck of 52 cards (一副共五十二張, reading Q3 ``decks=one``)
+    and three cards to every box with a bet and to the croupier. 17 boxes and the croupier
+    would need 54 cards: no plan can deal them from one deck."""
+
+    @staticmethod
+    def plan(n, mode=Mode.SHOE, **interpretations):
+        return GAME.dealing_plan(PlanRequest(boxes=tuple(range(1, n + 1)), mode=mode,
+                                             layout_boxes=20, interpretations=interpretations))
+
+    @pytest.mark.parametrize("mode", [Mode.SHOE, Mode.SHUFFLER])
+    def test_seventeen_boxes_are_more_than_one_deck_deals(self, mode):
+        with pytest.raises(RuleError, match=r"54 cards.*89/2004 art\. 1\(1\).*at most 16"):
+            self.plan(17, mode)
+        assert sum(d.cards for d in self.plan(16, mode)) == 51
+
+    def test_several_decks_deal_any_number_of_boxes(self):
+        assert sum(d.cards for d in self.plan(17, decks="several")) == 54
