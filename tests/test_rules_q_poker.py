@@ -40,3 +40,32 @@ class TestArt1OneDeckDealsAtMostSixteenBoxes:
 
     def test_several_decks_deal_any_number_of_boxes(self):
         assert sum(d.cards for d in self.plan(17, decks="several")) == 54
+
+
+class TestQ3SeveralDecksAHandMayHoldACardTwice:
+    """89/2004 art. 1(1), reading Q3 ``decks=several`` ("um baralho ou mais"): a card may
+    appear more than once, in the round and in one hand; the categories of art. 8 apply as
+    written (three identical cards are three of a kind, three cards of one suit a flush)."""
+
+    SEVERAL = {"decks": "several"}
+
+    def test_a_box_holding_a_card_twice_is_settled(self):
+        doc = round_doc([{"box": 1, "cards": ["Ks", "Ks", "Kd"], "pair_bonus": 10},
+                         {"box": 2, "cards": ["Ks", "Ks", "Qs"], "pair_bonus": 10}],
+                        croupier=None, interpretations=self.SEVERAL)
+        s = GAME.settle(doc)
+        assert (s.hands["box 1"]["category"], s.hands["box 2"]["category"]) == (
+            "three of a kind", "flush")
+        assert nets(s) == {(1, None, "pair_bonus"): 300, (2, None, "pair_bonus"): 40}
+
+    def test_the_croupier_may_hold_a_card_twice(self):
+        doc = round_doc([{"box": 1, "cards": ["9s", "9d", "5h"], "versus_croupier": 10,
+                          "decision": "play"}], croupier=("Qd", "Qd", "3c"),
+                        interpretations=self.SEVERAL)
+        assert nets(GAME.settle(doc)) == {(1, None, "versus_croupier"): -10}
+
+    def test_one_deck_still_refuses_a_card_twice_in_a_hand(self):
+        doc = round_doc([{"box": 1, "cards": ["Ks", "Ks", "Kd"], "pair_bonus": 10}],
+                        croupier=None)
+        with pytest.raises(RuleError, match="duplicate card Ks"):
+            GAME.settle(doc)

@@ -103,8 +103,9 @@ def full_deck() -> list[Card]:
 
 
 def parse_cards(items: Iterable[str | Card], *, count: int | None = None,
-                what: str = "hand") -> list[Card]:
-    """Parse a list of cards; check the count and that no card appears twice."""
+                what: str = "hand", distinct: bool = True) -> list[Card]:
+    """Parse a list of cards; check the count and, with ``distinct`` (one deck), that no card
+    appears twice."""
     if isinstance(items, str):
         items = items.replace(",", " ").split()
     elif isinstance(items, (dict, bytes)) or not isinstance(items, Iterable):
@@ -114,7 +115,8 @@ def parse_cards(items: Iterable[str | Card], *, count: int | None = None,
     if count is not None and len(cards) != count:
         raise RuleError(f"{what} has {len(cards)} cards ({' '.join(map(str, cards)) or 'none'}); "
                         f"it needs exactly {count}")
-    ensure_distinct(cards, what=what)
+    if distinct:
+        ensure_distinct(cards, what=what)
     return cards
 
 

@@ -245,6 +245,7 @@ class QPoker(Game):
         layout = round_doc.get("layout_boxes", DEFAULT_LAYOUT_BOXES)
         self.check_layout(layout)
         rank = ranking(chosen)
+        one_deck = chosen["decks"] == "one"  # art. 1(1): one deck holds each card once (Q3)
         boxes = round_doc.get("boxes")
         if not isinstance(boxes, list) or not boxes:
             raise RuleError("the round needs \"boxes\": a list of the boxes dealt, each with "
@@ -261,7 +262,7 @@ class QPoker(Game):
                                 "its players' wagers")
             seen_boxes.add(n)
             players = self._players(raw, n, chosen)
-            cards = three_card.read_hand(raw.get("cards"), f"box {n}")
+            cards = three_card.read_hand(raw.get("cards"), f"box {n}", distinct=one_deck)
             parsed.append((n, cards, players))
 
         playing = any(p["versus"] and p["decision"] == "play"
@@ -273,9 +274,10 @@ class QPoker(Game):
                 raise RuleError("a player plays versus the croupier, so the round needs "
                                 "\"croupier\": {\"cards\": [three cards]}")
             check_keys(croupier_raw, {"cards"}, "the croupier")
-            croupier_cards = three_card.read_hand(croupier_raw.get("cards"), "the croupier")
+            croupier_cards = three_card.read_hand(croupier_raw.get("cards"), "the croupier",
+                                                  distinct=one_deck)
 
-        if chosen["decks"] == "one":  # art. 1(1): one deck holds each card once
+        if one_deck:
             every = [c for _, cards, _ in parsed for c in cards] + list(croupier_cards or [])
             ensure_distinct(every, what="the round (the boxes' and the croupier's cards)")
 

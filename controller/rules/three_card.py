@@ -226,14 +226,15 @@ def stake(value, what: str) -> int:
     return value
 
 
-def read_hand(raw, what: str) -> list[Card]:
-    """Exactly three cards, from a JSON list such as ``["As", "Kd", "7c"]``."""
+def read_hand(raw, what: str, *, distinct: bool = True) -> list[Card]:
+    """Exactly three cards, from a JSON list such as ``["As", "Kd", "7c"]``; with ``distinct``
+    (one deck) no card twice. Q Poker's reading ``decks=several`` lets a hand hold a card twice."""
     if raw is None:
         raise RuleError(f"{what} has no cards; give its three cards, e.g. [\"As\", \"Kd\", \"7c\"]")
     if not isinstance(raw, (list, str)):
         raise RuleError(f"{what}: cards must be a list such as [\"As\", \"Kd\", \"7c\"], "
                         f"got {raw!r}")
-    return parse_cards(raw, count=3, what=what)
+    return parse_cards(raw, count=3, what=what, distinct=distinct)
 
 
 def box_number(raw, layout_boxes: int, regulation: str) -> int:
