@@ -69,3 +69,37 @@ class TestQ3SeveralDecksAHandMayHoldACardTwice:
                         croupier=None)
         with pytest.raises(RuleError, match="duplicate card Ks"):
             GAME.settle(doc)
+
+
+class TestQ2SeatedPlayerDecidesWithoutABetOfHisOwn:
+    """89/2004 art. 6(1), 9(2), reading Q2 ``shared_box_decision=seated_player``: the seated
+    player, who holds the box's cards (art. 6(3)), decides play or fold for every bet versus
+    the croupier on the box, also when his own bet is only the pair bonus."""
+
+    SEATED = {"shared_box_decision": "seated_player"}
+
+    def doc(self, ana_decision=None, bo_decision=None, **interpretations):
+        ana = {"player": "Ana", "seated": True, "pair_bonus": 10}
+        if ana_decision:
+            ana["decision"] = ana_decision
+        bo = {"player": "Bo", "versus_croupier": 10}
+        if bo_decision:
+            bo["decision"] = bo_decision
+        return round_doc([{"box": 3, "cards": ["9s", "9d", "5h"], "players": [ana, bo]}],
+                         interpretations=interpretations or self.SEATED)
+
+    def test_the_seated_players_decision_binds_the_backers_bet(self):
+        assert nets(GAME.settle(self.doc("fold"))) == {(3, "Ana", "pair_bonus"): 10,
+                                                       (3, "Bo", "versus_croupier"): -5}
+        assert nets(GAME.settle(self.doc("play", "play"))) == {
+            (3, "Ana", "pair_bonus"): 10, (3, "Bo", "versus_croupier"): 10}
+
+    def test_his_decision_is_needed_and_a_backer_cannot_overrule_it(self):
+        with pytest.raises(RuleError, match="binds the box and is missing"):
+            GAME.settle(self.doc(bo_decision="play"))
+        with pytest.raises(RuleError, match="binds the box"):
+            GAME.settle(self.doc("fold", "play"))
+
+    def test_per_player_a_decision_without_a_bet_versus_the_croupier_is_refused(self):
+        with pytest.raises(RuleError, match="decision but no bet versus the croupier"):
+            GAME.settle(self.doc("fold", "play", shared_box_decision="per_player"))

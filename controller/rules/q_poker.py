@@ -340,6 +340,7 @@ class QPoker(Game):
             players.append({"player": name, "pair_bonus": pb, "versus": vs,
                             "decision": decision, "seated": flag(item, "seated", who),
                             "who": who})
+        decider = None   # under seated_player, the seated player deciding for the box
         if chosen["shared_box_decision"] == "seated_player" and "players" in raw:
             seated = [p for p in players if p["seated"]]
             versus = any(p["versus"] for p in players)
@@ -351,9 +352,12 @@ class QPoker(Game):
                                 f"{art(6, 3)}); found {len(seated)}")
             if seated:
                 boss = seated[0]
-                if versus and boss["decision"] is None:
-                    raise RuleError(f"{boss['who']}: the seated player's decision (play or "
-                                    f"fold) binds the box and is missing ({art(9, 2)})")
+                if versus:
+                    # he decides for the box even when his own bet is only the pair bonus
+                    decider = boss
+                    if boss["decision"] is None:
+                        raise RuleError(f"{boss['who']}: the seated player's decision (play "
+                                        f"or fold) binds the box and is missing ({art(9, 2)})")
                 for p in players:
                     if p["decision"] not in (None, boss["decision"]):
                         raise RuleError(f"{p['who']} decided {p['decision']} but the seated "
@@ -365,7 +369,7 @@ class QPoker(Game):
                 raise RuleError(f"{p['who']}: the decision to play or fold versus the "
                                 f"croupier is missing ({art(9, 2)}); give \"decision\": "
                                 "\"play\" or \"fold\"")
-            if not p["versus"] and p["decision"] is not None:
+            if not p["versus"] and p["decision"] is not None and p is not decider:
                 raise RuleError(f"{p['who']} has a decision but no bet versus the croupier; "
                                 "drop the decision or give the bet")
         return players
