@@ -117,10 +117,23 @@ def check_limits(wager: str, amount: int, limits: Mapping[str, Any] | None) -> N
     posted = limits.get(ANTE if wager == PLAY else wager)
     if posted is None:
         return
-    low, high = posted.get("min", 0), posted.get("max")
+    low, high = check_posted(ANTE if wager == PLAY else wager, posted)
     if amount < low or (high is not None and amount > high):
         raise RuleError(f"{wager} of {amount} is outside the table limits {low}-{high} posted "
                         f"for it ({art(6, 1)}); bet within them")
+
+
+def check_posted(wager: str, posted: Mapping[str, Any]) -> tuple[int, int | None]:
+    """Art. 6(1): the (minimum, maximum) posted for ``wager``; limits no stake can meet (a
+    minimum above the maximum, a maximum of 0) are a mistake in what was posted, not in a bet."""
+    low, high = posted.get("min", 0), posted.get("max")
+    if high is not None and high < max(low, 1):
+        problem = (f"minimum {low} is above its maximum {high}" if high < low
+                   else "maximum of 0 takes no bet")
+        raise RuleError(f"the limits posted for {wager}: the {problem} ({art(6, 1)}); give the "
+                        "table's posted minimum and maximum, the minimum not above the maximum, "
+                        "or leave \"max\" out")
+    return low, high
 
 
 class Fortune3CardPoker(Game):
@@ -369,6 +382,7 @@ def _read_limits(raw) -> dict[str, dict[str, int]] | None:
     for wager, posted in raw.items():
         check_keys(posted, {"min", "max"}, f"the limits of {wager}")
         out[wager] = {k: three_card.stake(v, f"{wager} limit {k}") for k, v in posted.items()}
+        check_posted(wager, out[wager])
     return out
 
 
