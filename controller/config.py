@@ -808,6 +808,7 @@ def validate(doc: Mapping[str, Any], text: str = "", path: str | Path | None = N
     pan9 = _pan9(ck, doc, table.get("game"))
     interpretations = _interpretations(ck, _table(ck, doc, "interpretations"), game)
     _integrity_decks(ck, integrity["decks"], game, interpretations)
+    _layout_deals(ck, game, table.get("boxes"), interpretations)
     devices = _devices(ck, _table(ck, doc, "devices"))
     gpio = _gpio(ck, doc, table.get("boxes"))
     api = _api(ck, _table(ck, doc, "api"))
@@ -861,6 +862,25 @@ def _game(ck: _Checker, table: dict[str, Any]) -> Any:
         except RuleError as exc:
             ck.add(("table", "boxes"), str(exc), "set boxes to the table's real layout")
     return game
+
+
+def _layout_deals(ck: _Checker, game: Any, boxes: Any,
+                  interpretations: Mapping[str, str]) -> None:
+    """A layout the game's deck can deal in full under the table's readings (Q Poker's one
+    deck deals at most 16 boxes); the seating article alone was checked with the game."""
+    if game is None or isinstance(boxes, bool) or not isinstance(boxes, int) or boxes <= 0:
+        return
+    try:
+        game.check_layout(boxes)
+    except RuleError:
+        return                                  # reported already, against the seating article
+    try:
+        game.check_layout(boxes, interpretations)
+    except RuleError as exc:
+        ck.add(("table", "boxes"), str(exc),
+               "set boxes to the table's real layout (at most 16 with one deck), or set "
+               "decks = \"several\" under [interpretations] if the table deals from several "
+               "decks (docs/interpretations.md, Q3)")
 
 
 def _integrity_decks(ck: _Checker, decks: int, game: Any,

@@ -748,3 +748,30 @@ def test_box_sensors_on_gpio_and_as_a_device_both_are_refused():
     assert p.key == "gpio.box_sensors" and p.line == line_of(text, "box_sensors =")
     assert "devices.sensors" in p.format() and "twice" in p.format()
     assert parse_text(text.replace("box_sensors = [5, 6, 12, 16, 20, 21, 25]\n", "")).gpio
+
+
+# --- a layout the table's deck cannot deal ---------------------------------------------------
+
+def test_a_q_poker_layout_one_deck_cannot_deal_is_refused_at_its_line_with_the_way_out():
+    """89/2004 art. 1(1), 7: one 52-card deck deals three cards to at most 16 boxes and the
+    croupier. A layout of 20 boxes under decks = "one" would take bets a full table could not
+    be dealt; the check names the limit and both ways out. Under "several" it is a layout."""
+    text = BASE.replace("boxes = 7", "boxes = 20")
+    problem = only(text)
+    assert problem.key == "table.boxes" and problem.line == line_of(text, "boxes = 20")
+    assert "16" in problem.reason and "89/2004 art. 1(1)" in problem.reason
+    assert "decks" in problem.fix and "16" in problem.fix
+    several = parse_text(text + '\n[interpretations]\ndecks = "several"\n')
+    assert several.boxes == 20
+
+
+def test_a_table_built_for_a_layout_its_deck_cannot_deal_is_refused():
+    """The same limit where a table is built (the daemon's own check, and recovery's)."""
+    from controller.rules import get_game
+    from controller.rules.base import RuleError
+    from controller.table.machine import Table
+    with pytest.raises(RuleError, match="at most 16 boxes"):
+        Table("t", get_game("q-poker"), "shoe", layout_boxes=17)
+    Table("t", get_game("q-poker"), "shoe", layout_boxes=17,
+          interpretations={"decks": "several"})
+    Table("t", get_game("q-poker"), "shoe", layout_boxes=16)

@@ -257,9 +257,11 @@ class Game(abc.ABC):
         return chosen
 
     @abc.abstractmethod
-    def check_layout(self, layout_boxes: int) -> None:
+    def check_layout(self, layout_boxes: int,
+                     interpretations: Mapping[str, str] | None = None) -> None:
         """Raise RuleError when a table with ``layout_boxes`` player boxes breaks the
-        regulation's seating article."""
+        regulation's seating article, or, given the table's ``interpretations``, when its
+        deck could not deal every box of the layout."""
 
     @abc.abstractmethod
     def dealing_plan(self, request: PlanRequest) -> list[Deal]:

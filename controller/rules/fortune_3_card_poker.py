@@ -148,7 +148,8 @@ class Fortune3CardPoker(Game):
     limits_follow: dict[str, str] = {PLAY: ANTE}
 
     # ---------------------------------------------------------------- art. 2: the table
-    def check_layout(self, layout_boxes: int) -> None:
+    def check_layout(self, layout_boxes: int,
+                     interpretations: Mapping[str, str] | None = None) -> None:
         if isinstance(layout_boxes, bool) or not isinstance(layout_boxes, int):
             raise RuleError(f"the number of boxes must be a whole number, got {layout_boxes!r}")
         if layout_boxes != LAYOUT_BOXES:

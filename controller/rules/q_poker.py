@@ -133,13 +133,23 @@ class QPoker(Game):
     wagers: tuple[str, ...] = WAGERS   # art. 2(2), 5: as settle() and check_bet() name them
 
     # ---------------------------------------------------------------- art. 2: the table
-    def check_layout(self, layout_boxes: int) -> None:
+    def check_layout(self, layout_boxes: int,
+                     interpretations: Mapping[str, str] | None = None) -> None:
         if isinstance(layout_boxes, bool) or not isinstance(layout_boxes, int):
             raise RuleError(f"the number of boxes must be a whole number, got {layout_boxes!r}")
         if layout_boxes < MIN_BOXES:
             raise RuleError(f"a Q Poker table has eight or more places including the "
                             f"croupier's ({art(2, 1)}), so at least {MIN_BOXES} boxes; "
                             f"this layout has {layout_boxes}")
+        # Without the table's readings only the seating article is checked: a plan checks
+        # the boxes it is asked to deal (dealing_plan).
+        most = DECK_CARDS // HAND_CARDS - 1
+        if (interpretations is not None and layout_boxes > most
+                and self.resolve_interpretations(interpretations)["decks"] == "one"):
+            raise RuleError(f"one deck of {DECK_CARDS} ({art(1, 1)}, interpretation "
+                            f"decks=one) deals three cards ({art(7)}) to at most {most} boxes "
+                            f"and the croupier; this layout has {layout_boxes}, so a full "
+                            "table could not be dealt")
 
     def check_bet(self, wager: str, amount: int,
                   interpretations: Mapping[str, str] | None = None) -> None:

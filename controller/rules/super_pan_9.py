@@ -288,7 +288,8 @@ class SuperPan9(Game):
     interpretations = _interpretations()
 
     # art. 3(1), with art. 1(1) and 2(3) for the upper bound
-    def check_layout(self, layout_boxes: int) -> None:
+    def check_layout(self, layout_boxes: int,
+                     interpretations: Mapping[str, str] | None = None) -> None:
         """Art. 3(1): at least two seats, the banker's included; one 52-card deck (art. 1(1))
         gives two cards (art. 2(3)) to at most 26 seats."""
         if isinstance(layout_boxes, bool) or not isinstance(layout_boxes, int):

@@ -142,7 +142,8 @@ class TexasHoldem(Game):
     wagers: tuple[str, ...] = ()
 
     # -- art. 2: seats ------------------------------------------------------------------------
-    def check_layout(self, layout_boxes: int) -> None:
+    def check_layout(self, layout_boxes: int,
+                     interpretations: Mapping[str, str] | None = None) -> None:
         """Art. 2(1)-(2): ten player seats, or more if the house chooses; never fewer."""
         if not isinstance(layout_boxes, int) or isinstance(layout_boxes, bool):
             raise RuleError(f"the number of player seats must be a whole number, "

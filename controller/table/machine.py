@@ -228,7 +228,7 @@ class Table:
         self.game = game
         self.mode = Mode.parse(mode) if isinstance(mode, str) else mode
         self.layout_boxes = layout_boxes
-        game.check_layout(layout_boxes)
+        game.check_layout(layout_boxes, interpretations or {})
         self.interpretations = game.resolve_interpretations(interpretations)
         self.devices = dict(devices or {})          # device id -> device class
         self.box_sensors = box_sensors
