@@ -30,29 +30,28 @@ def lying():
     LyingBackend.devices = []
 
 
-def refused(match):
+def refused(dev, match):
+    """Opening ``dev`` is refused with ``match``, twice, as the link tries again; each attempt
+    gives back the handle it opened and the interface it claimed before the next one, while
+    the transport lives (not when the garbage collector finalises pyusb's device object)."""
     async def main():
         t = UsbTransport(VID, PID, backend=f"{__name__}:get_backend")
         for _ in range(2):
             with pytest.raises(TransportError, match=match):
                 await t.open()
+            assert (dev.handles_open, dev.claimed) == (0, False)
             assert not t.is_open
     asyncio.run(asyncio.wait_for(main(), 20))
 
 
 def test_an_isochronous_in_endpoint_is_refused_by_name(lying):
-    dev = lying([ep(0x01), ep(0x81, ISOCHRONOUS)])
-    refused(r"0x81 is isochronous.*bulk or interrupt")
-    assert (dev.handles_open, dev.claimed) == (0, False)
+    refused(lying([ep(0x01), ep(0x81, ISOCHRONOUS)]), r"0x81 is isochronous.*bulk or interrupt")
 
 
 def test_an_endpoint_that_carries_nothing_is_refused_by_name(lying):
-    dev = lying([ep(0x01, size=0), ep(0x81)])
-    refused(r"0x01 .*packets of 0 bytes")
-    assert (dev.handles_open, dev.claimed) == (0, False)
+    refused(lying([ep(0x01, size=0), ep(0x81)]), r"0x01 .*packets of 0 bytes")
 
 
 def test_an_interface_listed_without_its_descriptor_is_refused_and_released(lying):
-    dev = lying([ep(0x01), ep(0x81)], missing_interface=True)
-    refused(r"cannot claim interface 0 .*no descriptor for interface 0")
-    assert (dev.handles_open, dev.claimed) == (0, False)
+    refused(lying([ep(0x01), ep(0x81)], missing_interface=True),
+            r"cannot claim interface 0 .*no descriptor for interface 0")
