@@ -12,6 +12,7 @@ from controller.rules.base import (CROUPIER, Deal, Irregularity, Mode, Phase, Pl
 from controller.rules.cards import full_deck
 from controller.rules.errors import RuleError
 from controller.rules.q_poker import GAME, bets_open, portion
+from settle_helpers import documented_rounds, settle_cli
 
 from fractions import Fraction
 
@@ -427,27 +428,6 @@ def test_chips_are_conserved_and_no_wager_loses_more_than_its_stake(doc):
 
 
 # ---------------------------------------------------------------- documented examples
-def documented_rounds(section: str) -> list[str]:
-    """The JSON examples of one section of docs/settle.md, in order."""
-    import pathlib
-    import re
-
-    text = (pathlib.Path(__file__).parent.parent / "docs" / "settle.md").read_text()
-    body = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```json\n(.*?)```", body, re.S)
-
-
-def settle_cli(doc: str) -> dict:
-    import json
-    import subprocess
-    import sys
-
-    run = subprocess.run([sys.executable, "-m", "controller.cli", "rules", "settle", "--json"],
-                         input=doc, capture_output=True, text=True, timeout=60)
-    assert run.returncode == 0, run.stderr
-    return json.loads(run.stdout)
-
-
 # Worked by hand from art. 9 and 10 (see the tables beside the examples).
 EXPECTED = [
     ([(1, "Ana", "pair_bonus", 10), (1, "Ana", "versus_croupier", 20),
