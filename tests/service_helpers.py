@@ -30,3 +30,12 @@ async def start_with_control(cfg, control):
     while svc.runner is None or not control.exists():
         await asyncio.sleep(0.01)
     return svc, task
+
+
+async def until(pred, timeout=20.0):
+    """Wait until ``pred()`` holds, looking every 10 ms; the ceiling is for a loaded machine,
+    a condition that holds comes long before it."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not pred():
+        assert asyncio.get_running_loop().time() < deadline, "condition not reached"
+        await asyncio.sleep(0.01)

@@ -12,7 +12,7 @@ from controller.config import parse_text
 from controller.journal import Journal
 from controller.sdnotify import Notifier
 from controller.service import Service
-from service_helpers import SERIAL_SHUFFLER
+from service_helpers import SERIAL_SHUFFLER, until
 
 CONFIG = """
 [table]
@@ -36,13 +36,6 @@ red = 18
 [journal]
 path = "{journal}"
 """
-
-
-async def _until(pred, timeout=10.0):
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not pred():
-        assert asyncio.get_running_loop().time() < deadline, "condition not reached"
-        await asyncio.sleep(0.01)
 
 
 async def _must(svc, name, role="dealer", **args):
@@ -84,11 +77,11 @@ def test_the_tower_light_does_not_show_what_a_failed_commit_decided(tmp_path):
     async def scenario():
         svc = Service(cfg, pin_factory=factory, notifier=Notifier(None))
         task = asyncio.create_task(svc.run())
-        await _until(lambda: svc.runner is not None and svc.panel is not None)
+        await until(lambda: svc.runner is not None and svc.panel is not None)
         await _must(svc, "open_table", "supervisor")
         await _must(svc, "deck_ready")
         await _must(svc, "place_bet", box=1, wager="versus_croupier", amount=10)
-        await _until(lambda: green.state and not amber.state)      # bets open: green
+        await until(lambda: green.state and not amber.state)      # bets open: green
         for pin in (green, amber, red, buzzer):
             pin.clear_states()
         held = _Held(svc, tmp_path / "j.db")
@@ -149,7 +142,7 @@ def test_the_api_answers_a_command_it_could_not_journal_without_its_undurable_st
     async def scenario():
         svc = Service(cfg, notifier=Notifier(None), open_panel=False)
         task = asyncio.create_task(svc.run())
-        await _until(lambda: svc.api is not None or task.done())
+        await until(lambda: svc.api is not None or task.done())
         url = svc.api.url
         await _must(svc, "open_table", "supervisor")
         await _must(svc, "deck_ready")
@@ -183,8 +176,8 @@ def test_the_control_socket_shows_no_view_the_journal_does_not_hold(tmp_path):
     async def scenario():
         svc = Service(cfg, control=sock, notifier=Notifier(None), open_panel=False)
         task = asyncio.create_task(svc.run())
-        await _until(lambda: svc.drivers or task.done())
-        await _until(lambda: sock.exists())
+        await until(lambda: svc.drivers or task.done())
+        await until(lambda: sock.exists())
         await _must(svc, "open_table", "supervisor")
         await _must(svc, "deck_ready")
         await _must(svc, "place_bet", box=1, wager="versus_croupier", amount=10)
@@ -272,8 +265,8 @@ def test_a_command_whose_number_cannot_be_journaled_is_not_sent_and_the_daemon_s
         peer.plug()
         svc = Service(cfg, notifier=Notifier(None), open_panel=False)
         task = asyncio.create_task(svc.run())
-        await _until(lambda: svc.drivers and svc.drivers["shuffler"].is_up)
-        await _until(lambda: svc.queue.empty() and "shuffler" in svc.runner.table.identities)
+        await until(lambda: svc.drivers and svc.drivers["shuffler"].is_up)
+        await until(lambda: svc.queue.empty() and "shuffler" in svc.runner.table.identities)
         held = []
         send = svc.runner.send
 
@@ -321,10 +314,10 @@ def test_a_stop_is_journaled_before_the_light_goes_dark_and_the_devices_close(tm
     async def scenario():
         svc = Service(cfg, pin_factory=factory, notifier=Notifier(None))
         task = asyncio.create_task(svc.run())
-        await _until(lambda: svc.runner is not None and svc.panel is not None)
+        await until(lambda: svc.runner is not None and svc.panel is not None)
         await _must(svc, "open_table", "supervisor")
         await _must(svc, "deck_ready")
-        await _until(lambda: green.state)
+        await until(lambda: green.state)
         append, close = svc.journal.append, svc.drivers["shoe"].close
 
         def journal_append(kind, payload=None, *a, **kw):

@@ -10,6 +10,7 @@ from controller.sdnotify import Notifier
 from controller.service import Service
 
 from gpio_helpers import closed_switch
+from service_helpers import until
 
 CONFIG = """
 [table]
@@ -38,13 +39,6 @@ path = "{journal}"
 """
 
 
-async def _until(pred, timeout=5.0):
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not pred():
-        assert asyncio.get_running_loop().time() < deadline, "condition not reached"
-        await asyncio.sleep(0.01)
-
-
 def _press(factory, pin):
     factory.pin(pin).drive_low()
     factory.pin(pin).drive_high()
@@ -66,7 +60,7 @@ class Clock:
 
 async def _open(svc):
     """Wait for the service's table and panel; give the panel a clock the test moves on."""
-    await _until(lambda: svc.runner is not None and svc.panel is not None)
+    await until(lambda: svc.runner is not None and svc.panel is not None)
     clock = Clock()
     svc.panel.clock = clock
     return clock
@@ -81,11 +75,11 @@ def test_the_supervisors_key_left_on_over_a_start_acts_at_once(tmp_path):
     async def scenario():
         svc = Service(cfg, pin_factory=factory, notifier=Notifier(None))
         task = asyncio.create_task(svc.run())
-        await _until(lambda: svc.runner is not None and svc.panel is not None)
+        await until(lambda: svc.runner is not None and svc.panel is not None)
         table = svc.runner.table
         assert table.state == "out_of_service"
         _press(factory, 23)                              # confirm: open the table
-        await _until(lambda: table.state == "shuffling")
+        await until(lambda: table.state == "shuffling")
         svc.stop()
         await task
 
@@ -109,16 +103,16 @@ def test_buttons_and_key_switch_drive_the_table_and_the_light_follows(tmp_path):
         factory.pin(24).drive_low()                      # the supervisor's key on
         clock.advance()
         _press(factory, 23)                              # confirm: open the table
-        await _until(lambda: table.state == "shuffling")
+        await until(lambda: table.state == "shuffling")
         factory.pin(24).drive_high()
         clock.advance()
         _press(factory, 23)                              # confirm: the deck is in the shoe
-        await _until(lambda: table.state == "bets_open")
-        await _until(lambda: factory.pin(13).state and not factory.pin(18).state)  # green
+        await until(lambda: table.state == "bets_open")
+        await until(lambda: factory.pin(13).state and not factory.pin(18).state)  # green
         await svc.submit("place_bet", "dealer", {"box": 2, "wager": "versus_croupier",
                                                   "amount": 10})
         _press(factory, 17)                              # close bets
-        await _until(lambda: table.state == "bets_closed")
+        await until(lambda: table.state == "bets_closed")
         svc.stop()
         await task
 
@@ -147,16 +141,16 @@ def test_confirm_pressed_twice_quickly_moves_the_table_one_step(tmp_path):
         table = svc.runner.table
         factory.pin(24).drive_low()                      # the supervisor's key on
         _press(factory, 23)                              # confirm: open the table
-        await _until(lambda: table.state == "shuffling")
+        await until(lambda: table.state == "shuffling")
         factory.pin(24).drive_high()
         clock.advance()
         _press(factory, 23)                              # confirm: the deck is in the shoe
-        await _until(lambda: table.state == "bets_open")
+        await until(lambda: table.state == "bets_open")
         await svc.submit("place_bet", "dealer", {"box": 2, "wager": "versus_croupier",
                                                   "amount": 10})
         clock.advance()
         _press(factory, 17)                              # close bets
-        await _until(lambda: table.state == "bets_closed")
+        await until(lambda: table.state == "bets_closed")
         assert (await svc.submit("void_round", "supervisor", {"reason": "a test"}))["ok"]
         assert table.state == "round_void"
         clock.advance()
@@ -170,7 +164,7 @@ def test_confirm_pressed_twice_quickly_moves_the_table_one_step(tmp_path):
         assert table.state == "shuffling"                # the new deck is not declared ready
         clock.advance()
         _press(factory, 23)                              # a deliberate press: it is
-        await _until(lambda: table.state == "bets_open")
+        await until(lambda: table.state == "bets_open")
         svc.stop()
         await task
 
