@@ -42,15 +42,23 @@ async def journal_until(rig, cond, timeout=20.0):
             await asyncio.sleep(0.05)
 
 
+def shoe_and_rig(tmp_path):
+    """The in-test shoe, plugged in on a pseudo-terminal, and a rig whose daemon is configured
+    for it alone (the shuffler's port is absent); the daemon is not started. In a coroutine:
+    the shoe runs in its event loop."""
+    link = str(tmp_path / "tty-shoe")
+    shoe = Peer(link, "shoe")
+    shoe.plug()
+    rig = Rig(tmp_path, "q-poker", "shoe")
+    rig.devices = {"shoe": SimpleNamespace(port=link),
+                   "shuffler": SimpleNamespace(port=str(tmp_path / "tty-absent"))}
+    rig.write_config()
+    return shoe, rig
+
+
 def test_card_journaled_before_a_kill_that_beat_its_ack_is_journaled_once(tmp_path):
     async def main():
-        link = str(tmp_path / "tty-shoe")
-        shoe = Peer(link, "shoe")
-        shoe.plug()
-        rig = Rig(tmp_path, "q-poker", "shoe")
-        rig.devices = {"shoe": SimpleNamespace(port=link),
-                       "shuffler": SimpleNamespace(port=str(tmp_path / "tty-absent"))}
-        rig.write_config()
+        shoe, rig = shoe_and_rig(tmp_path)
         try:
             await asyncio.to_thread(rig.start_controller)
             await journal_until(rig, lambda rs: any(r.kind == "link" for r in rs))
@@ -91,13 +99,7 @@ def lost_events(records):
 
 def test_an_unreadable_frame_is_journaled_before_its_nak_and_once_across_a_kill(tmp_path):
     async def main():
-        link = str(tmp_path / "tty-shoe")
-        shoe = Peer(link, "shoe")
-        shoe.plug()
-        rig = Rig(tmp_path, "q-poker", "shoe")
-        rig.devices = {"shoe": SimpleNamespace(port=link),
-                       "shuffler": SimpleNamespace(port=str(tmp_path / "tty-absent"))}
-        rig.write_config()
+        shoe, rig = shoe_and_rig(tmp_path)
         at_nak = []                                 # the journal as the NAK arrived
         shoe.on_nak = lambda nak: at_nak.append((nak, journal_of(rig)))
         try:
