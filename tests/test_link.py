@@ -1313,14 +1313,10 @@ def test_dice_binary_command_without_an_answer_is_sent_once_and_the_link_is_lost
 
 def test_a_command_of_a_type_the_device_does_not_know_is_refused_as_unknown(link_path):
     async def main():
-        peer, drv, q, _ = await started(link_path)
-        peer.ignore_commands = True
-        task = asyncio.ensure_future(drv.shuffle())
-        await until(lambda: any(isinstance(msg, m.Shuffle) for _, msg in peer.received))
-        (seq,) = {s for s, msg in peer.received if isinstance(msg, m.Shuffle)}
-        peer.send_now(m.Nak(seq, m.NAK_UNKNOWN_TYPE))
+        peer, drv, q, _ = await started(link_path, timing=SLACK)
+        peer.naks[m.Shuffle] = m.NAK_UNKNOWN_TYPE
         with pytest.raises(DeviceRefused, match="unknown-command") as err:
-            await task
+            await drv.shuffle()
         assert err.value.reason == "unknown-command"
         refused, _ = await next_event(q, "command_refused")
         assert (refused.action, refused.reason) == ("shuffle", "unknown-command")
