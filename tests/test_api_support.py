@@ -29,6 +29,10 @@ TOKENS = {"display": "display-token-0123456789abcdef",
           "supervisor": "supervisor-token-0123456789abcdef"}
 LAYOUT = {"q-poker": 7, "fortune-3-card-poker": 7, "super-pan-9": 8, "texas-holdem": 10}
 DEVICES = {"shoe": "shoe", "shuffler": "shuffler", "dice": "dice"}
+# The devices' links in these tables: the test, the controller and the browser share two cores,
+# and a pause of a loaded machine must not be a lost link, which stops the round in
+# malfunction and leaves the test waiting for a state that never comes.
+LINK = {"heartbeat_s": 0.25, "link_timeout_s": 5.0}
 
 
 def api_config(listen: str = "127.0.0.1", port: int = 0) -> ApiConfig:
@@ -107,7 +111,7 @@ class LiveTable:
 
         self.queue: asyncio.Queue = asyncio.Queue()
         for name, dev in self.devices.items():
-            self.drivers[name] = open_driver(dev.spec(id=name), self.queue)
+            self.drivers[name] = open_driver(dev.spec(id=name, **LINK), self.queue)
         for d in self.drivers.values():
             await d.wait_up(10)
         self.runner.send = self._send
@@ -193,6 +197,11 @@ class DaemonTable:
         class ApiRig(Rig):
             def write_config(self) -> None:
                 super().write_config()
+                text = self.config_path.read_text(encoding="utf-8")
+                for cls in self.devices:
+                    text = text.replace(f"[devices.{cls}]\n", f"[devices.{cls}]\n" + "".join(
+                        f"{k} = {v}\n" for k, v in LINK.items()))
+                self.config_path.write_text(text, encoding="utf-8")
                 with open(self.config_path, "a", encoding="utf-8") as f:
                     f.write(f'\n[api]\nlisten = "127.0.0.1"\nport = {port}\n\n[api.tokens]\n')
                     for role, tok in TOKENS.items():
