@@ -726,8 +726,17 @@ def _verify_rows(conn: sqlite3.Connection, table_id: str,
         for row in cursor:
             seq = row[0]
             expected = prev_seq + 1
+            if type(seq) is not int:
+                # A table rebuilt without its types (NULL sorts first, a real among the
+                # integers): what the row holds is named, never compared as a number.
+                return bad(expected, f"a row's sequence number is {seq!r}, not a whole "
+                                     "number: the record was edited")
             if seq != expected:
                 if seq > expected:
+                    odd = _odd_seq(conn)
+                    if odd is not None:     # text sorts after every number: it left a gap
+                        return bad(expected, f"a row's sequence number is {odd!r}, not a "
+                                             "whole number: the record was edited")
                     gone = (f"record {expected} is" if seq == expected + 1 else
                             f"records {expected}-{seq - 1} are")
                     return bad(expected, f"missing: {gone} gone (record {prev_seq} is "
@@ -749,6 +758,14 @@ def _verify_rows(conn: sqlite3.Connection, table_id: str,
                             f"anchored record is gone: the journal ends at record "
                             f"{prev_seq} (records were cut off the end)")
     return VerifyReport(True, count, prev_seq, prev_hash)
+
+
+def _odd_seq(conn: sqlite3.Connection) -> Any:
+    """A sequence number that is not an integer (text, a blob), or None: a table rebuilt
+    without its types can hold one, and it sorts after every number."""
+    row = conn.execute("SELECT seq FROM records WHERE typeof(seq) != 'integer' LIMIT 1"
+                       ).fetchone()
+    return row[0] if row else None
 
 
 def _kinds_term(kinds: list[str]) -> tuple[str, list[str]]:
@@ -878,13 +895,17 @@ def _record(row: tuple) -> Record:
 def _check_row(row: tuple, prev_hash: str, table_id: str) -> str:
     """Why this row breaks the journal, or '' when it is sound."""
     seq, wall, mono, table, rnd, kind, source, article, payload, body, prev, digest = row
+    # The writer stores text, whole numbers and NULL, and a body of ASCII only: a value of
+    # another type (a blob, a real) compares equal to nothing it should, and would not hash.
+    if not isinstance(body, str) or not body.isascii():
+        return "its body is not ASCII text (a canonical body is): the record was edited"
     try:
         doc = json.loads(body)
     except (TypeError, ValueError):
         return "its body is not JSON: the record was edited"
     if not isinstance(doc, dict) or sorted(doc) != sorted(BODY_FIELDS):
         return "its body does not have the journal's fields: the record was edited"
-    if doc["seq"] != seq:
+    if doc["seq"] != seq or type(doc["seq"]) is not int:
         return (f"it holds the content of record {doc['seq']!r}: records were reordered "
                 "or moved")
     if prev != prev_hash:
@@ -897,9 +918,11 @@ def _check_row(row: tuple, prev_hash: str, table_id: str) -> str:
     columns = {"wall_ns": wall, "mono_ns": mono, "table_id": table, "round_id": rnd,
                "kind": kind, "source": source, "article": article}
     for name, value in columns.items():
-        if doc[name] != value:
+        if doc[name] != value or type(doc[name]) is not type(value):
             return (f"its {name} column ({value!r}) differs from the hashed record "
                     f"({doc[name]!r}): the record was edited")
+    if not isinstance(payload, str):
+        return "its payload column is not text: the record was edited"
     try:
         if canonical_json(json.loads(payload)) != canonical_json(doc["payload"]):
             return "its payload column differs from the hashed record: the record was edited"

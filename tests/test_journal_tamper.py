@@ -1,0 +1,57 @@
+"""`tablectl journal verify` against edits a person can make with the sqlite3 shell beyond
+changing a value: a value stored as another type, a body that is no longer ASCII, a table
+rebuilt without its column types. Each is named as the record it touches, never a traceback,
+and the file is left as it was."""
+import hashlib
+
+import pytest
+
+from controller.journal import Journal
+from test_journal import fill, sql, tablectl
+
+# The records table rebuilt without types or constraints (as `CREATE TABLE ... AS SELECT`
+# makes it), so that a sequence number can hold anything.
+UNTYPED = ("PRAGMA journal_mode = DELETE; "
+           "CREATE TABLE r2 (seq, wall_ns, mono_ns, table_id, round_id, kind, source, article, "
+           "payload, body, prev_hash, hash); INSERT INTO r2 SELECT * FROM records; "
+           "DROP TABLE records; ALTER TABLE r2 RENAME TO records; {edit}; "
+           "PRAGMA journal_mode = WAL;")
+
+EDITS = {
+    "non-ASCII body": ("UPDATE records SET body = replace(body, 'q-poker', 'q-pokér') "
+                       "WHERE seq = 2", 2),
+    "body stored as a blob": ("UPDATE records SET body = CAST(body AS BLOB) WHERE seq = 3", 3),
+    "payload stored as a blob": ("UPDATE records SET payload = CAST(payload AS BLOB) "
+                                 "WHERE seq = 3", 3),
+    "sequence number NULL": (UNTYPED.format(edit="UPDATE records SET seq = NULL WHERE seq = 5"),
+                             None),
+    "sequence number as text": (UNTYPED.format(edit="UPDATE records SET seq = '5' "
+                                                    "WHERE seq = 5"), 5),
+    "sequence number as a real": (UNTYPED.format(edit="UPDATE records SET seq = 5.0 "
+                                                      "WHERE seq = 5"), 5),
+    "monotonic time as a real": (UNTYPED.format(edit="UPDATE records SET mono_ns = "
+                                                     "mono_ns + 0.0 WHERE seq = 5"), 5),
+}
+
+
+def digest(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("edit", sorted(EDITS))
+def test_an_edit_of_a_values_type_is_named_not_a_traceback(tmp_path, edit):
+    path = tmp_path / "journal.db"
+    fill(path)
+    statement, bad = EDITS[edit]
+    sql(path, statement)
+    with Journal.open(path, readonly=True) as j:
+        report = j.verify()
+    assert not report.ok, edit
+    if bad is not None:
+        assert report.bad_seq == bad, report
+    assert "edited" in report.reason, report
+    before = digest(path)
+    out = tablectl("journal", "verify", "--journal", str(path))
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert "NOT VERIFIED" in out.stderr and "edited" in out.stderr
+    assert digest(path) == before
