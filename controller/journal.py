@@ -923,11 +923,15 @@ def _check_row(row: tuple, prev_hash: str, table_id: str) -> str:
                     f"({doc[name]!r}): the record was edited")
     if not isinstance(payload, str):
         return "its payload column is not text: the record was edited"
+    # Character for character: spelled otherwise (a key given twice, spaces) the column may
+    # say something else to a query than the record (SQLite's JSON takes a repeated key's
+    # first value, Python's its last).
     try:
-        if canonical_json(json.loads(payload)) != canonical_json(doc["payload"]):
-            return "its payload column differs from the hashed record: the record was edited"
+        canonical = canonical_json(doc["payload"])
     except (TypeError, ValueError):
-        return "its payload column is not JSON: the record was edited"
+        return "its body's payload is not canonical JSON: the record was edited"
+    if payload != canonical:
+        return "its payload column differs from the hashed record: the record was edited"
     if table != table_id:
         return f"it belongs to table {table!r}, not this journal's {table_id!r}"
     return ""

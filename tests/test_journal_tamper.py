@@ -55,3 +55,27 @@ def test_an_edit_of_a_values_type_is_named_not_a_traceback(tmp_path, edit):
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert "NOT VERIFIED" in out.stderr and "edited" in out.stderr
     assert digest(path) == before
+
+
+@pytest.mark.parametrize("spelling", ["a key given twice", "spaces"])
+def test_a_payload_column_spelled_otherwise_than_its_record_is_named(tmp_path, spelling):
+    """The payload column is the record's canonical JSON, character for character. Spelled
+    otherwise it says something else to whoever reads it: with a key given twice, SQLite's
+    json_extract (and so any query) takes the first value, Python's json the last."""
+    path = tmp_path / "journal.db"
+    fill(path)
+    if spelling == "a key given twice":
+        sql(path, "UPDATE records SET payload = replace(payload, '\"game\":\"q-poker\"', "
+                  "'\"game\":\"texas-holdem\",\"game\":\"q-poker\"') WHERE seq = 2")
+        import sqlite3
+        con = sqlite3.connect(path)
+        read = con.execute("SELECT json_extract(payload, '$.game') FROM records "
+                           "WHERE seq = 2").fetchone()[0]
+        con.close()
+        assert read == "texas-holdem"       # what a query of the column now says
+    else:
+        sql(path, "UPDATE records SET payload = replace(payload, ',', ', ') WHERE seq = 2")
+    with Journal.open(path, readonly=True) as j:
+        report = j.verify()
+    assert (report.ok, report.bad_seq) == (False, 2), report
+    assert "payload column differs" in report.reason
