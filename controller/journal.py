@@ -744,6 +744,9 @@ def _verify_rows(conn: sqlite3.Connection, table_id: str,
                 return bad(seq, f"sequence number {seq} out of order after {prev_seq}")
             problem = _check_row(row, prev_hash, table_id)
             if problem:
+                copied = _copy_of(conn, seq, row[9])
+                if copied is not None:
+                    problem = f"it is a copy of record {copied}: the record was duplicated"
                 return bad(seq, problem)
             if anchor is not None and seq == anchor[0]:
                 if row[11] != anchor[1]:
@@ -758,6 +761,17 @@ def _verify_rows(conn: sqlite3.Connection, table_id: str,
                             f"anchored record is gone: the journal ends at record "
                             f"{prev_seq} (records were cut off the end)")
     return VerifyReport(True, count, prev_seq, prev_hash)
+
+
+def _copy_of(conn: sqlite3.Connection, seq: int, body: Any) -> int | None:
+    """The earlier record whose body the bad row ``seq`` holds, or None. Asked only once a
+    row is found bad (no index serves it)."""
+    try:
+        row = conn.execute("SELECT seq FROM records WHERE body = ? AND seq < ? ORDER BY seq "
+                           "LIMIT 1", (body, seq)).fetchone()
+    except sqlite3.Error:
+        return None
+    return row[0] if row else None
 
 
 def _odd_seq(conn: sqlite3.Connection) -> Any:

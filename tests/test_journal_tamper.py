@@ -79,3 +79,24 @@ def test_a_payload_column_spelled_otherwise_than_its_record_is_named(tmp_path, s
         report = j.verify()
     assert (report.ok, report.bad_seq) == (False, 2), report
     assert "payload column differs" in report.reason
+
+
+@pytest.mark.parametrize("where", ["at the end", "in the middle"])
+def test_a_duplicated_record_is_named_as_a_copy(tmp_path, where):
+    path = tmp_path / "journal.db"
+    fill(path)
+    cols = "wall_ns, mono_ns, table_id, round_id, kind, source, article, payload, body, " \
+           "prev_hash, hash"
+    if where == "at the end":
+        sql(path, f"INSERT INTO records SELECT 13, {cols} FROM records WHERE seq = 12")
+        bad, copied = 13, 12
+    else:       # records 6.. moved up by one, and a copy of record 5 put in the gap
+        sql(path, "UPDATE records SET seq = seq + 1000 WHERE seq >= 6; "
+                  "UPDATE records SET seq = seq - 999 WHERE seq >= 1006; "
+                  f"INSERT INTO records SELECT 6, {cols} FROM records WHERE seq = 5")
+        bad, copied = 6, 5
+    with Journal.open(path, readonly=True) as j:
+        report = j.verify()
+    assert (report.ok, report.bad_seq) == (False, bad), report
+    assert f"a copy of record {copied}" in report.reason and "duplicated" in report.reason
+
