@@ -176,8 +176,21 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if report.ok:
         print(f"{journal.path}: table {journal.table_id}: {report}")
         return 0
-    print(f"{journal.path}: table {journal.table_id}: NOT VERIFIED: {report}", file=sys.stderr)
+    print(f"{journal.path}: table {journal.table_id}: NOT VERIFIED: {report}\n"
+          f"{way_out(report)}", file=sys.stderr)
     return 1
+
+
+def way_out(report: VerifyReport) -> str:
+    """What ``verify`` advises for a journal that does not verify: what the chain still
+    vouches for, how to get it, and where the rest comes from."""
+    if report.head_seq == 0:
+        return ("The chain vouches for no record: restore the journal from a backup "
+                "(docs/journal.md).")
+    which = "record 1" if report.head_seq == 1 else f"records 1-{report.head_seq}"
+    return (f"The chain vouches for {which} (`tablectl journal export --verified-only` "
+            "exports them); restore the journal from a backup for the rest "
+            "(docs/journal.md).")
 
 
 # --- show -----------------------------------------------------------------------------------

@@ -100,3 +100,14 @@ def test_a_duplicated_record_is_named_as_a_copy(tmp_path, where):
     assert (report.ok, report.bad_seq) == (False, bad), report
     assert f"a copy of record {copied}" in report.reason and "duplicated" in report.reason
 
+
+def test_verify_says_what_the_chain_still_vouches_for_and_the_way_out(tmp_path):
+    path = tmp_path / "journal.db"
+    fill(path)
+    sql(path, "DELETE FROM records WHERE seq = 8")
+    out = tablectl("journal", "verify", "--journal", str(path))
+    assert out.returncode == 1 and out.stdout == ""
+    assert "record 8" in out.stderr and "records 1-7" in out.stderr
+    assert "export --verified-only" in out.stderr
+    assert "restore the journal from a backup" in out.stderr
+
