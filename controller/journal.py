@@ -25,6 +25,7 @@ that a crash interrupted so that recovery can end it as the regulation says.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as _dt
 import fcntl
 import hashlib
@@ -348,6 +349,10 @@ class Journal:
                                    "it through a -shm file beside it, and this user may not "
                                    f"write {path.parent}; run it as root or as the service "
                                    "user: sudo -u tablectl tablectl ...") from None
+            short = cut_short(path)
+            if short:
+                raise JournalError(f"journal {path} cannot be opened: {short}; restore it from "
+                                   "a backup (docs/journal.md)") from None
             raise JournalError(f"journal {path} cannot be opened ({exc}): it is not a tablectl "
                                "journal, or it is damaged or unreadable; check the path and its "
                                "permissions, or restore it from a backup (docs/journal.md)"
@@ -519,7 +524,7 @@ class Journal:
         conn = self._reader()
         try:
             self._begin(conn)
-            report = _verify_rows(conn, self.table_id, anchor)
+            report = self._why_bad(_verify_rows(conn, self.table_id, anchor))
 
             def records(since: int | None = None, round_id: str | None = None, *,
                         since_wall_ns: int | None = None, kinds: Iterable[str] | None = None,
@@ -696,7 +701,17 @@ class Journal:
         """
         conn = self._reader()  # a snapshot: verifying never holds up the writer
         with contextlib.closing(conn):
-            return _verify_rows(conn, self.table_id, anchor)
+            return self._why_bad(_verify_rows(conn, self.table_id, anchor))
+
+    def _why_bad(self, report: VerifyReport) -> VerifyReport:
+        """``report``, named as a file cut short when the file is shorter than its header
+        says: the records past the cut read as garbage, which is not an edit."""
+        if report.ok:
+            return report
+        short = cut_short(self.path)
+        if not short:
+            return report
+        return dataclasses.replace(report, reason=f"it cannot be read whole: {short}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -864,6 +879,32 @@ def _reserve_wal(conn: sqlite3.Connection, path: Path) -> None:
             os.close(fd)
     except (sqlite3.Error, OSError):
         return
+
+
+def cut_short(path: Path) -> str:
+    """Why the file at ``path`` is shorter than SQLite's own header says it is, or ''.
+
+    The header gives the page size (bytes 16-17, 1 meaning 65,536) and the pages in the file
+    (bytes 28-31, to be trusted while bytes 24-27 equal bytes 92-95). A file shorter than
+    that lost its end: a copy that did not finish, a disk that filled or failed. Asked only
+    once the journal has failed to open or to verify (during a checkpoint the header may run
+    ahead of the file for a moment, while readers take those pages from the WAL)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(100)
+            size = os.fstat(f.fileno()).st_size
+    except OSError:
+        return ""
+    if len(head) < 100 or not head.startswith(b"SQLite format 3\0") \
+            or head[24:28] != head[92:96]:
+        return ""
+    page = int.from_bytes(head[16:18], "big")
+    page = 65536 if page == 1 else page
+    want = page * int.from_bytes(head[28:32], "big")
+    if size >= want:
+        return ""
+    return (f"the file is {size} bytes where its own header says {want}: it was cut short "
+            "(a copy that did not finish, or a disk that filled or failed)")
 
 
 def _empty(path: Path) -> bool:

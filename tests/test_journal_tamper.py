@@ -111,3 +111,19 @@ def test_verify_says_what_the_chain_still_vouches_for_and_the_way_out(tmp_path):
     assert "export --verified-only" in out.stderr
     assert "restore the journal from a backup" in out.stderr
 
+
+@pytest.mark.parametrize("cut", [100, 4096])
+def test_a_journal_cut_short_is_named_as_cut_short(tmp_path, cut):
+    """A copy that did not finish, or a disk that failed, leaves the file shorter than its
+    own header says: that is what is wrong, not a record edited or inserted."""
+    whole = tmp_path / "whole.db"
+    fill(whole)
+    path = tmp_path / "journal.db"
+    data = whole.read_bytes()
+    path.write_bytes(data[:len(data) - cut])
+    out = tablectl("journal", "verify", "--journal", str(path))
+    assert out.returncode in (1, 2) and "Traceback" not in out.stderr
+    assert "cut short" in out.stderr, out.stderr
+    assert f"{len(data) - cut} bytes" in out.stderr and f"{len(data)}" in out.stderr
+    assert "restore" in out.stderr and "backup" in out.stderr
+    assert "inserted" not in out.stderr and "not a tablectl journal" not in out.stderr
