@@ -550,9 +550,11 @@ class Journal:
         try:
             where, args = [], []
             if round_id is not None:
+                # The round's span narrows the bounds given; it never drops one (the last
+                # record a verified chain vouches for, a --since).
                 lo, hi = _round_span(conn, str(round_id))
-                since = lo if since is None or lo is None else max(since, lo)
-                until = hi if until is None or hi is None else min(until, hi)
+                since = lo if since is None else since if lo is None else max(since, lo)
+                until = hi if until is None else until if hi is None else min(until, hi)
                 where.append("round_id = ?")
                 args.append(str(round_id))
             for term, bound in (("seq > ?", since), ("seq <= ?", until),

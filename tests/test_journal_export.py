@@ -173,3 +173,20 @@ def test_when_damage_hides_the_latest_round_the_last_vouched_round_is_held_back(
     for d in docs:
         if d["kind"] == "device":
             assert ("withheld" in d["payload"]) == (int(d["round_id"]) == last), d["round_id"]
+
+
+def test_verified_only_of_the_latest_round_stops_where_the_chain_stops(path, tmp_path):
+    """--round of the latest round (or `last`) with damage before it or in it: nothing past
+    the last record the chain vouches for is exported."""
+    fill(path)
+    sql(path, "UPDATE records SET payload = '{\"outcome\":\"void\"}' WHERE seq = 9")
+    for round_ in ("3", "last"):
+        out = export(path, "--verified-only", "--round", round_)
+        assert out.returncode == 1 and seqs(out) == [], round_
+        assert "stops after record 8" in out.stderr
+    # The damage cuts the latest round in two: its records up to the damage, no further.
+    cut = tmp_path / "cut.db"
+    fill(cut)
+    sql(cut, "UPDATE records SET payload = '{}' WHERE seq = 12")
+    out = export(cut, "--verified-only", "--round", "3")
+    assert out.returncode == 1 and seqs(out) == [10, 11]
