@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import sys
+from typing import Callable, Iterator
 
 from controller.integrity.report import format_text, summarise
-from controller.journal import Journal, Record
-from controller.journal_cli import (DEFAULT_CONFIG, WITHHELD, open_journal, open_round_id,
-                                    parse_since)
+from controller.journal import Record
+from controller.journal_cli import (DEFAULT_CONFIG, WITHHELD, export_open_round, open_journal,
+                                    parse_since, refusal, stopped, verified_only)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,39 +32,45 @@ def register(sub: argparse._SubParsersAction) -> None:
     report.add_argument("--open-round", action="store_true",
                         help="also the cards named by alarms of the round still open (they "
                              "may be face down at the table: for an inquiry, not the pit)")
+    verified_only(report, "report on the records")
     report.set_defaults(func=cmd_report)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    """The report, read from a snapshot whose chain was verified first: a journal that does
+    not verify is not reported on (exit 1) unless ``--verified-only``, which reports on the
+    records the chain vouches for and still exits 1."""
     since, since_wall = parse_since(args.since)
     if since_wall is not None:
         since_wall = min(since_wall, 2**63 - 1)      # SQLite's integers stop at 2262
-    journal = open_journal(args)
-    try:
-        open_id = open_round_id(journal, args)
-        records = (_shown(r, open_id) for r in journal.records(
+    with open_journal(args) as journal, journal.verified() as snap:
+        report = snap.report
+        if not report.ok and not args.verified_only:
+            print(refusal(journal, report, "reported", "report on the records it vouches "
+                          "for"), file=sys.stderr)
+            return 1
+        open_id = export_open_round(journal, args, report)
+        records = (_shown(r, open_id) for r in snap.records(
             since=since, since_wall_ns=since_wall,
             kinds=("config", "device", "integrity", "table")))
-        rep = summarise(itertools.chain(_config_before(journal, since, since_wall), records))
+        rep = summarise(itertools.chain(_config_before(snap.records, since, since_wall),
+                                        records))
         table_id = journal.table_id
-    finally:
-        journal.close()
-    if args.json:
-        print(json.dumps({"table_id": table_id, **rep.to_json()}, indent=2))
-    else:
-        print(format_text(rep, table_id))
-    return 0
+        if args.json:
+            print(json.dumps({"table_id": table_id, **rep.to_json()}, indent=2))
+        else:
+            print(format_text(rep, table_id))
+    return stopped(journal, report, "The report stops", "read")
 
 
-def _config_before(journal: Journal, since: int | None,
+def _config_before(records: Callable[..., Iterator[Record]], since: int | None,
                    since_wall: int | None) -> list[dict]:
     """The configuration in force where the report begins (the decks per shoe, against which
     counts are judged), when ``--since`` leaves its record out."""
     if not since and since_wall is None:
         return []
-    inside = {r.seq for r in journal.records(since=since, since_wall_ns=since_wall,
-                                             kinds=("config",))}
-    before = [r for r in journal.records(kinds=("config",)) if r.seq not in inside]
+    inside = {r.seq for r in records(since=since, since_wall_ns=since_wall, kinds=("config",))}
+    before = [r for r in records(kinds=("config",)) if r.seq not in inside]
     return [before[-1].to_json()] if before else []
 
 

@@ -654,16 +654,22 @@ class Journal:
         state = self.last_round()
         return state if state is not None and not state.closed else None
 
-    def rounds(self, since: int | None = None) -> list["RoundSummary"]:
+    def rounds(self, since: int | None = None,
+               until: int | None = None) -> list["RoundSummary"]:
         """Every round in the journal (or those opened after sequence number ``since``), in
-        the order they began, with how each ended."""
+        the order they began, with how each ended; only records up to ``until`` (inclusive)
+        are read, when it is given (the last a verified chain vouches for)."""
+        bound = int(until) if until is not None else None
+        upto = "AND c.seq <= ? " if bound is not None else ""
         sql = ("SELECT r.round_id, MIN(r.seq), MAX(r.seq), COUNT(*), MIN(r.wall_ns), "
                "(SELECT c.payload || char(31) || COALESCE(c.article, '') FROM records c "
-               " WHERE c.round_id = r.round_id AND c.kind = 'round_close' "
+               " WHERE c.round_id = r.round_id AND c.kind = 'round_close' " + upto +
                " ORDER BY c.seq DESC LIMIT 1) "
-               "FROM records r WHERE r.round_id IS NOT NULL GROUP BY r.round_id "
+               "FROM records r WHERE r.round_id IS NOT NULL "
+               + ("AND r.seq <= ? " if bound is not None else "") + "GROUP BY r.round_id "
                + ("HAVING MIN(r.seq) > ? " if since is not None else "") + "ORDER BY MIN(r.seq)")
-        args: list[Any] = [int(since)] if since is not None else []
+        args: list[Any] = [bound, bound] if bound is not None else []
+        args += [int(since)] if since is not None else []
         with self._lock:
             rows = self._query(sql, args)
         out = []

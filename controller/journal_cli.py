@@ -53,12 +53,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     where(show)
     show.add_argument("--json", action="store_true", help="the round's records as JSON lines")
     open_round(show)
+    verified_only(show, "show the part of the round")
     show.set_defaults(func=cmd_show)
 
     rounds = jsub.add_parser("rounds", help="every round: when, how many records, outcome")
     rounds.add_argument("--since", default=None, metavar="SEQ",
                         help="only rounds that began after this sequence number")
     where(rounds)
+    verified_only(rounds, "list the rounds")
     rounds.set_defaults(func=cmd_rounds)
 
     export = jsub.add_parser("export", help="records as JSON lines, one per line")
@@ -76,6 +78,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     open_round(export)
     where(export)
     export.set_defaults(func=cmd_export)
+
+
+def verified_only(p: argparse.ArgumentParser, doing: str) -> None:
+    """``--verified-only`` for a reader: from a journal that does not verify, ``doing``
+    (``show the part of the round``) only as far as the chain vouches for."""
+    p.add_argument("--verified-only", action="store_true",
+                   help=f"from a journal that does not verify, still {doing} the hash chain "
+                        "vouches for: the records before the first bad one (stderr says where "
+                        "it stops; the exit status is 1)")
 
 
 # --- finding the journal --------------------------------------------------------------------
@@ -196,32 +207,50 @@ def way_out(report: VerifyReport) -> str:
 # --- show -----------------------------------------------------------------------------------
 
 def cmd_show(args: argparse.Namespace) -> int:
-    with open_journal(args) as journal:
+    """One round, read from a snapshot whose chain was verified first: a journal that does
+    not verify is not shown (exit 1) unless ``--verified-only``, which shows the round's
+    records the chain vouches for and still exits 1."""
+    with open_journal(args) as journal, journal.verified() as snap:
+        report = snap.report
+        if not report.ok and not args.verified_only:
+            print(refusal(journal, report, "shown", "show the part of the round it vouches "
+                          "for"), file=sys.stderr)
+            return 1
         round_id = args.round
         if round_id == "last":
-            last = journal.last_round()
+            last = journal.last(kind=Kind.ROUND_OPEN, until=report.head_seq)
             if last is None:
+                if not report.ok:
+                    print(past_the_damage(journal, report, "the latest round"),
+                          file=sys.stderr)
+                    return 1
                 raise TablectlError(f"{journal.path} holds no round yet")
             round_id = last.round_id
-        state = journal.round(round_id)
-        if state is None:
-            latest = journal.last_round()
+        records = list(snap.records(round_id=round_id))
+        if not records:
+            if not report.ok and journal.round(round_id) is not None:
+                print(past_the_damage(journal, report, f"round {round_id!r}"), file=sys.stderr)
+                return 1
+            latest = journal.last(kind=Kind.ROUND_OPEN, until=report.head_seq)
             hint = f" (the latest round is {latest.round_id})" if latest else ""
             raise TablectlError(f"round {round_id!r} is not in {journal.path}{hint}; "
                                 "list the rounds with `tablectl journal rounds`")
-        open_id = open_round_id(journal, args)
-        records = [shown(rec, open_id) for rec in state.records]
+        closed = any(r.kind == Kind.ROUND_CLOSE for r in records)
+        open_id = export_open_round(journal, args, report)
+        records = [shown(rec, open_id) for rec in records]
         if args.json:
             for rec in records:
                 print(json.dumps(rec.to_json(), ensure_ascii=False))
-            return 0
-        print("\n".join(render_round(journal.table_id, state.round_id, state.closed,
-                                     records)))
-    return 0
+        else:
+            print("\n".join(render_round(journal.table_id, str(round_id), closed, records,
+                                         None if report.ok else report.bad_seq)))
+    return stopped(journal, report, "The account stops", "shown")
 
 
-def render_round(table_id: str, round_id: str, closed: bool, records: list[Record]) -> list[str]:
-    """A readable account of one round: a header, one line per record, and how it ended."""
+def render_round(table_id: str, round_id: str, closed: bool, records: list[Record],
+                 bad_seq: int | None = None) -> list[str]:
+    """A readable account of one round: a header, one line per record, and how it ended.
+    ``bad_seq``: the first record the chain does not vouch for, where the account stops."""
     first = records[0]
     opened = next((r for r in records if r.kind == Kind.ROUND_OPEN), None)
     info = ""
@@ -235,7 +264,10 @@ def render_round(table_id: str, round_id: str, closed: bool, records: list[Recor
         lines.append(f"  {rec.seq:>6}  {rec.wall.strftime('%H:%M:%S.%f')[:12]:<12}  "
                      f"{(rec.source or '-'):<12}  {rec.kind:<11}  {describe(rec)}")
     close = next((r for r in reversed(records) if r.kind == Kind.ROUND_CLOSE), None)
-    if close is None:
+    if close is None and bad_seq is not None:
+        lines.append(f"How the round went on is not shown: record {bad_seq} does not verify, "
+                     "and the chain vouches for nothing after it.")
+    elif close is None:
         lines.append("Not closed: the round was open where the journal ends (the next start's "
                      "recovery rules on it as its regulation says: void if cut off while "
                      "dealing, otherwise it goes on).")
@@ -309,8 +341,13 @@ def cmd_rounds(args: argparse.Namespace) -> int:
     since = None
     if args.since is not None:
         since = parse_seq(args.since)
-    with open_journal(args) as journal:
-        rounds = journal.rounds(since)
+    with open_journal(args) as journal, journal.verified() as snap:
+        report = snap.report
+        if not report.ok and not args.verified_only:
+            print(refusal(journal, report, "listed", "list the rounds it vouches for"),
+                  file=sys.stderr)
+            return 1
+        rounds = journal.rounds(since, until=report.head_seq)
     print(f"{'round':>8}  {'began (UTC)':<19}  {'records':>7}  {'seq':<13}  outcome")
     for r in rounds:
         began = dt.datetime.fromtimestamp(r.opened_ns // 10**9, tz=dt.timezone.utc)
@@ -319,7 +356,42 @@ def cmd_rounds(args: argparse.Namespace) -> int:
             outcome += f" ({r.article})"
         print(f"{r.round_id:>8}  {began:%Y-%m-%d %H:%M:%S}  {r.records:>7}  "
               f"{f'{r.first_seq}-{r.last_seq}':<13}  {outcome}")
-    return 0
+    return stopped(journal, report, "The list stops", "listed")
+
+
+# --- a journal that does not verify ---------------------------------------------------------
+
+def refusal(journal: Journal, report: VerifyReport, done: str, instead: str) -> str:
+    """Why a reader refuses a journal that does not verify: the first bad record, what the
+    chain still vouches for, and ``--verified-only`` to ``instead``."""
+    head = f"{journal.path}: table {journal.table_id}: NOT VERIFIED: {report}\nNothing was {done}."
+    if report.head_seq == 0:
+        return f"{head} {vouched(report)}"
+    which = "record 1" if report.head_seq == 1 else f"records 1-{report.head_seq}"
+    return (f"{head} The chain vouches for {which}: run it again with --verified-only to "
+            f"{instead} (it exits 1: not the whole journal), and restore the journal from a "
+            "backup for the rest (docs/journal.md).")
+
+
+def stopped(journal: Journal, report: VerifyReport, what: str, done: str) -> int:
+    """The exit status of a reader; for a journal that does not verify (read with
+    ``--verified-only``) stderr says where it stopped and why."""
+    if report.ok:
+        return 0
+    sys.stdout.flush()
+    where = (f"{what} before record 1: the chain vouches for no record"
+             if report.head_seq == 0 else
+             f"{what} after record {report.head_seq}, the last the chain vouches for")
+    print(f"{journal.path}: table {journal.table_id}: NOT VERIFIED: {report}\n{where}: record "
+          f"{report.bad_seq} and every record after it were not {done}.", file=sys.stderr)
+    return 1
+
+
+def past_the_damage(journal: Journal, report: VerifyReport, what: str) -> str:
+    """``what`` (a round) lies wholly after the first bad record."""
+    return (f"{journal.path}: table {journal.table_id}: NOT VERIFIED: {report}\n{what} lies "
+            f"after record {report.bad_seq}, the first bad record: the chain vouches for none "
+            "of it. Restore the journal from a backup (docs/journal.md).")
 
 
 # --- export ---------------------------------------------------------------------------------
