@@ -310,6 +310,11 @@ class Journal:
                         "restore the journal from a backup (docs/journal.md), or, for a table "
                         "that has never run, remove the empty file and start again")
                 path.parent.mkdir(parents=True, exist_ok=True)
+                if _read_only_fs(path.parent):
+                    raise JournalError(
+                        f"journal {path} cannot be written: {path.parent} is on a read-only "
+                        "file system; mount it read-write, or set [journal] path on a disk "
+                        "that can be written (the unit's state directory /var/lib/tablectl)")
                 if not os.access(path.parent, os.W_OK | os.X_OK):
                     # The writer makes -wal and -shm files beside the journal: SQLite would
                     # only say "unable to open" or "readonly database".
@@ -349,6 +354,9 @@ class Journal:
                                    "it through a -shm file beside it, and this user may not "
                                    f"write {path.parent}; run it as root or as the service "
                                    "user: sudo -u tablectl tablectl ...") from None
+            disk = _disk_problem(path, exc)
+            if disk:
+                raise JournalError(f"journal {path} cannot be opened: {disk}") from None
             short = cut_short(path)
             if short:
                 raise JournalError(f"journal {path} cannot be opened: {short}; restore it from "
@@ -887,6 +895,43 @@ def _reserve_wal(conn: sqlite3.Connection, path: Path) -> None:
             os.close(fd)
     except (sqlite3.Error, OSError):
         return
+
+
+def _read_only_fs(directory: Path) -> bool:
+    try:
+        return bool(os.statvfs(directory).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+# What SQLite says when a file beside the journal cannot be made or grown: the -shm file it
+# maps (SHMOPEN, SHMSIZE), or any write (FULL).
+_NO_ROOM = ("SQLITE_FULL", "SQLITE_IOERR_SHMOPEN", "SQLITE_IOERR_SHMSIZE")
+
+
+def _disk_problem(path: Path, exc: sqlite3.DatabaseError) -> str:
+    """Why the journal could not be opened when the disk, not the journal, is at fault (a
+    read-only file system, a full disk), with the way out; '' otherwise. Even a reader of a
+    WAL journal writes a -shm file beside it, so either stops every command: said as "damaged,
+    restore it from a backup", it would have a sound journal replaced."""
+    where = path.parent
+    try:
+        st = os.statvfs(where)
+    except OSError:
+        return ""
+    if st.f_flag & os.ST_RDONLY:
+        return (f"{where} is on a read-only file system, and SQLite writes a -shm file (and a "
+                "-wal file) beside a journal even to read it; mount it read-write, or copy the "
+                "journal, with its -wal file if there is one, to a directory that can be "
+                "written and read the copy")
+    name = getattr(exc, "sqlite_errorname", "")
+    free = st.f_bavail * st.f_frsize
+    if name in _NO_ROOM or (name.startswith("SQLITE_IOERR") and free < 1 << 20):
+        return (f"there is no room for the -shm and -wal files SQLite keeps beside a journal "
+                f"({exc}; {free} bytes free on the disk that holds {where}, or the process's "
+                "file size limit, ulimit -f, is reached); free space on that disk (or lift the "
+                "limit) and try again: the journal itself is untouched")
+    return ""
 
 
 def cut_short(path: Path) -> str:
