@@ -328,6 +328,16 @@ class Journal:
                         f"journal {path} cannot be written: this user ({user()}) may not "
                         f"write it; run as the service user, who owns it (chown tablectl: "
                         f"{path})")
+                links = _hard_links(path)
+                if links > 1:
+                    # SQLite keeps the -wal beside the name a journal is opened by: two names,
+                    # two WALs for one file, and the writer's lock of one name does not stop a
+                    # writer by the other.
+                    raise JournalError(
+                        f"journal {path} has {links} names (hard links): a writer by another "
+                        "name would keep a -wal file of its own beside it, past the one-writer "
+                        f"lock, and records would be lost; remove the other names (find / "
+                        f"-xdev -samefile {path}) and keep this one")
                 conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA busy_timeout = 10000")
             if not readonly:
@@ -842,10 +852,13 @@ def _round_span(conn: sqlite3.Connection, round_id: str) -> tuple[int | None, in
 
 
 def _writer_lock(path: Path) -> int:
-    """Take the one-writer lock (``<journal>.lock``, flock): a second daemon on the same
-    journal is refused instead of interleaving its records. The kernel drops the lock when
-    the process dies, so a restart after a crash is never blocked."""
-    lock_path = path.with_name(path.name + ".lock")
+    """Take the one-writer lock (``<journal>.lock`` beside the journal's file, a symbolic
+    link followed; flock): a second daemon on the same journal is refused instead of
+    interleaving its records. The kernel drops the lock when the process dies, so a restart
+    after a crash is never blocked."""
+    # Beside the journal's own file, whatever name (a symbolic link) it was opened by.
+    real = path.resolve()
+    lock_path = real.with_name(real.name + ".lock")
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o640)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -958,6 +971,13 @@ def cut_short(path: Path) -> str:
         return ""
     return (f"the file is {size} bytes where its own header says {want}: it was cut short "
             "(a copy that did not finish, or a disk that filled or failed)")
+
+
+def _hard_links(path: Path) -> int:
+    try:
+        return path.stat().st_nlink
+    except OSError:
+        return 1
 
 
 def _empty(path: Path) -> bool:
