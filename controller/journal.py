@@ -593,7 +593,7 @@ class Journal:
                 if not rows:
                     break
                 for row in rows:
-                    yield _record(row)
+                    yield _record(row, self.path)
         except sqlite3.DatabaseError as exc:
             raise JournalError(f"journal {self.path} cannot be read: {exc}; run "
                                "`tablectl journal verify` on it") from None
@@ -652,7 +652,7 @@ class Journal:
         sql += " ORDER BY seq DESC LIMIT 1"
         with self._lock:
             rows = self._query(sql, args)
-        return _record(rows[0]) if rows else None
+        return _record(rows[0], self.path) if rows else None
 
     def round(self, round_id: str) -> RoundState | None:
         """Every record of one round, or None when the journal has none."""
@@ -1014,10 +1014,19 @@ def _entry(e: Entry | tuple | Mapping[str, Any]) -> Entry:
     return entry
 
 
-def _record(row: tuple) -> Record:
+def _record(row: tuple, path: Path | None = None) -> Record:
     seq, wall, mono, table, rnd, kind, source, article, payload, _body, prev, digest = row
-    return Record(seq, wall, mono, table, rnd, kind, source, article, json.loads(payload),
-                  prev, digest)
+    try:
+        value = json.loads(payload)
+    except (TypeError, ValueError):
+        # Only an edit or damage makes one (the writer stores canonical JSON): named, for a
+        # reader and for the daemon's recovery, which reads the last round back.
+        where = f"journal {path}: " if path is not None else ""
+        raise JournalError(f"{where}record {seq} cannot be read: its payload column is not "
+                           "JSON, so the journal was damaged or edited; run `tablectl journal "
+                           f"verify{f' --journal {path}' if path is not None else ''}` on it "
+                           "and restore it from a backup (docs/journal.md)") from None
+    return Record(seq, wall, mono, table, rnd, kind, source, article, value, prev, digest)
 
 
 def _check_row(row: tuple, prev_hash: str, table_id: str) -> str:
