@@ -29,7 +29,10 @@ _CARD_TEXT = re.compile(r"^\s*(10|[2-9TJQKAtjqka])[shcdSHCD♠♥♣♦]\s*$")
 _CARD_FIELDS = ("card", "cards", "missing", "extra", "duplicate")
 
 
-_CARD_WORD = re.compile(r"(?<![A-Za-z0-9])(10|[2-9TJQKA])[shcd♠♥♣♦](?![A-Za-z0-9])")
+# A card spelled among other words: a rank in capitals or digits, then a suit in either case
+# or as its sign (``Kd``, ``KD``, ``10D``, ``K♦``), as Card.parse reads one. Ranks in lower
+# case are left: ``as``, ``ks``, ``th`` are words as often as cards.
+_CARD_WORD = re.compile(r"(?<![A-Za-z0-9])(10|[2-9TJQKA])[shcdSHCD♠♥♣♦](?![A-Za-z0-9])")
 
 
 def reads_as_card(text: str) -> bool:

@@ -1,0 +1,75 @@
+"""A device's own words (a jam's place, a malfunction's text) are its firmware's, and may name
+a card in any spelling the firmware likes: `Kd`, `KD`, `10D`, `K♦`. They reach the console,
+the display, the event stream and the log as the condition and the ruling's detail; a card in
+them must not, whatever its spelling (as `tablectl` itself reads a card typed `KD` or `10D`).
+Lower-case letter ranks (`kd`, `as`) are English words as often as cards and are left."""
+import json
+import re
+
+import pytest
+
+from controller.rig import Rig
+from controller.table.secrecy import redact_device_event, scrub
+from drivers import events as ev
+from rig_helpers import open_for_bets
+from table_helpers import draw, table
+
+SPELLINGS = ["KD", "10D", "QH", "K♦", "Kd", "10d"]
+
+
+def spelled(text, word):
+    return re.search(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", text) is not None
+
+
+@pytest.mark.parametrize("word", SPELLINGS)
+def test_a_card_in_any_case_is_masked_in_a_devices_words(word):
+    assert scrub(f"reader, card {word} stuck") == "reader, card [card] stuck"
+    assert scrub(f"{word}, then {word}.") == "[card], then [card]."
+    logged = json.dumps(redact_device_event(
+        ev.Malfunction(device="shoe", ts=1.0, code=7, text=f"could not eject {word}").to_json()),
+        ensure_ascii=False)
+    assert not spelled(logged, word), logged
+
+
+def test_words_that_only_look_like_cards_in_lower_case_stay():
+    assert scrub("door open as asked; ks counter") == "door open as asked; ks counter"
+
+
+@pytest.mark.parametrize("word", ["KD", "10D"])
+def test_the_table_publishes_no_card_a_device_names_in_capitals(word):
+    t = table("q-poker")
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    draw(t, "As", "Kd", "Th")                    # the croupier's Kd is face down
+    t.outbox.clear()
+    t.handle_device(ev.Jam(device="shoe", ts=1.0, where=f"reader, card {word}"))
+    assert t.state == "malfunction"
+    published = json.dumps([e.to_json() for e in t.outbox], ensure_ascii=False)
+    assert "[card]" in published and not spelled(published, word), published
+
+
+@pytest.mark.hil
+def test_the_daemon_lets_no_card_out_of_a_jams_words_in_capitals(tmp_path):
+    """The real daemon, the shoe's firmware wording its jam with the card in its reader in
+    capitals: the event stream, the view and the log hold the jam's words without the card."""
+    rig = Rig(tmp_path, "q-poker", "shoe")
+    try:
+        open_for_bets(rig)
+        rig.must("place_bet", box=3, wager="versus_croupier", amount=10)
+        mark = rig.mark()
+        for _ in range(2):
+            rig.devices["shoe"].draw()
+        rig.wait_event(lambda e: e["kind"] == "card" and e.get("recipient") == "croupier",
+                       mark)
+        rig.devices["shoe"].inject("jam", where="reader, card QH and 10D")
+        rig.wait_state("malfunction")
+        ruling = rig.wait_event(lambda e: e["kind"] == "ruling", mark)
+        assert "[card]" in json.dumps(ruling, ensure_ascii=False)
+        seen = json.dumps(rig.events[mark:], ensure_ascii=False) + json.dumps(rig.view())
+        rig.stop()
+        log = rig.log_path.read_text()
+        assert "jam" in log
+        for word in ("QH", "10D"):
+            assert not spelled(seen, word), word
+            assert not spelled(log, word), word
+    finally:
+        rig.stop()
