@@ -167,13 +167,19 @@ class IntegrityMonitor:
                 continue
             if rec.get("record") != RECORD_DECK:
                 continue
-            number = int(rec.get("deck") or 0)
+            try:
+                number, stats, order = _deck_record(rec)
+            except (TypeError, ValueError, AttributeError) as exc:
+                # Not a record this monitor wrote: the journal was edited or damaged.
+                raise TablectlError(
+                    f"an integrity record of deck {rec.get('deck')!r:.40} in the journal is not "
+                    f"one the integrity monitor writes ({exc}): the journal was damaged or "
+                    "edited; run `tablectl journal verify` on it and restore it from a backup "
+                    "(docs/journal.md)") from None
             top = max(top, number)
-            stats = rec.get("sentinel") or {}
             if not sentinel.restore_trend(rec.get("trend_state")):
                 self._restore_rounded_trend(stats, afresh)
             afresh = set()
-            order = rec.get("order") or []
             if any(c is None for c in order):
                 continue                 # an unread card: the order is not known
             try:
@@ -249,6 +255,22 @@ class IntegrityMonitor:
             self._raised.add(key)
             up.alarms.append(alarm)
             up.records.append({"record": RECORD_ALARM, **alarm.to_json()})
+
+
+def _deck_record(rec: dict[str, Any]) -> tuple[int, dict[str, Any], list[Any]]:
+    """A ``deck`` record's number, sentinel statistics and order, each checked to be of the
+    shape the monitor writes (TypeError or ValueError otherwise)."""
+    number = rec.get("deck") or 0
+    if type(number) is not int:
+        raise TypeError(f"its deck number is {number!r}")
+    stats = rec.get("sentinel") or {}
+    if not isinstance(stats, dict) or not isinstance(stats.get("trend") or {}, dict) \
+            or type(stats.get("cards_seen") or 0) is not int:
+        raise TypeError("its sentinel statistics are not the monitor's")
+    order = rec.get("order") or []
+    if not isinstance(order, list):
+        raise TypeError(f"its order is {order!r}")
+    return number, stats, order
 
 
 def _with_device(alarm: Alarm, device: str) -> Alarm:
