@@ -177,6 +177,10 @@ def parse_anchor(text: str) -> tuple[int, str]:
             any(c not in "0123456789abcdef" for c in digest):
         raise TablectlError(f"--anchor {text!r} must be SEQ:HASH, a sequence number and its "
                             "64-digit hash as `journal verify` prints them")
+    if int(seq) == 0:
+        raise TablectlError(f"--anchor {text!r} names record 0, and sequence numbers start at "
+                            "1: give SEQ:HASH as `journal verify` printed them (head record "
+                            "SEQ hash HASH)")
     return int(seq), digest
 
 

@@ -287,6 +287,16 @@ def test_cli_verify_anchor_and_errors(path):
     assert missing.returncode == 2 and "does not exist" in missing.stderr
 
 
+def test_an_anchor_at_record_0_is_refused_as_a_mistake_not_read_as_a_cut_off_tail(path):
+    """Sequence numbers start at 1: an anchor at 0 is a mistyped anchor, and the journal,
+    which is sound, must not be reported as cut off (nor a backup called for)."""
+    fill(path)
+    out = tablectl("journal", "verify", "--journal", str(path), "--anchor", "0:" + "0" * 64)
+    assert out.returncode == 2 and out.stdout == ""
+    assert "start at 1" in out.stderr and "SEQ:HASH" in out.stderr
+    assert "cut off" not in out.stderr and "backup" not in out.stderr
+
+
 def test_cli_show(path):
     fill(path)
     with Journal.open(path, "T1") as j:
