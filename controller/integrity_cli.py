@@ -10,7 +10,7 @@ from typing import Callable, Iterator
 
 from controller.integrity.report import format_text, summarise
 from controller.journal import Record
-from controller.journal_cli import (DEFAULT_CONFIG, WITHHELD, export_open_round, open_journal,
+from controller.journal_cli import (DEFAULT_CONFIG, export_open_round, held, open_journal,
                                     parse_since, refusal, stopped, verified_only)
 
 
@@ -50,9 +50,9 @@ def cmd_report(args: argparse.Namespace) -> int:
                           "for"), file=sys.stderr)
             return 1
         open_id = export_open_round(journal, args, report)
-        records = (_shown(r, open_id) for r in snap.records(
+        records = (r.to_json() for r in snap.records(
             since=since, since_wall_ns=since_wall,
-            kinds=("config", "device", "integrity", "table")))
+            kinds=("config", "device", "integrity", "table")) if not held(r, open_id))
         rep = summarise(itertools.chain(_config_before(snap.records, since, since_wall),
                                         records))
         table_id = journal.table_id
@@ -73,13 +73,3 @@ def _config_before(records: Callable[..., Iterator[Record]], since: int | None,
     before = [r for r in records(kinds=("config",)) if r.seq not in inside]
     return [before[-1].to_json()] if before else []
 
-
-def _shown(rec: Record, open_id: str | None) -> dict:
-    """A record for the report: an alarm of the round still open names no card (the device
-    records stay whole: the report only counts them)."""
-    doc = rec.to_json()
-    payload = doc.get("payload")
-    if open_id is not None and rec.round_id == open_id and rec.kind == "integrity" \
-            and isinstance(payload, dict) and payload.get("record") == "alarm":
-        doc["payload"] = {**payload, "cards": [], "message": WITHHELD}
-    return doc

@@ -150,6 +150,17 @@ def open_round_id(journal: Journal, args: argparse.Namespace) -> str | None:
     return last.round_id if last is not None and not last.closed else None
 
 
+def held(rec: Record, open_id: str | None) -> bool:
+    """Whether ``rec`` is left out altogether while its round is open: an integrity alarm.
+    The display shows an alarm raised by a card out only once the round ends, since even that
+    there is one says something of a card still face down (a duplicate raised as the
+    croupier's card comes out says it is a card already seen); its record, even with its cards
+    held back, would say the same (docs/integrity.md)."""
+    return (open_id is not None and rec.round_id == open_id
+            and rec.kind == Kind.INTEGRITY.value and isinstance(rec.payload, dict)
+            and rec.payload.get("record") == "alarm")
+
+
 def shown(rec: Record, open_id: str | None) -> Record:
     """``rec`` as it may be shown: in the open round, a private record keeps only what it is
     (the event's kind and device, the integrity record's kind) and says why the rest is not
@@ -241,7 +252,7 @@ def cmd_show(args: argparse.Namespace) -> int:
                                 "list the rounds with `tablectl journal rounds`")
         closed = any(r.kind == Kind.ROUND_CLOSE for r in records)
         open_id = export_open_round(journal, args, report)
-        records = [shown(rec, open_id) for rec in records]
+        records = [shown(rec, open_id) for rec in records if not held(rec, open_id)]
         if args.json:
             for rec in records:
                 print(json.dumps(rec.to_json(), ensure_ascii=False))
@@ -453,7 +464,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         open_id = export_open_round(journal, args, report)
         out = sys.stdout
         for rec in snap.records(since=since, since_wall_ns=since_wall, round_id=round_id):
-            out.write(json.dumps(shown(rec, open_id).to_json(), ensure_ascii=False) + "\n")
+            if not held(rec, open_id):
+                out.write(json.dumps(shown(rec, open_id).to_json(), ensure_ascii=False) + "\n")
     if report.ok:
         return 0
     out.flush()

@@ -113,7 +113,8 @@ def test_empty_report_reads_plainly():
 
 
 def test_an_alarm_of_the_round_still_open_names_no_card(journal, capsys):
-    # A duplicate card seen coming out may be face down at the table until the round closes.
+    # A duplicate card seen coming out may be face down at the table until the round closes:
+    # the alarm is not listed at all meanwhile (that there is one says it is a card seen).
     with Journal.open(journal, "T7") as j:
         j.append("round_open", {"game": "super-pan-9", "mode": "shuffler"}, "r8", "table")
         j.append("integrity", {"record": "alarm", "kind": "duplicate_card", "deck": 8,
@@ -121,9 +122,8 @@ def test_an_alarm_of_the_round_still_open_names_no_card(journal, capsys):
                                "twice from this deck"}, "r8", "shuffler")
     assert main(["integrity", "report", "--journal", str(journal), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    held = [a for a in doc["alarms"]["list"] if a["round"] == "r8"]
-    assert held and held[0]["kind"] == "duplicate_card" and held[0]["cards"] == []
-    assert "Qs" not in json.dumps(doc) and "shown once it closes" in held[0]["message"]
+    assert [a for a in doc["alarms"]["list"] if a["round"] == "r8"] == []
+    assert "duplicate" not in json.dumps(doc) and "Qs" not in json.dumps(doc)
     assert main(["integrity", "report", "--journal", str(journal)]) == 0
     assert "Qs" not in capsys.readouterr().out
     assert main(["integrity", "report", "--journal", str(journal), "--open-round"]) == 0
