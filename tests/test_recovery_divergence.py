@@ -9,6 +9,7 @@ differ only by their bet limit, and the journal is one written without the confi
 record, as an earlier version wrote it.
 """
 import asyncio
+import json
 
 import pytest
 
@@ -162,3 +163,59 @@ def test_the_daemon_stops_on_a_journal_it_cannot_replay_and_loses_nothing(tmp_pa
     assert asyncio.run(run(put_back, lambda svc: seen.update(
         bets=dict(svc.runner.table.round.bets)))) == 0
     assert list(seen["bets"].values()) == [50]
+
+
+def edit_payload(path, seq, payload):
+    """What a hand on the file would do: the payload column of record ``seq`` rewritten."""
+    import sqlite3
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("UPDATE records SET payload = ? WHERE seq = ?", (payload, seq))
+    conn.close()
+
+
+def test_a_round_whose_journaled_inputs_were_edited_is_not_rebuilt_from_them(tmp_path):
+    """The records the round in play is rebuilt from are checked against the hash chain
+    first: a bet's record edited on the file (50 made 5000) is named, journaled as an alarm,
+    and nothing is replayed or acted on, since the journal no longer says what was played."""
+    path = tmp_path / "j.db"
+    runner, journal = runner_on(path, NO_MAX)
+    betting(runner)
+    runner.command("place_bet", box=1, wager="versus_croupier", amount=50)
+    bet = [r for r in journal.records(kinds=["command"])][-1]
+    journal.close()
+    assert bet.payload["args"]["amount"] == 50
+    edit_payload(path, bet.seq, json.dumps({**bet.payload, "args": {**bet.payload["args"],
+                                                                    "amount": 5000}}))
+
+    runner, journal = runner_on(path, NO_MAX)
+    with pytest.raises(TablectlError, match=r"(?s)record %d.*journal verify" % bet.seq) as err:
+        runner.recover()
+    journal.close()
+    assert runner.table.round is None or not runner.table.round.bets, "nothing replayed"
+    with Journal.open(path, readonly=True) as j:
+        alarm = j.last(kind="alarm").payload
+        kinds = [r.kind for r in j.records(since=bet.seq)]
+    assert alarm["kind"] == "journal_damaged" and alarm["bad_seq"] == bet.seq
+    assert "recovery" not in kinds and "restart" not in kinds
+    assert "Nothing was acted on" in str(err.value)
+
+
+def test_the_daemon_stops_on_a_round_whose_records_were_edited(tmp_path):
+    """The service: status 65 (the unit does not restart it), the reason in ``failed``, the
+    alarm in the journal and no device opened or input taken."""
+    path = tmp_path / "j.db"
+    runner, journal = runner_on(path, NO_MAX)
+    betting(runner)
+    runner.command("place_bet", box=1, wager="versus_croupier", amount=50)
+    bet = [r for r in journal.records(kinds=["command"])][-1]
+    journal.close()
+    edit_payload(path, bet.seq, json.dumps({**bet.payload, "role": "supervisor"}))
+
+    svc = Service(parse_text(CONFIG.format(limits="", journal=path)), notifier=Notifier(None),
+                  open_panel=False)
+    assert asyncio.run(asyncio.wait_for(svc.run(), 30)) == EXIT_UNRECOVERABLE
+    assert f"record {bet.seq}" in svc.failed and "does not verify" in svc.failed
+    with Journal.open(path, readonly=True) as j:
+        after = [r.kind for r in j.records(since=bet.seq)]
+    assert "alarm" in after and "recovery" not in after and "restart" not in after

@@ -49,6 +49,11 @@ class ReplayDiverged(TablectlError):
     is refused on replay, or the reverse. Journaled as an ``alarm``; nothing was acted on."""
 
 
+class JournalDamaged(ReplayDiverged):
+    """A record the table would be rebuilt from does not verify against the hash chain.
+    Journaled as an ``alarm``; nothing was replayed or acted on."""
+
+
 @dataclass
 class _Commit:
     """What one commit carries: the records in journal order, then what is done once they
@@ -297,7 +302,10 @@ class TableRunner:
         last_open = self.journal.last(kind=Kind.ROUND_OPEN.value)
         if last_open is not None and isinstance(last_open.payload, dict) \
                 and last_open.payload.get("snapshot"):
-            start, snapshot = last_open.seq, last_open.payload["snapshot"]
+            start = last_open.seq
+        self._check_chain(max(start - 1, 0))
+        if start:
+            snapshot = last_open.payload["snapshot"]
             change = self._as_played(last_open)
             self.table.restore(snapshot)
             self._warm_integrity(start)
@@ -329,6 +337,25 @@ class TableRunner:
             report["configuration"] = change
         self.journal.append(Kind.RECOVERY.value, {"report": report}, self._round_id(), "service")
         return report
+
+    def _check_chain(self, since: int) -> None:
+        """The records the table is rebuilt from (the round in play's snapshot on) must be
+        the ones the hash chain vouches for: an edited one would replay what was not played.
+        Otherwise the ``alarm`` is journaled and :class:`JournalDamaged` raised; nothing was
+        replayed or acted on."""
+        checked = self.journal.verify(since=since)
+        if checked.ok:
+            return
+        message = (f"the journal's record {checked.bad_seq}, which the table would be rebuilt "
+                   f"from, does not verify: {checked.reason}. Nothing was acted on. Keep the "
+                   "journal file as it is for the inspectors, see `tablectl journal verify`, "
+                   "and start the table on a journal restored from a backup or a new one")
+        self.broken = message
+        self.journal.append(Kind.ALARM.value,
+                            {"kind": "journal_damaged", "bad_seq": checked.bad_seq,
+                             "reason": checked.reason, "checked_after": since,
+                             "message": message}, None, "service")
+        raise JournalDamaged(message)
 
     # --- the configuration a round was played under ---------------------------------------
     def _as_played(self, last_open: Record) -> dict[str, Any] | None:
