@@ -1809,17 +1809,34 @@ class Table:
         decision, the seated player's, binds every bet versus the croupier on the box."""
         return self.interpretations.get("shared_box_decision") == "seated_player"
 
+    def _box_players(self, box: int) -> list[str | None]:
+        """The players with a bet of any kind on ``box``, the box's own (no name) first."""
+        return sorted({k.player for k, v in self.round.bets.items() if k.box == box and v > 0},
+                      key=lambda p: (p is not None, p or ""))
+
+    def _box_deciders(self, box: int) -> list[str | None]:
+        """Under seated_player, who may give ``box``'s decision. The table cannot see who sits:
+        a bet without a name is the box's own, so its player is the seated one and every named
+        player backs the box; when every bet is named, any player with a bet on the box may
+        be the seated one, and the first to decide is taken as him (Q2)."""
+        players = self._box_players(box)
+        return [None] if None in players else players
+
     def _pending_decisions(self) -> list[dict[str, Any]]:
         r = self.round
         wager = self.flow.decision_wager
         if wager is None:
             return []
-        decided = {b for b, _ in r.decisions} if self._box_decides() else set()
-        out = []
-        for k, amount in r.bets.items():
-            if k.wager == wager and amount > 0 and k.box not in r.void_boxes \
-                    and k.box not in decided and (k.box, k.player) not in r.decisions:
-                out.append({"box": k.box, "player": k.player})
+        open_boxes = {k.box for k, amount in r.bets.items()
+                      if k.wager == wager and amount > 0 and k.box not in r.void_boxes}
+        if self._box_decides():
+            # one decision per box, from its seated player (_box_deciders)
+            decided = {b for b, _ in r.decisions}
+            return [{"box": b, "player": p} for b in sorted(open_boxes - decided)
+                    for p in self._box_deciders(b)]
+        out = [{"box": k.box, "player": k.player} for k, amount in r.bets.items()
+               if k.wager == wager and amount > 0 and k.box in open_boxes
+               and (k.box, k.player) not in r.decisions]
         return sorted(out, key=lambda d: (d["box"], d["player"] or ""))
 
     def _reveal_and_settle(self) -> None:
@@ -2337,19 +2354,16 @@ class Table:
             raise TablectlError(f"decision must be 'play' or 'fold', got {decision!r}")
         r = self.round
         key = BetKey(self._check_box(box), self.flow.decision_wager, player)
-        if key not in r.bets or box in r.void_boxes:
-            raise TablectlError(f"box {box}{' ' + player if player else ''} has no "
-                                f"{self.flow.decision_wager} bet in play, so nothing to decide")
-        if (box, player) in r.decisions:
-            raise TablectlError(f"box {box} already decided {r.decisions[(box, player)]}; "
-                                "the decision is irrevocable (art. 9(3))")
         if self._box_decides():
-            made = [(p, d) for (b, p), d in r.decisions.items() if b == box]
-            if made:
-                raise TablectlError(f"box {box} already decided {made[0][1]}"
-                                    f"{' (' + made[0][0] + ')' if made[0][0] else ''}: the "
-                                    "seated player's decision binds the box "
-                                    "(interpretation shared_box_decision=seated_player)")
+            self._check_box_decider(box, player)
+        else:
+            if key not in r.bets or box in r.void_boxes:
+                raise TablectlError(f"box {box}{' ' + player if player else ''} has no "
+                                    f"{self.flow.decision_wager} bet in play, so nothing to "
+                                    "decide")
+            if (box, player) in r.decisions:
+                raise TablectlError(f"box {box} already decided {r.decisions[(box, player)]}; "
+                                    "the decision is irrevocable (art. 9(3))")
         r.decisions[(box, player)] = decision
         if decision == "play" and self.flow.decision_wager == "ante":
             # 78/2008 art. 9(4): the Play bet equals the Ante.
@@ -2358,6 +2372,38 @@ class Table:
         if not self._pending_decisions():
             self.decisions_done()
             self._reveal_and_settle()
+
+    def _check_box_decider(self, box: int, player: str | None) -> None:
+        """Under seated_player (Q2, 89/2004 art. 6(1), 9(2)): refuse a decision for ``box``
+        that is not its seated player's, or that comes after the box's decision."""
+        r, wager = self.round, self.flow.decision_wager
+        reading = "(interpretation shared_box_decision=seated_player, 89/2004 art. 9(2))"
+        if box in r.void_boxes or not any(k.box == box and k.wager == wager and v > 0
+                                          for k, v in r.bets.items()):
+            raise TablectlError(f"box {box} has no {wager} bet in play, so nothing to decide")
+        made = [(p, d) for (b, p), d in r.decisions.items() if b == box]
+        if made:
+            raise TablectlError(f"box {box} already decided {made[0][1]}"
+                                f"{' (' + made[0][0] + ')' if made[0][0] else ''}: the "
+                                "seated player's decision binds the box and is irrevocable "
+                                f"(art. 9(3)) {reading}")
+        deciders = self._box_deciders(box)
+        if player in deciders:
+            return
+        if deciders == [None]:
+            raise TablectlError(f"{player} backs box {box}: its seated player, whose bets on "
+                                "it carry no name, decides play or fold for every bet versus "
+                                f"the croupier on it {reading}; give the decision for box "
+                                f"{box} without a player")
+        named = ", ".join(str(p) for p in deciders)
+        if player is None:
+            raise TablectlError(f"box {box} has no bet without a player's name, so no player "
+                                f"of its own; give the name of the player seated at it "
+                                f"({named}), whose decision binds the box {reading}")
+        raise TablectlError(f"{player} has no bet on box {box}, so cannot be seated at it; "
+                            f"give the decision of the player seated at it "
+                            f"({'one of ' if len(deciders) > 1 else ''}{named}), which binds "
+                            f"the box {reading}")
 
     def _cmd_holdem_action(self, seat: int, action: str, amount: int | None = None) -> None:
         self._require("player_decisions", what="record a betting action")

@@ -54,7 +54,8 @@ def _base(table: "Table") -> dict[str, Any]:
 def q_poker(table: "Table") -> dict[str, Any]:
     r = table.round
     # interpretation shared_box_decision=seated_player: the one player who decided for the box
-    # is the seated one, and his decision binds the others' bets versus the croupier
+    # is the seated one (Table._box_deciders), and his decision binds the others' bets versus
+    # the croupier, also when his own bet is only the pair bonus
     by_seated = table.interpretations.get("shared_box_decision") == "seated_player"
     boxes = []
     for b in r.bet_boxes():
@@ -68,7 +69,7 @@ def q_poker(table: "Table") -> dict[str, Any]:
                 amount = sum(v for k, v in r.bets.items() if (k.box, k.wager, k.player) == (b, w, p))
                 if amount:
                     entry[w] = amount
-            if "versus_croupier" in entry and (b, p) in r.decisions:
+            if (b, p) in r.decisions and ("versus_croupier" in entry or by_seated):
                 entry["decision"] = r.decisions[(b, p)]
             if by_seated and p in deciders:
                 entry["seated"] = True
