@@ -1,7 +1,9 @@
 """Q Poker's reading Q2 ``shared_box_decision=seated_player`` (89/2004 art. 6(1), 9(2)) at the
 table: the player seated at a box decides play or fold for every bet versus the croupier on it,
 whatever his own bets, a backer's decision is refused, and the table's round document is read
-by the rules as the table read the decision.
+by the rules as the table read the decision. Fortune 3 Card Poker has no such reading (78/2008
+art. 6(2): a player bets only on his own box); there a decision from a player without an Ante
+of his own is refused and the table goes on.
 
 Expected amounts are worked out by hand from the articles cited beside them.
 """
@@ -10,7 +12,7 @@ import pytest
 from controller.errors import TablectlError
 from controller.journal import Journal
 from controller.rig import Rig
-from controller.rules import get_game
+from controller.rules import RuleError, get_game
 from controller.rules.cards import Card
 from controller.table import Table, settle_doc
 from controller.table.runner import TableRunner
@@ -196,6 +198,29 @@ def test_the_seated_players_decision_stands_after_a_restart(tmp_path):
     nets = {(w["player"], w["wager"]): w["net"] for w in t.round.settlement["wagers"]}
     assert nets[("bo", "versus_croupier")] == -10                  # art. 9(3): box 2 folded
     journal.close()
+
+
+# --- Fortune 3 Card Poker (78/2008) -------------------------------------------------------------
+
+def test_fortune_has_no_shared_box_reading():
+    with pytest.raises(RuleError, match="no interpretation 'shared_box_decision'"):
+        table("fortune-3-card-poker", interpretations=SEATED)
+
+
+def test_fortune_a_decider_without_an_ante_of_his_own_is_refused_and_the_table_goes_on():
+    t = table("fortune-3-card-poker")
+    t.command("place_bet", box=2, wager="ante", amount=10, player="ana")
+    t.command("place_bet", box=4, wager="pair_plus", amount=5, player="bo")
+    draw(t, "9s", "2c", "Kc", "9d", "3c", "7d", "5h", "8h", "2s")
+    assert t.state == "player_decisions"
+    before = len(t.outbox)
+    for box, player in ((4, "bo"), (2, "bo"), (2, None)):
+        with pytest.raises(TablectlError, match="has no ante bet in play, so nothing to decide"):
+            t.command("decide", box=box, decision="play", player=player)
+        unchanged(t, before)
+    t.command("decide", box=2, decision="play", player="ana")
+    assert t.round.bets[next(k for k in t.round.bets if k.wager == "play")] == 10  # art. 9(4)
+    assert t.state == "settlement"
 
 
 # --- through the real daemon and its control socket --------------------------------------------
