@@ -207,14 +207,18 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 1
 
 
+def span(report: VerifyReport) -> str:
+    """The records the chain vouches for (at least one), as words."""
+    return "record 1" if report.head_seq == 1 else f"records 1-{report.head_seq}"
+
+
 def way_out(report: VerifyReport) -> str:
     """What ``verify`` advises for a journal that does not verify: what the chain still
     vouches for, how to get it, and where the rest comes from."""
     if report.head_seq == 0:
         return ("The chain vouches for no record: restore the journal from a backup "
                 "(docs/journal.md).")
-    which = "record 1" if report.head_seq == 1 else f"records 1-{report.head_seq}"
-    return (f"The chain vouches for {which} (`tablectl journal export --verified-only` "
+    return (f"The chain vouches for {span(report)} (`tablectl journal export --verified-only` "
             "exports them); restore the journal from a backup for the rest "
             "(docs/journal.md).")
 
@@ -488,8 +492,7 @@ def vouched(report: VerifyReport) -> str:
     if report.head_seq == 0:
         return ("The chain vouches for no record: record 1 is bad. Restore the journal from "
                 "a backup (docs/journal.md).")
-    which = "record 1" if report.head_seq == 1 else f"records 1-{report.head_seq}"
-    return (f"The chain vouches for {which}: run the export again with --verified-only to "
+    return (f"The chain vouches for {span(report)}: run the export again with --verified-only to "
             "export them (it exits 1: not the whole journal), and restore the journal from a "
             "backup for the rest (docs/journal.md).")
 
