@@ -471,7 +471,11 @@ class Table:
             "conditions": {d: sorted(c) for d, c in self.conditions.items() if c},
             "devices": {d: {"link": "lost" if "link_lost" in self.conditions.get(d, ()) else "up",
                             **_shown_identity(ident)} for d, ident in self.identities.items()},
-            "round": r.summary() if r else None, "hands": hands,
+            # who may give each decision the table waits for, as ``decide`` takes it under
+            # either reading of Q2 (no card): the console draws one play/fold pair per entry
+            "round": {**r.summary(), "pending_decisions": self._pending_decisions()
+                      if self.state == "player_decisions" else []} if r else None,
+            "hands": hands,
             "set_aside": self.vault.set_aside_cards(),
             "expected": self._expected_json(),
             "holdem": self._holdem_json(),
