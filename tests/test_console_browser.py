@@ -783,6 +783,96 @@ def test_each_bet_has_a_remove_button_while_bets_are_open_and_none_after(browser
     expect(dealer.get_by_test_id("box-3").locator("[data-wager=versus_croupier]")).to_contain_text("20")
 
 
+# --- who decides play or fold on a shared box (89/2004 art. 6(1), 9(2); Q2) -------------------
+
+@pytest.fixture
+def seated_live(tmp_path):
+    """A Q Poker table dealt from the shoe under ``[interpretations] shared_box_decision =
+    "seated_player"``: the daemon is started again on that configuration before any round."""
+    import signal
+    table = DaemonTable(tmp_path, "q-poker", "shoe")
+    try:
+        table.rig.kill(signal.SIGTERM)
+        table.rig.interpretations = {"shared_box_decision": "seated_player"}
+        table.rig.write_config()
+        assert 'shared_box_decision = "seated_player"' in table.rig.config_path.read_text()
+        table.rig.start_controller()
+        table.rig.wait_links()
+        table.wait(lambda: api_up(table))
+    except BaseException:
+        table.close()
+        raise
+    yield table
+    table.close()
+
+
+def api_up(live):
+    try:
+        with urllib.request.urlopen(urllib.request.Request(f"{live.url}/api/health", headers={
+                "Authorization": f"Bearer {TOKENS['display']}"}), timeout=2):
+            return True
+    except OSError:
+        return False
+
+
+def test_under_seated_player_the_console_offers_play_fold_to_the_seated_player_alone(
+        browser, seated_live):
+    """The page drew a play/fold pair for each bet versus the croupier not yet decided: on a
+    box whose seated player holds only the pair bonus it offered the backer's pair, which the
+    table refuses, and none for the seated player, whose decision the table takes. It now
+    draws one pair for each decision the table waits for (``view.round.pending_decisions``)."""
+    live = seated_live
+    supervisor(live, "open_table")
+    dealer = open_page(browser, live, "dealer")
+    front(dealer).locator("[data-command=deck_ready]").click()
+    state_is(dealer, "bets_open")
+    bet(dealer, 2, "pair_bonus", 10)                  # the seated player's own: no name
+    assert supervisor(live, "place_bet", box=2, wager="versus_croupier", amount=20,
+                      player="bo")["ok"]              # a backer's
+    expect(dealer.get_by_test_id("box-2").locator("[data-wager=versus_croupier]")
+           ).to_contain_text("20")
+    for _ in range(6):                       # art. 7(1): box 2 and the croupier, three each
+        live.devices["shoe"].draw()
+    state_is(dealer, "player_decisions")
+    box = dealer.get_by_test_id("box-2")
+    expect(box.locator("button.play")).to_have_count(1)
+    expect(box.locator("button.fold")).to_have_count(1)
+    expect(box.get_by_test_id("play-2")).to_have_count(1)      # the seated player's, no name
+    expect(box.get_by_test_id("play-2-bo")).to_have_count(0)
+    shot(front(dealer), "q-poker-dealer-seated-player-decides")
+    box.get_by_test_id("fold-2").click()
+    state_is(dealer, "settlement")
+    assert live.view()["round"]["decisions"] == [{"box": 2, "player": None, "decision": "fold"}]
+    _, nets = settled_nets(live)
+    assert nets[(2, "versus_croupier")] == -10    # art. 9(3): his fold binds bo's bet: half
+    expect(dealer.get_by_test_id("decision-2")).to_contain_text("Fold")
+    expect(dealer.locator("button.play, button.fold")).to_have_count(0)
+
+
+@pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)
+def test_under_per_player_the_console_offers_play_fold_to_each_bettor_versus_the_croupier(
+        browser, live):
+    """The same box under the default reading: each player with a bet versus the croupier
+    decides for his own bet, so the backer has a pair of his own and the player with only the
+    pair bonus has none (a guard: the page drew this before the view listed the decisions)."""
+    supervisor(live, "open_table")
+    dealer = open_page(browser, live, "dealer")
+    front(dealer).locator("[data-command=deck_ready]").click()
+    state_is(dealer, "bets_open")
+    bet(dealer, 2, "pair_bonus", 10)
+    assert supervisor(live, "place_bet", box=2, wager="versus_croupier", amount=20,
+                      player="bo")["ok"]
+    for _ in range(6):
+        live.devices["shoe"].draw()
+    state_is(dealer, "player_decisions")
+    box = dealer.get_by_test_id("box-2")
+    expect(box.locator("button.play")).to_have_count(1)
+    expect(box.get_by_test_id("play-2-bo")).to_have_count(1)
+    box.get_by_test_id("play-2-bo").click()
+    state_is(dealer, "settlement")
+    assert live.view()["round"]["decisions"] == [{"box": 2, "player": "bo", "decision": "play"}]
+
+
 # --- the page after the controller restarts --------------------------------------------------
 
 @pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)

@@ -7,8 +7,6 @@
   const $ = (id) => document.getElementById(id);
   const TOKEN_KEY = "tablectl-token";
   const SUITS = { s: "♠", h: "♥", d: "♦", c: "♣" };
-  // The wager whose holder plays or folds (89/2004 art. 9(3); 78/2008 art. 9(4)).
-  const DECISION_WAGER = { "q-poker": "versus_croupier", "fortune-3-card-poker": "ante" };
   let token = null, role = null, commands = [], doc = null, refreshTimer = null, lastKey = null;
   // Hold'em seats and stacks before the hand starts come only in the `seats` event.
   let seating = null;
@@ -500,16 +498,15 @@
       b.append(el("div", { class: "box-controls" }, sel, amt,
         button("place_bet", () => ({ box: n, wager: sel.value, amount: num(amt.value) }), { "data-testid": "bet-" + n })));
     }
-    const wager = DECISION_WAGER[d.game.id];
-    if (d.state === "player_decisions" && can("decide") && wager && !(r.void_boxes || []).includes(n)) {
-      // one play/fold per player holding the deciding wager on this box (Q Poker boxes may be shared)
-      const decided = (r.decisions || []).filter((x) => x.box === n).map((x) => x.player);
-      const pending = (r.bets || []).filter((x) => x.box === n && x.wager === wager && !decided.includes(x.player));
-      for (const bet of pending) {
-        const args = (decision) => Object.assign({ box: n, decision }, bet.player ? { player: bet.player } : {});
-        const suffix = bet.player ? "-" + bet.player : "";
+    if (d.state === "player_decisions" && can("decide")) {
+      // one play/fold per decision the table waits for, from whom it takes it: the table's own
+      // list (no Hold'em, no void box, nothing decided; under Q Poker's seated_player reading
+      // the seated player alone, whatever his own bets), not one per bet of the deciding wager
+      for (const due of (r.pending_decisions || []).filter((x) => x.box === n)) {
+        const args = (decision) => Object.assign({ box: n, decision }, due.player ? { player: due.player } : {});
+        const suffix = due.player ? "-" + due.player : "";
         b.append(el("div", { class: "box-controls" },
-          bet.player ? el("span", { class: "muted", text: bet.player }) : null,
+          due.player ? el("span", { class: "muted", text: due.player }) : null,
           el("button", { type: "button", class: "play", "data-testid": "play-" + n + suffix, onclick: () => send("decide", args("play")) }, bi("labels", "play")),
           el("button", { type: "button", class: "fold", "data-testid": "fold-" + n + suffix, onclick: () => send("decide", args("fold")) }, bi("labels", "fold"))));
       }
