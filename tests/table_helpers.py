@@ -1,9 +1,14 @@
 """Helpers for the table-machine tests: build tables and feed them device events."""
 from __future__ import annotations
 
+from pathlib import Path
+
+from controller.integrity import IntegrityMonitor
+from controller.journal import Journal
 from controller.rules import get_game
 from controller.rules.cards import Card
 from controller.table import Table
+from controller.table.runner import TableRunner
 from drivers import events as ev
 
 DEVICES = {"shoe": "shoe", "shuffler": "shuffler", "dice": "dice", "sensors": "box-sensors"}
@@ -16,6 +21,25 @@ def table(game: str, mode: str = "shoe", **kw) -> Table:
     t.command("open_table", role="supervisor")
     ready(t)
     return t
+
+
+def shuffler_runner(path: Path, game: str, **interpretations: str) -> TableRunner:
+    """A journaled table dealt by the shuffler, with Hold'em's blinds and the integrity
+    monitor; what it asks of the devices is kept in ``run.sent`` instead of being sent."""
+    table = Table("T1", get_game(game), "shuffler", layout_boxes=LAYOUT[game], devices=DEVICES,
+                  interpretations=interpretations or None,
+                  holdem={"small_blind": 5, "big_blind": 10} if game == "texas-holdem" else None,
+                  integrity=IntegrityMonitor(deck_per_round=game == "super-pan-9"))
+    run = TableRunner(table, Journal.open(path / "journal.db", "T1"))
+    run.sent = []
+    run.send = run.sent.append
+    return run
+
+
+def asked(run: TableRunner, since: int = 0) -> list[str]:
+    """What the table asked of its devices (journaled ``device_command``), in order."""
+    return [r.payload["action"] for r in run.journal.records(since=since,
+                                                               kinds=["device_command"])]
 
 
 def ready(t: Table) -> None:

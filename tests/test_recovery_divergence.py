@@ -165,13 +165,22 @@ def test_the_daemon_stops_on_a_journal_it_cannot_replay_and_loses_nothing(tmp_pa
     assert list(seen["bets"].values()) == [50]
 
 
-def edit_payload(path, seq, payload):
-    """What a hand on the file would do: the payload column of record ``seq`` rewritten."""
+def with_an_edited_bet(path, edit):
+    """A journal whose round in play holds a bet of 50, then its record's payload column
+    rewritten by ``edit(payload)`` on the file, as a hand on it would: the bet's record."""
     import sqlite3
+    runner, journal = runner_on(path, NO_MAX)
+    betting(runner)
+    runner.command("place_bet", box=1, wager="versus_croupier", amount=50)
+    bet = [r for r in journal.records(kinds=["command"])][-1]
+    journal.close()
+    assert bet.payload["args"]["amount"] == 50
     conn = sqlite3.connect(path)
     with conn:
-        conn.execute("UPDATE records SET payload = ? WHERE seq = ?", (payload, seq))
+        conn.execute("UPDATE records SET payload = ? WHERE seq = ?",
+                     (json.dumps(edit(bet.payload)), bet.seq))
     conn.close()
+    return bet
 
 
 def test_a_round_whose_journaled_inputs_were_edited_is_not_rebuilt_from_them(tmp_path):
@@ -179,14 +188,7 @@ def test_a_round_whose_journaled_inputs_were_edited_is_not_rebuilt_from_them(tmp
     first: a bet's record edited on the file (50 made 5000) is named, journaled as an alarm,
     and nothing is replayed or acted on, since the journal no longer says what was played."""
     path = tmp_path / "j.db"
-    runner, journal = runner_on(path, NO_MAX)
-    betting(runner)
-    runner.command("place_bet", box=1, wager="versus_croupier", amount=50)
-    bet = [r for r in journal.records(kinds=["command"])][-1]
-    journal.close()
-    assert bet.payload["args"]["amount"] == 50
-    edit_payload(path, bet.seq, json.dumps({**bet.payload, "args": {**bet.payload["args"],
-                                                                    "amount": 5000}}))
+    bet = with_an_edited_bet(path, lambda p: {**p, "args": {**p["args"], "amount": 5000}})
 
     runner, journal = runner_on(path, NO_MAX)
     with pytest.raises(TablectlError, match=r"(?s)record %d.*journal verify" % bet.seq) as err:
@@ -205,12 +207,7 @@ def test_the_daemon_stops_on_a_round_whose_records_were_edited(tmp_path):
     """The service: status 65 (the unit does not restart it), the reason in ``failed``, the
     alarm in the journal and no device opened or input taken."""
     path = tmp_path / "j.db"
-    runner, journal = runner_on(path, NO_MAX)
-    betting(runner)
-    runner.command("place_bet", box=1, wager="versus_croupier", amount=50)
-    bet = [r for r in journal.records(kinds=["command"])][-1]
-    journal.close()
-    edit_payload(path, bet.seq, json.dumps({**bet.payload, "role": "supervisor"}))
+    bet = with_an_edited_bet(path, lambda p: {**p, "role": "supervisor"})
 
     svc = Service(parse_text(CONFIG.format(limits="", journal=path)), notifier=Notifier(None),
                   open_panel=False)

@@ -13,36 +13,22 @@ On the runner and a real journal; a restart is a real recovery from the journal.
 """
 import pytest
 
-from controller.integrity import IntegrityMonitor
 from controller.journal import Journal
-from controller.rules import get_game
 from controller.rules.cards import Card
-from controller.table import Table
-from controller.table.runner import TableRunner
 from drivers import events as ev
 
-from table_helpers import DEVICES, LAYOUT
+from table_helpers import asked, shuffler_runner
 
 C = Card.parse
-HOLDEM = {"small_blind": 5, "big_blind": 10}
 GAMES = ["q-poker", "fortune-3-card-poker", "texas-holdem", "super-pan-9"]
 FAILED = ("shuffler {action}: the controller could not carry it out (boom); report this "
           "with the service's log, which holds the details")
 
 
 def make(path, game):
-    table = Table("T1", get_game(game), "shuffler", layout_boxes=LAYOUT[game], devices=DEVICES,
-                  holdem=HOLDEM if game == "texas-holdem" else None,
-                  integrity=IntegrityMonitor(deck_per_round=game == "super-pan-9"))
-    run = TableRunner(table, Journal.open(path / "journal.db", "T1"))
-    run.sent = []
-    run.send = run.sent.append
-    return run
+    return shuffler_runner(path, game)
 
 
-def asked(run, since=0):
-    return [r.payload["action"] for r in run.journal.records(since=since,
-                                                               kinds=["device_command"])]
 
 
 def of_kind(run, kind, since=0):
