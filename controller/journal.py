@@ -802,6 +802,8 @@ def _verify_rows(conn: sqlite3.Connection, table_id: str,
                 copied = _copy_of(conn, seq, row[9])
                 if copied is not None:
                     problem = f"it is a copy of record {copied}: the record was duplicated"
+                elif seq == 1 and row[3] != table_id:
+                    problem = _other_table(conn, row[3], table_id) or problem
                 return bad(seq, problem)
             if anchor is not None and seq == anchor[0]:
                 if row[11] != anchor[1]:
@@ -816,6 +818,25 @@ def _verify_rows(conn: sqlite3.Connection, table_id: str,
                             f"anchored record is gone: the journal ends at record "
                             f"{prev_seq} (records were cut off the end)")
     return VerifyReport(True, count, prev_seq, prev_hash)
+
+
+# What verify says when only the journal's own table id was changed (journal_cli words the
+# way out for it).
+META_EDITED = "that table id was edited, the records were not"
+
+
+def _other_table(conn: sqlite3.Connection, table: Any, table_id: str) -> str:
+    """When record 1 is another table's: '' unless every record is that one table's, which
+    says the journal's own table id (its meta table) was changed, not the records."""
+    try:
+        tables = conn.execute("SELECT DISTINCT table_id FROM records LIMIT 2").fetchall()
+    except sqlite3.Error:
+        return ""
+    if len(tables) != 1:
+        return ""
+    return (f"every record is table {table!r}'s, but the journal's own table id (in its "
+            f"meta table) says {table_id!r}: {META_EDITED}; put it back to {table!r} "
+            "(or restore the journal from a backup)")
 
 
 def _copy_of(conn: sqlite3.Connection, seq: int, body: Any) -> int | None:

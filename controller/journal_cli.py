@@ -19,7 +19,7 @@ from typing import Any
 
 from controller.access import exists
 from controller.errors import TablectlError
-from controller.journal import Journal, Kind, Record, VerifyReport
+from controller.journal import META_EDITED, Journal, Kind, Record, VerifyReport
 
 DEFAULT_CONFIG = Path("/etc/tablectl/table.toml")
 
@@ -215,6 +215,9 @@ def span(report: VerifyReport) -> str:
 def way_out(report: VerifyReport) -> str:
     """What ``verify`` advises for a journal that does not verify: what the chain still
     vouches for, how to get it, and where the rest comes from."""
+    if META_EDITED in report.reason:
+        return ("The records themselves verify once the table id is put back "
+                "(docs/journal.md).")
     if report.head_seq == 0:
         return ("The chain vouches for no record: restore the journal from a backup "
                 "(docs/journal.md).")

@@ -127,3 +127,21 @@ def test_a_journal_cut_short_is_named_as_cut_short(tmp_path, cut):
     assert f"{len(data) - cut} bytes" in out.stderr and f"{len(data)}" in out.stderr
     assert "restore" in out.stderr and "backup" in out.stderr
     assert "inserted" not in out.stderr and "not a tablectl journal" not in out.stderr
+
+
+def test_a_journal_whose_own_table_id_was_edited_is_named_so_not_its_records(tmp_path):
+    """The table id in the journal's meta table changed: every record is still the one table's
+    and verifies against the chain. The report names the edit where it is, not record 1 as
+    "another table's" with nothing vouched for."""
+    path = tmp_path / "journal.db"
+    fill(path)
+    sql(path, "UPDATE meta SET value = 'T9' WHERE key = 'table_id'")
+    with Journal.open(path, readonly=True) as j:
+        report = j.verify()
+    assert (report.ok, report.bad_seq) == (False, 1), report
+    assert "'T1'" in report.reason and "'T9'" in report.reason
+    assert "table id" in report.reason and "meta" in report.reason
+    assert "the records were not" in report.reason
+    out = tablectl("journal", "verify", "--journal", str(path))
+    assert out.returncode == 1
+    assert "put it back to 'T1'" in out.stderr and "verify once the table id" in out.stderr
