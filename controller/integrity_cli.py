@@ -5,13 +5,12 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import sys
 from typing import Callable, Iterator
 
 from controller.integrity.report import format_text, summarise
 from controller.journal import Record
 from controller.journal_cli import (DEFAULT_CONFIG, export_open_round, held, open_journal,
-                                    parse_since, refusal, stopped, verified_only)
+                                    parse_since, refuses, stopped, verified_only)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -45,9 +44,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         since_wall = min(since_wall, 2**63 - 1)      # SQLite's integers stop at 2262
     with open_journal(args) as journal, journal.verified() as snap:
         report = snap.report
-        if not report.ok and not args.verified_only:
-            print(refusal(journal, report, "reported", "report on the records it vouches "
-                          "for"), file=sys.stderr)
+        if refuses(journal, report, args.verified_only, "reported",
+                   "report on the records it vouches for"):
             return 1
         open_id = export_open_round(journal, args, report)
         records = (r.to_json() for r in snap.records(

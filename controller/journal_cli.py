@@ -234,9 +234,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     records the chain vouches for and still exits 1."""
     with open_journal(args) as journal, journal.verified() as snap:
         report = snap.report
-        if not report.ok and not args.verified_only:
-            print(refusal(journal, report, "shown", "show the part of the round it vouches "
-                          "for"), file=sys.stderr)
+        if refuses(journal, report, args.verified_only, "shown",
+                   "show the part of the round it vouches for"):
             return 1
         round_id = args.round
         if round_id == "last":
@@ -365,9 +364,8 @@ def cmd_rounds(args: argparse.Namespace) -> int:
         since = parse_seq(args.since)
     with open_journal(args) as journal, journal.verified() as snap:
         report = snap.report
-        if not report.ok and not args.verified_only:
-            print(refusal(journal, report, "listed", "list the rounds it vouches for"),
-                  file=sys.stderr)
+        if refuses(journal, report, args.verified_only, "listed",
+                   "list the rounds it vouches for"):
             return 1
         rounds = journal.rounds(since, until=report.head_seq)
     print(f"{'round':>8}  {'began (UTC)':<19}  {'records':>7}  {'seq':<13}  outcome")
@@ -389,10 +387,19 @@ def refusal(journal: Journal, report: VerifyReport, done: str, instead: str) -> 
     head = f"{journal.path}: table {journal.table_id}: NOT VERIFIED: {report}\nNothing was {done}."
     if report.head_seq == 0:
         return f"{head} {vouched(report)}"
-    which = "record 1" if report.head_seq == 1 else f"records 1-{report.head_seq}"
-    return (f"{head} The chain vouches for {which}: run it again with --verified-only to "
+    return (f"{head} The chain vouches for {span(report)}: run it again with --verified-only to "
             f"{instead} (it exits 1: not the whole journal), and restore the journal from a "
             "backup for the rest (docs/journal.md).")
+
+
+def refuses(journal: Journal, report: VerifyReport, verified_only: bool, done: str,
+             instead: str) -> bool:
+    """A reader's check before it reads: True (the refusal said on stderr) when the journal
+    does not verify and ``--verified-only`` was not given."""
+    if report.ok or verified_only:
+        return False
+    print(refusal(journal, report, done, instead), file=sys.stderr)
+    return True
 
 
 def stopped(journal: Journal, report: VerifyReport, what: str, done: str) -> int:
@@ -492,6 +499,8 @@ def stop(report: VerifyReport) -> str:
 
 def vouched(report: VerifyReport) -> str:
     """Which records the chain still vouches for, and the way to export them."""
+    if META_EDITED in report.reason:
+        return way_out(report)
     if report.head_seq == 0:
         return ("The chain vouches for no record: record 1 is bad. Restore the journal from "
                 "a backup (docs/journal.md).")
