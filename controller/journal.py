@@ -295,7 +295,7 @@ class Journal:
                                "or '-', starting with a letter or digit")
         try:
             if readonly:
-                conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
+                conn = sqlite3.connect(_read_uri(path), uri=True,
                                        isolation_level=None, check_same_thread=False)
             else:
                 if path.is_dir():
@@ -603,8 +603,7 @@ class Journal:
         if self._conn is None:
             raise JournalError(f"journal {self.path} is closed")
         try:
-            conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
-                                   isolation_level=None)
+            conn = sqlite3.connect(_read_uri(self.path), uri=True, isolation_level=None)
             conn.execute("PRAGMA busy_timeout = 10000")
         except sqlite3.DatabaseError as exc:
             raise JournalError(f"journal {self.path} cannot be read: {exc}") from None
@@ -943,6 +942,19 @@ def _reserve_wal(conn: sqlite3.Connection, path: Path) -> None:
             os.close(fd)
     except (sqlite3.Error, OSError):
         return
+
+
+def _read_uri(path: Path) -> str:
+    """The URI a reader opens ``path`` by. On a read-only file system with no -wal file
+    beside the journal (one closed cleanly: an inspector's copy on write-protected media) it
+    is read as immutable, since SQLite could not make the -shm file a WAL reader needs and
+    nothing can change it there. With a -wal file, records may wait in it: read normally (a
+    -shm left beside it serves), or refused with the way out (_disk_problem)."""
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    wal = Path(f"{path}-wal")
+    if _read_only_fs(path.resolve().parent) and not (wal.exists() and wal.stat().st_size):
+        uri += "&immutable=1"
+    return uri
 
 
 def _read_only_fs(directory: Path) -> bool:

@@ -104,10 +104,44 @@ def _read_only_mount(tmp_path):
     return ["unshare", "-m", "sh", "-c", script, "sh"], rw, ro
 
 
-@pytest.mark.parametrize("command", READERS[:3], ids=lambda c: " ".join(c))
-def test_a_reader_of_a_journal_on_a_read_only_file_system_says_so(tmp_path, command):
+def left_with_its_wal(path):
+    """A journal whose writer died with records still in the -wal file beside it (a SIGKILL,
+    a power loss, a card pulled from a running table), copied with its -wal only."""
+    code = ("import os, sys; sys.path.insert(0, 'tests'); from test_journal import fill; "
+            "from controller.journal import Journal, Kind; "
+            f"fill({str(path)!r}); j = Journal.open({str(path)!r}, 'T1'); "
+            "j.append(Kind.SERVICE, {'event': 'start'}, source='daemon'); os._exit(0)")
+    subprocess.run([sys.executable, "-c", code], cwd=REPO, check=True, timeout=60)
+    wal = Path(f"{path}-wal")
+    assert wal.exists() and wal.stat().st_size > 0
+    # Copied as the journal and its -wal, without the -shm index (which is of no use once its
+    # writer is gone, and SQLite makes again): a reader must make the -shm to read the -wal.
+    Path(f"{path}-shm").unlink()
+
+
+@pytest.mark.parametrize("command", READERS, ids=lambda c: " ".join(c))
+def test_a_journal_on_read_only_media_is_read_where_nothing_waits_in_a_wal(tmp_path, command):
+    """An inspector's copy on read-only media (a write-protected card, a read-only mount): a
+    journal closed cleanly has no -wal file, so it is read as it is, without the -shm file
+    SQLite would otherwise make beside it. Nothing is written."""
     wrap, rw, ro = _read_only_mount(tmp_path)
     fill(rw / "journal.db")
+    assert not Path(f"{rw / 'journal.db'}-wal").exists()
+    before = digest(rw / "journal.db")
+    out = tablectl(*command, "--journal", ro / "journal.db", wrap=wrap)
+    assert out.returncode in (0, 1) and "Traceback" not in out.stderr, out.stderr
+    assert "read-only file system" not in out.stderr
+    assert "NOT VERIFIED" not in out.stderr and out.stdout
+    assert digest(rw / "journal.db") == before
+    assert sorted(p.name for p in rw.iterdir()) == ["journal.db", "journal.db.lock"]
+
+
+@pytest.mark.parametrize("command", READERS[:3], ids=lambda c: " ".join(c))
+def test_a_reader_of_a_journal_on_a_read_only_file_system_says_so(tmp_path, command):
+    """With records still in its -wal file, a journal on read-only media cannot be read whole
+    there (SQLite needs the -shm file to read them): the reader says so and to copy it."""
+    wrap, rw, ro = _read_only_mount(tmp_path)
+    left_with_its_wal(rw / "journal.db")
     before = digest(rw / "journal.db")
     out = tablectl(*command, "--journal", ro / "journal.db", wrap=wrap)
     not_called_damaged(out)
