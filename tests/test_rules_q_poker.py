@@ -9,17 +9,7 @@ import pytest
 from controller.rules.base import Mode, PlanRequest
 from controller.rules.errors import RuleError
 from controller.rules.q_poker import GAME
-
-
-def round_doc(boxes, croupier=("Qd", "7h", "3d"), **extra):
-    doc = {"game": "q-poker", "boxes": boxes, **extra}
-    if croupier is not None:
-        doc["croupier"] = {"cards": list(croupier)}
-    return doc
-
-
-def nets(settlement):
-    return {(w.box, w.player, w.wager): w.net for w in settlement.wagers}
+from test_q_poker import nets, round_doc
 
 
 class TestArt1OneDeckDealsAtMostSixteenBoxes:

@@ -45,6 +45,15 @@ def opened(run, path, game):
     return run
 
 
+def seat_2_asked(run):
+    """Super Pan 9: the banker at seat 1, ana's bet on seat 2 and the dice thrown so seat 2
+    is dealt first: its hand is asked of the shuffler."""
+    run.command("set_banker", seat=1, capital=1000)
+    run.command("place_bet", box=2, wager="seat", amount=100, player="ana")
+    run.command("shake")
+    run.device(ev.DiceResult(device="dice", ts=1.0, dice=(1, 1, 1, 1)))
+
+
 def fail(run, path, game, how):
     """The shuffler fails, or the controller restarts (a recovery from the journal)."""
     if how == "jam":
@@ -61,10 +70,7 @@ def test_pan9_p3_rectify_the_hand_asked_before_comes_while_held_and_is_the_seats
                                                                                   how):
     game = "super-pan-9"
     run = opened(make(tmp_path, game), tmp_path, game)
-    run.command("set_banker", seat=1, capital=1000)
-    run.command("place_bet", box=2, wager="seat", amount=100, player="ana")
-    run.command("shake")
-    run.device(ev.DiceResult(device="dice", ts=1.0, dice=(1, 1, 1, 1)))   # seat 2 first
+    seat_2_asked(run)
     assert asked(run)[-1] == "dispense_hand"
     run = fail(run, tmp_path, game, how)
     assert run.table.state == "malfunction" and run.table.round.void is None
@@ -131,10 +137,7 @@ def test_pan9_p3_rectify_the_hand_asked_before_comes_after_the_clear_and_is_the_
         tmp_path, how):
     game = "super-pan-9"
     run = opened(make(tmp_path, game), tmp_path, game)
-    run.command("set_banker", seat=1, capital=1000)
-    run.command("place_bet", box=2, wager="seat", amount=100, player="ana")
-    run.command("shake")
-    run.device(ev.DiceResult(device="dice", ts=1.0, dice=(1, 1, 1, 1)))   # seat 2 first
+    seat_2_asked(run)
     run = fail(run, tmp_path, game, how)
     mark = run.journal.head()[0]
     run.command("clear_malfunction", "supervisor")
@@ -165,10 +168,7 @@ def test_pan9_p3_rectify_a_count_only_shuffler_leaves_no_hand_over_to_void_the_r
     run.device(ev.LinkUp(device="shuffler", ts=0.2, identity=ev.DeviceIdentity(
         device_class="shuffler", vendor="v", model="m", serial="S1", firmware_version="1",
         firmware_hash="00", recognises_cards=False)))
-    run.command("set_banker", seat=1, capital=1000)
-    run.command("place_bet", box=2, wager="seat", amount=100, player="ana")
-    run.command("shake")
-    run.device(ev.DiceResult(device="dice", ts=1.0, dice=(1, 1, 1, 1)))
+    seat_2_asked(run)
     run = fail(run, tmp_path, game, how)
     run.command("clear_malfunction", "supervisor")
     run.device(ev.Status(device="shuffler", ts=6.5, state="dispensing"))
@@ -183,10 +183,7 @@ def test_pan9_p3_rectify_the_hand_that_never_left_is_asked_again_after_the_statu
                                                                                    how):
     game = "super-pan-9"
     run = opened(make(tmp_path, game), tmp_path, game)
-    run.command("set_banker", seat=1, capital=1000)
-    run.command("place_bet", box=2, wager="seat", amount=100, player="ana")
-    run.command("shake")
-    run.device(ev.DiceResult(device="dice", ts=1.0, dice=(1, 1, 1, 1)))
+    seat_2_asked(run)
     run = fail(run, tmp_path, game, how)
     mark = run.journal.head()[0]
     run.command("clear_malfunction", "supervisor")
@@ -228,10 +225,7 @@ def test_holdem_h11_rectify_the_card_asked_before_comes_after_the_clear_and_is_t
 def test_a_status_refused_for_want_of_a_link_is_asked_again_when_the_link_is_up(tmp_path):
     game = "super-pan-9"
     run = opened(make(tmp_path, game), tmp_path, game)
-    run.command("set_banker", seat=1, capital=1000)
-    run.command("place_bet", box=2, wager="seat", amount=100, player="ana")
-    run.command("shake")
-    run.device(ev.DiceResult(device="dice", ts=1.0, dice=(1, 1, 1, 1)))
+    seat_2_asked(run)
     run = fail(run, tmp_path, game, "jam")
     mark = run.journal.head()[0]
     run.command("clear_malfunction", "supervisor")
@@ -249,10 +243,7 @@ def test_a_status_refused_for_want_of_a_link_is_asked_again_when_the_link_is_up(
 def test_a_failure_while_the_status_is_awaited_asks_it_again_at_the_next_clear(tmp_path):
     game = "super-pan-9"
     run = opened(make(tmp_path, game), tmp_path, game)
-    run.command("set_banker", seat=1, capital=1000)
-    run.command("place_bet", box=2, wager="seat", amount=100, player="ana")
-    run.command("shake")
-    run.device(ev.DiceResult(device="dice", ts=1.0, dice=(1, 1, 1, 1)))
+    seat_2_asked(run)
     run = fail(run, tmp_path, game, "jam")
     run.command("clear_malfunction", "supervisor")
     run.device(ev.Status(device="shuffler", ts=6.5, state="dispensing"))
