@@ -6,7 +6,9 @@ control socket. The main loop takes them one at a time and hands them to the
 :class:`~controller.table.runner.TableRunner`, which writes each to the journal before the
 machine acts and writes the machine's decisions before anything is published, lit or sent to a
 device. The loop pings the systemd watchdog; SIGTERM stops it cleanly after the item in hand,
-with the journal closed properly.
+with the journal closed properly. On each turn it also looks at the wall clock against the
+monotonic clock (controller/clock_watch.py) and journals a step of it, as it does a start
+whose clock is behind the journal (docs/journal.md, *The clock*).
 
 A device event is acknowledged to its device only once it is journaled (the drivers are opened
 in confirm mode): the journal keeps, with each event, the device's serial number, the link
@@ -34,6 +36,8 @@ from typing import Any, Mapping
 
 from controller import __version__
 from controller.access import reason
+from controller.clock_watch import (CLOCK_BEHIND, CLOCK_STEP, HEALTH_NAME, Behind, ClockWatch,
+                                    seconds)
 from controller.config import TableConfig
 from controller.cpu_latency import DEVICE as CPU_LATENCY_DEVICE
 from controller.cpu_latency import OFF as CPU_WAKEUP_OFF
@@ -157,8 +161,12 @@ class Service:
 
     def __init__(self, config: TableConfig, *, control: str | Path | None = None,
                  notifier: Notifier | None = None, pin_factory: Any = None,
-                 open_panel: bool = True) -> None:
+                 open_panel: bool = True, clock: Any = time) -> None:
         self.config = config
+        # The journal's clock (time_ns, monotonic_ns), which the clock watch reads too: a
+        # test sets the time every record is stamped with here.
+        self.clock = clock
+        self.clock_watch: ClockWatch | None = None
         self.control_path = Path(control) if control else None
         self.notifier = notifier or Notifier.from_env()
         self.pin_factory = pin_factory
@@ -196,7 +204,7 @@ class Service:
         # SQLite takes back what a crash left in the WAL, and an older journal gets its
         # indexes rebuilt: both read as much as the journal holds.
         self._extend_start("opening the journal")
-        self.journal = Journal.open(cfg.journal_path, cfg.table_id)
+        self.journal = Journal.open(cfg.journal_path, cfg.table_id, clock=self.clock)
         try:
             return await self._run()
         finally:
@@ -206,8 +214,17 @@ class Service:
         cfg = self.config
         settings = table_settings(cfg)
         table = build_table(cfg.table_id, settings)
-        self.journal.append(Kind.SERVICE.value, {"event": "start", "pid": os.getpid()},
+        behind = self._watch_start()
+        self.journal.append(Kind.SERVICE.value, {"event": "start", "pid": os.getpid(),
+                                                 "boot_id": self.clock_watch.boot},
                             source="service")
+        if behind is not None:
+            # Journaled before anything else of this start is acted on; the table plays on
+            # (an operator runs while NTP catches up), the pit sees it in the health.
+            rec = self.journal.append(CLOCK_BEHIND, behind.payload(), source="service")
+            self.log.warning("wall clock behind the journal: it went back across the restart",
+                             behind_s=round(behind.behind_ns / 1e9, 3),
+                             last_record=behind.last_seq, record=rec.seq)
         # What a regulator asks of a round: which configuration (its file's SHA-256, every
         # setting in force, each interpretation as resolved with its default) and which
         # version of the controller ruled on it. ``table`` is what the table is built with:
@@ -251,6 +268,49 @@ class Service:
                       mode=table.mode.value)
         await self._main_loop()
         return 1 if self.failed else 0
+
+    def _watch_start(self) -> Behind | None:
+        """The clock watch's first look, against the journal's last record (before this start
+        writes any): what it found behind, or None. A last record that cannot be read is left
+        to the recovery, which names the damage."""
+        self.clock_watch = ClockWatch(self.clock)
+        try:
+            last = self.journal.last()
+        except TablectlError:
+            last = None
+        return self.clock_watch.start(last.seq if last else None,
+                                      last.wall_ns if last else None)
+
+    def _watch_clock(self) -> None:
+        """One look at the wall clock against the monotonic clock (every turn of the main
+        loop: each input, each watchdog tick). A step is journaled at once, before the input
+        in hand, so an auditor can correct the records stamped before it
+        (docs/journal.md)."""
+        watch = self.clock_watch
+        if watch is None or self.journal is None or (
+                self.runner is not None and self.runner.broken is not None):
+            return
+        was_behind = watch.behind is not None
+        step = watch.check()
+        if step is not None:
+            r = self.runner.table.round if self.runner is not None else None
+            try:
+                rec = self.journal.append(CLOCK_STEP, step.payload(),
+                                          str(r.round_id) if r is not None else None,
+                                          source="service")
+            except TablectlError as exc:
+                # As for any record the service writes: the journal is what failed.
+                if self.failed is None:
+                    self.failed = (f"the journal could not be written ({exc}); the wall "
+                                   "clock's step was not recorded. Restart the service")
+                    self.log.error("journal write failed; stopping", why=self.failed)
+                self.stop("journal write failure")
+                return
+            self.log.warning("wall clock stepped", direction="forward" if step.step_ns > 0
+                             else "back", step=seconds(step.step_ns), step_ns=step.step_ns,
+                             record=rec.seq)
+        if was_behind and watch.behind is None:
+            self.log.info("wall clock caught up with the journal")
 
     def _extend_start(self, phase: str) -> None:
         """Before a start phase whose time grows with the journal: ask systemd for the time
@@ -298,7 +358,10 @@ class Service:
             from controller.api.app import create_app
             from controller.api.serve import ApiServer
 
-            app = create_app(self.runner, self.config, drivers=self.drivers,
+            # The clock watch beside the devices: the health shows a clock behind the journal.
+            parts = {**self.drivers, HEALTH_NAME: self.clock_watch} if self.clock_watch \
+                else self.drivers
+            app = create_app(self.runner, self.config, drivers=parts,
                              submit=lambda name, role, args: self.submit(name, role, args))
         except (TablectlError, ImportError) as exc:
             # The table goes on without its console; the log says why.
@@ -464,6 +527,8 @@ class Service:
             if now - pinged >= period / 2 or item is _WAKE:
                 self.notifier.watchdog()
                 pinged = now
+            if not self._stopping.is_set():
+                self._watch_clock()
             if item is _WAKE or self._stopping.is_set():
                 continue
             self._take(item)

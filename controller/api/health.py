@@ -2,8 +2,10 @@
 
 Device health joins what the table knows (each device's identity from its hello exchange, its
 link and its conditions: jam, door open, malfunction) with what the drivers know (whether the
-link is up now, how long since the device was last heard: its heartbeats or any frame). Nothing
-here carries a card.
+link is up now, how long since the device was last heard: its heartbeats or any frame). A part
+of the controller itself with something to tell the pit (its wall clock, behind the journal at
+start: controller/clock_watch.py) stands among the drivers with a ``health_entry()`` and is
+shown in a device's shape after them. Nothing here carries a card.
 """
 from __future__ import annotations
 
@@ -27,8 +29,12 @@ def device_health(table: Any, drivers: Mapping[str, Any] | None = None) -> list[
     ``unknown``), ``last_heard_s``, ``identity`` (vendor, model, serial, firmware version and
     hash, as the device said at its last hello), ``conditions`` and ``problem`` (while the
     link is not up: the driver's latest reason it cannot link, with what to check; else
-    None)."""
+    None). Then, in the same shape, an entry for each part of the controller in ``drivers``
+    (one with ``health_entry()``) that has something to tell the pit: the wall clock, class
+    ``clock``, while it is behind the journal."""
     drivers = drivers or {}
+    parts = {n: d for n, d in drivers.items() if hasattr(d, "health_entry")}
+    drivers = {n: d for n, d in drivers.items() if n not in parts}
     out = []
     names = list(dict.fromkeys([*table.devices, *drivers]))
     for name in names:
@@ -50,6 +56,8 @@ def device_health(table: Any, drivers: Mapping[str, Any] | None = None) -> list[
                     "identity": dict(table.identities.get(name, {})) or None,
                     "conditions": conditions,
                     "problem": _problem(driver) if link != "up" else None})
+    # The controller's own parts: shown only while they have something to say.
+    out += [e for e in (p.health_entry() for p in parts.values()) if e is not None]
     return out
 
 
