@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.access import exists
+from controller.clock_watch import CLOCK_BEHIND, CLOCK_STEP, seconds
 from controller.errors import TablectlError
 from controller.journal import META_EDITED, Journal, Kind, Record, VerifyReport
 
@@ -280,10 +281,10 @@ def render_round(table_id: str, round_id: str, closed: bool, records: list[Recor
         info = f" ({', '.join(bits)})" if bits else ""
     lines = [f"Round {round_id} at table {table_id}{info}: {len(records)} records from "
              f"{_when(first)} UTC"]
-    lines.append(f"  {'seq':>6}  {'time':<12}  {'source':<12}  {'kind':<11}  what")
+    lines.append(f"  {'seq':>6}  {'time':<12}  {'source':<12}  {'kind':<12}  what")
     for rec in records:
         lines.append(f"  {rec.seq:>6}  {rec.wall.strftime('%H:%M:%S.%f')[:12]:<12}  "
-                     f"{(rec.source or '-'):<12}  {rec.kind:<11}  {describe(rec)}")
+                     f"{(rec.source or '-'):<12}  {rec.kind:<12}  {describe(rec)}")
     close = next((r for r in reversed(records) if r.kind == Kind.ROUND_CLOSE), None)
     if close is None and bad_seq is not None:
         lines.append(f"How the round went on is not shown: record {bad_seq} does not verify, "
@@ -318,7 +319,10 @@ def describe(rec: Record) -> str:
     """One line saying what a record holds, in the words of its kind."""
     p = rec.payload
     text = ""
-    if isinstance(p, dict):
+    clock = clock_text(rec)
+    if clock:
+        text = clock
+    elif isinstance(p, dict):
         if isinstance(p.get("event"), dict):     # an input wrapped with where it came from
             p = p["event"]
         frm, to = p.get("from", p.get("source")), p.get("to", p.get("dest"))
@@ -345,6 +349,19 @@ def describe(rec: Record) -> str:
     return text
 
 
+def clock_text(rec: Record) -> str:
+    """What a ``clock_step`` or ``clock_behind`` record says, in words ('' for any other)."""
+    p = rec.payload if isinstance(rec.payload, dict) else {}
+    step, behind = p.get("step_ns"), p.get("behind_ns")
+    if rec.kind == CLOCK_STEP and type(step) is int:
+        way = "forward" if step > 0 else "back"
+        return f"wall clock stepped {way} {seconds(step)} (step_ns={step})"
+    if rec.kind == CLOCK_BEHIND and type(behind) is int:
+        return (f"wall clock {seconds(behind)} behind record {p.get('last_seq')} at start "
+                f"(behind_ns={behind})")
+    return ""
+
+
 def _pairs(d: dict[str, Any]) -> str:
     out = []
     for k, v in d.items():
@@ -368,6 +385,9 @@ def cmd_rounds(args: argparse.Namespace) -> int:
                    "list the rounds it vouches for"):
             return 1
         rounds = journal.rounds(since, until=report.head_seq)
+        # The times in the list are as stamped: where the clock stepped or started behind,
+        # the list says so (the whole journal was just read to verify it; so is this).
+        clocks = list(snap.records(since=since, kinds=(CLOCK_STEP, CLOCK_BEHIND)))
     print(f"{'round':>8}  {'began (UTC)':<19}  {'records':>7}  {'seq':<13}  outcome")
     for r in rounds:
         began = dt.datetime.fromtimestamp(r.opened_ns // 10**9, tz=dt.timezone.utc)
@@ -376,6 +396,13 @@ def cmd_rounds(args: argparse.Namespace) -> int:
             outcome += f" ({r.article})"
         print(f"{r.round_id:>8}  {began:%Y-%m-%d %H:%M:%S}  {r.records:>7}  "
               f"{f'{r.first_seq}-{r.last_seq}':<13}  {outcome}")
+    for rec in clocks:
+        where = f" (round {rec.round_id})" if rec.round_id is not None else ""
+        what = ("the times stamped before it in the same boot are off by that much"
+                if rec.kind == CLOCK_STEP else "the times stamped after it are at least that "
+                "far behind, until a clock_step sets the clock")
+        print(f"Clock: record {rec.seq}{where}: {clock_text(rec) or rec.kind}; {what} "
+              "(docs/journal.md, The clock)")
     return stopped(journal, report, "The list stops", "listed")
 
 
