@@ -114,19 +114,21 @@ class ClockWatch:
         self.clock = clock
         self.threshold_ns = threshold_ns
         self.boot = boot_id()
-        self.last = self.sample()
+        # The last look, as two integers: no object is made on a look that finds no step.
+        self._wall, self._mono = clock.time_ns(), clock.monotonic_ns()
         self.behind: Behind | None = None      # a start behind the journal, not caught up
 
-    def sample(self) -> Sample:
-        return Sample(self.clock.time_ns(), self.clock.monotonic_ns())
+    @property
+    def last(self) -> Sample:
+        """The last look."""
+        return Sample(self._wall, self._mono)
 
     def start(self, last_seq: int | None, last_wall_ns: int | None) -> Behind | None:
         """Look now against the journal's last record (before this start wrote any): the
         clock behind it, or None (a new journal, or a clock at or past it)."""
-        self.last = self.sample()
+        self._wall, self._mono = self.clock.time_ns(), self.clock.monotonic_ns()
         self.behind = None
-        if last_seq is not None and last_wall_ns is not None \
-                and self.last.wall_ns < last_wall_ns:
+        if last_seq is not None and last_wall_ns is not None and self._wall < last_wall_ns:
             self.behind = Behind(last_seq, last_wall_ns, self.last, self.boot)
         return self.behind
 
@@ -134,12 +136,16 @@ class ClockWatch:
         """Look again: the step since the last look when it is beyond the threshold (either
         way), else None. Each look is the next one's reference, so drift and slewing, which
         move the clock a little at a time, never add up to a step."""
-        now = self.sample()
-        before, self.last = self.last, now
-        if self.behind is not None and now.wall_ns >= self.behind.last_wall_ns:
+        # On every input's way to the journal: two reads and a subtraction.
+        wall, mono = self.clock.time_ns(), self.clock.monotonic_ns()
+        before_wall, before_mono = self._wall, self._mono
+        self._wall, self._mono = wall, mono
+        if self.behind is not None and wall >= self.behind.last_wall_ns:
             self.behind = None                 # caught up: nothing more to show
-        step = Step(before, now, self.threshold_ns, self.boot)
-        return step if abs(step.step_ns) > self.threshold_ns else None
+        if abs((wall - mono) - (before_wall - before_mono)) <= self.threshold_ns:
+            return None
+        return Step(Sample(before_wall, before_mono), Sample(wall, mono), self.threshold_ns,
+                    self.boot)
 
     def health_entry(self) -> dict[str, Any] | None:
         """The entry the pit display's health shows while the clock is behind the journal
