@@ -2517,11 +2517,20 @@ class Table:
         if slot is None:
             raise TablectlError(f"{rec} has no card yet; name the recipient whose card "
                                 "was exposed")
+        phase = self._exposure_phase(rec)
+        if phase is Phase.DECISIONS and rec.kind == "box":
+            # Hold'em, the hole cards out: the player holds both, and which one was shown
+            # cannot be told. It stays in the hand (art. 9(1), 10(3)); none is published, as
+            # the last one dealt may be the card still face down (art. 6(2)).
+            if self._rule(self._exposure(rec), f"the croupier reported a card of {rec} "
+                          "exposed", recipient=rec, phase=phase) is not None:
+                self._publish("card_exposed", recipient=str(rec), card=None)
+            return
         if self.vault.is_face_up(slot):
             raise TablectlError(f"the last card of {rec} is already face up")
         irr = self._exposure(rec)
         self._rule(irr, f"the croupier reported a card of {rec} exposed", recipient=rec, slot=slot,
-                   phase=self._exposure_phase(rec))
+                   phase=phase)
 
     def _exposure_phase(self, rec: Recipient) -> Phase | None:
         """The phase a reported exposure is ruled in. Hold'em: a player's card is dealt only
