@@ -63,3 +63,50 @@ def test_a_player_who_leaves_mid_hand_is_folded_in_turn_and_one_all_in_stays_in(
     s = settlement(t)
     assert s["hands"]["box 1"] == {"cards": [], "category": "folded"}
     assert {w["box"]: w["net"] for w in s["wagers"]} == {1: -40, 3: 80, 6: -40}
+
+
+def _flop_read_twice(**kw):
+    """Seats 1 and 3 (button 1) see the flop; the shoe reads its second card as the first."""
+    t = table("texas-holdem", holdem={"small_blind": 5, "big_blind": 10}, **kw)
+    t.command("seat_players", seats=[1, 3], stacks=[100, 100], button=1)
+    draw(t, "Qd", "7h", "As", "Qc")                 # 3: Qd As; 1: 7h Qc
+    act(t, 3, "call")
+    act(t, 1, "check")
+    draw(t, "5h", "Ah", "Ah")                       # burn, then the Ah read twice, face up
+    return t
+
+
+def test_a_board_card_read_as_one_already_face_up_is_ruled_at_once_art_9():
+    # One deck holds each card once (art. 1(1)(3)): a board of Ah Ah is a reading every player
+    # sees is wrong. An error in the distribution is dealt with at once (art. 9(1)); the table
+    # opened the flop's betting on it and refused to settle only at the showdown, with every
+    # street bet on a board it knew was wrong. The reading is the device's failure while
+    # dealing (H11, default void: art. 9(2), every chip back), as a card it could not read.
+    t = _flop_read_twice()
+    assert t.state != "player_decisions"
+    r = rulings(t)[-1]
+    assert r["irregularity"] == "shoe_malfunction" and r["article"].startswith("11/2008 art. 9")
+    assert t.round.void is not None
+    void = [e.to_json() for e in t.outbox if e.kind == "round_void"][-1]
+    assert [(x["box"], x["amount"]) for x in void["returned"]] == [(1, 10), (3, 10)]
+    # the second reading is not shown as a card: the board holds one Ah
+    board = [e.to_json()["hand"] for e in t.outbox if e.kind == "card"
+             and e.to_json()["recipient"] == "board"][-1]
+    assert board == ["Ah", None]
+
+
+def test_under_h11_rectify_the_card_read_twice_is_entered_at_the_showdown():
+    t = _flop_read_twice(interpretations={"machine_failure": "rectify"})
+    assert t.state == "malfunction" and t.round.void is None
+    t.command("clear_malfunction", role="supervisor")
+    draw(t, "3d")                                   # the flop's third card
+    for street in ((), ("6h", "9c"), ("8h", "Jd")):
+        draw(t, *street)
+        act(t, 3, "check")
+        act(t, 1, "check")
+    assert t.state == "croupier_reveal"
+    assert [e.to_json() for e in t.outbox if e.kind == "cards_needed"][-1]["recipients"] == \
+        ["board"]
+    t.command("enter_cards", recipient="board", cards="Kh")     # as the croupier reads it
+    assert t.state == "settlement"
+    assert settlement(t)["hands"]["board"]["cards"] == ["Ah", "Kh", "3d", "9c", "Jd"]

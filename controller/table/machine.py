@@ -1259,7 +1259,9 @@ class Table:
             return
         if not self._card_event_allowed(e):
             return
-        self._take(self.tracker.card(e.card, e.face_up), self._unread(e, (e.card,)))
+        out = self.tracker.card(e.card, e.face_up)
+        twice = self._read_twice(e, out)
+        self._take(out, twice or self._unread(e, (e.card,)), self._read_twice_why(twice))
 
     def _on_card_dispensed(self, e: ev.CardDispensed) -> None:
         self._shuffler_answered()
@@ -1268,7 +1270,9 @@ class Table:
             return
         if not self._card_event_allowed(e):
             return
-        self._take(self.tracker.card(e.card, False), self._unread(e, (e.card,)))
+        out = self.tracker.card(e.card, False)
+        twice = self._read_twice(e, out)
+        self._take(out, twice or self._unread(e, (e.card,)), self._read_twice_why(twice))
 
     def _on_hand_dispensed(self, e: ev.HandDispensed) -> None:
         self._shuffler_answered()
@@ -1419,10 +1423,37 @@ class Table:
         reads = self.identities.get(e.device, {}).get("recognises_cards", False)
         return e if reads and any(c is None for c in cards) else None
 
-    def _take(self, out: Outcome, misread: ev.DeviceEvent | None = None) -> None:
+    def _read_twice(self, e: ev.DeviceEvent, out: Outcome) -> ev.DeviceEvent | None:
+        """Hold'em: ``e`` when it put a board card out read as a card already face up in the
+        round. One 52-card deck holds each card once (11/2008 art. 1(1)(3)), so one of the two
+        readings is wrong, in everyone's sight: an error in the distribution, dealt with at
+        once (art. 9), not at the showdown after every street was bet on a board known to be
+        wrong. The new reading is dropped (``out`` holds a card without a face, entered at the
+        showdown like one the device could not read) and the device failed while dealing (H11,
+        as for a card it could not read). None otherwise; a card face down is not compared, as
+        saying it repeats would tell what it is."""
+        card = out.cards[0] if len(out.cards) == 1 else None
+        if not self.flow.betting_streets or card is None or out.recipient != BOARD \
+                or not out.face_up:
+            return None
+        shown = [r for rec in self.vault.recipients() for r in self.vault.public_hand(rec)]
+        if card not in {r.card for r in shown + self.vault.set_aside_cards() if r is not None}:
+            return None
+        out.cards = (None,)
+        return e
+
+    def _read_twice_why(self, e: ev.DeviceEvent | None) -> str:
+        if e is None:
+            return ""
+        return (f"the {self._device_class(e.device)} read a board card as one already face up "
+                "at the table: one deck holds each card once (11/2008 art. 1(1)(3))")
+
+    def _take(self, out: Outcome, misread: ev.DeviceEvent | None = None,
+              read_twice: str = "") -> None:
         """Keep the card(s) of one dealing outcome and act on its irregularity, if any.
         ``misread``: the event put out a card its device could not read, a machine failure
-        while dealing (the game's own article, as the shoe's misread)."""
+        while dealing (the game's own article, as the shoe's misread); ``read_twice``: what
+        to say when it is a Hold'em board card read as one already face up (``_read_twice``)."""
         if out.recipient is None:      # beyond the plan
             self._rule(out.irregularity, out.detail)
             return
@@ -1443,8 +1474,8 @@ class Table:
             if nxt is not None and out.step is not None and nxt.deal.street == out.step.deal.street:
                 out.street_done = False      # a replacement card is still owed on this street
         if misread is not None and self.state == "dealing":
-            self._device_failure(misread, f"a card left the {self._device_class(misread.device)} "
-                                          "unread")
+            self._device_failure(misread, read_twice or
+                                 f"a card left the {self._device_class(misread.device)} unread")
             if not self._dealing_now():
                 return
         if self.state == "malfunction":
