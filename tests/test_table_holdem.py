@@ -232,7 +232,7 @@ def test_a_hole_card_exposed_while_the_board_is_dealt_stays_in_the_hand_art_9_1(
     r = rulings(t)[-1]
     assert r["irregularity"] == "player_card_exposed" and r["remedy"] == "continue"
     # which of its two cards was shown cannot be told: none is named (art. 6(2))
-    assert [e.to_json()["card"] for e in t.outbox if e.kind == "card_exposed"] == [None]
+    assert not [e for e in t.outbox if e.kind == "card_exposed"]
     out("8d", "9h", "3c", "Qs", "4d", "5s")         # flop, burn, turn, burn, river
     assert t.state == "settlement"
     assert _revealed(t) == {"box 2": ["Ah", "As"], "box 1": ["Kc", "Kd"]}

@@ -2551,11 +2551,11 @@ class Table:
         phase = self._exposure_phase(rec)
         if phase is Phase.DECISIONS and rec.kind == "box":
             # Hold'em, the hole cards out: the player holds both, and which one was shown
-            # cannot be told. It stays in the hand (art. 9(1), 10(3)); none is published, as
-            # the last one dealt may be the card still face down (art. 6(2)).
-            if self._rule(self._exposure(rec), f"the croupier reported a card of {rec} "
-                          "exposed", recipient=rec, phase=phase) is not None:
-                self._publish("card_exposed", recipient=str(rec), card=None)
+            # cannot be told. It stays in the hand (art. 9(1), 10(3)); the ruling names the
+            # seat and no card is shown, as the last one dealt may be the one still face down
+            # (art. 6(2)).
+            self._rule(self._exposure(rec), f"the croupier reported a card of {rec} exposed",
+                       recipient=rec, phase=phase)
             return
         if self.vault.is_face_up(slot):
             raise TablectlError(f"the last card of {rec} is already face up")
