@@ -110,3 +110,37 @@ def test_under_h11_rectify_the_card_read_twice_is_entered_at_the_showdown():
     t.command("enter_cards", recipient="board", cards="Kh")     # as the croupier reads it
     assert t.state == "settlement"
     assert settlement(t)["hands"]["board"]["cards"] == ["Ah", "Kh", "3d", "9c", "Jd"]
+
+
+def test_a_big_blind_short_of_chips_posts_all_in_and_the_highest_blind_is_called_art_5_6_4():
+    # Art. 5(2): the second player left of the button posts the big blind; with 4 chips he is
+    # all in for less. The text does not say what the others then call: art. 6(4) names the
+    # player "que colocou a aposta prévia mais elevada" as the last to decide, so the highest
+    # blind in front, the small blind's 5, is the bet, and its player has the option
+    # (docs/interpretations.md, "a big blind short of chips"). A raise is still at least the
+    # big blind more (art. 11(3), 12(1)); the short blind wins only what it matched.
+    t = table("texas-holdem", holdem={"small_blind": 5, "big_blind": 10})
+    t.command("seat_players", seats=[1, 3, 6], stacks={"1": 100, "3": 100, "6": 4}, button=1)
+    draw(t, "Qd", "7h", "As", "Qc", "2c", "Ks")     # 3: Qd Qc; 6: 7h 2c; 1: As Ks
+    blinds = [e.to_json() for e in t.outbox if e.kind == "blinds"][-1]
+    assert [(p["box"], p["to"], p["all_in"]) for p in blinds["posted"]] == \
+        [(3, 5, False), (6, 4, True)]
+    legal = {a["action"]: a for a in t.public_view()["holdem"]["legal"]}
+    assert t.public_view()["holdem"]["to_act"] == 1
+    assert legal["call"]["min_to"] == 5 and legal["raise"]["min_to"] == 15
+    with pytest.raises(TablectlError, match="below the minimum 15"):
+        act(t, 1, "raise", 14)
+    act(t, 1, "call")
+    assert t.public_view()["holdem"]["to_act"] == 3     # the small blind decides last
+    act(t, 3, "check")
+    assert t.state == "dealing"
+    draw(t, "5h", "Ah", "Qs", "3d")
+    act(t, 3, "check")
+    act(t, 1, "check")
+    for street in (("6h", "9c"), ("8h", "Jd")):
+        draw(t, *street)
+        act(t, 3, "check")
+        act(t, 1, "check")
+    assert t.state == "settlement"
+    # main pot 3 x 4 = 12 and a side pot of 2 x 1 = 2: seat 3's three queens take both
+    assert {w["box"]: w["net"] for w in settlement(t)["wagers"]} == {1: -5, 3: 9, 6: -4}
