@@ -1,6 +1,8 @@
-"""Texas Hold'em through the real daemon: the controller killed at each betting round of a hand
-and started again rebuilds the hand exactly from its journal (the seats, stacks, pot, whose
-turn, what may be done), and the hand plays on to the settlement it would have had."""
+"""Texas Hold'em through the real daemon (`tablectl run` with the simulated shoe over a
+pseudo-terminal): the controller killed at each betting round of a hand and started again
+rebuilds the hand exactly from its journal (the seats, stacks, pot, whose turn, what may be
+done), and the hand plays on to the settlement it would have had; a board card the shoe reads
+twice is ruled at once."""
 import signal
 
 import pytest
@@ -102,3 +104,44 @@ def test_a_restart_in_every_betting_round_rebuilds_the_hand_exactly(tmp_path):
         assert j.verify().ok
         assert [r.payload["report"]["void"] for r in j.records(kinds=["recovery"])] == \
             [False] * 8
+
+
+def test_a_board_card_the_shoe_reads_twice_voids_the_hand_at_once(tmp_path):
+    # The shoe reads the flop's second card as its first (11/2008 art. 1(1)(3): one deck holds
+    # each card once): the daemon rules it there, as the shoe's failure while dealing (art. 9,
+    # H11 void by default), and returns every chip, before any betting on that board.
+    cards = HAND[:8] + ["Kc"] + HAND[9:]          # burn 5h, flop Kc Kc 9d
+    rig = Rig(tmp_path, "texas-holdem", "shoe", seed=6,
+              holdem={"small_blind": 5, "big_blind": 10})
+    try:
+        rig.start_devices()
+        rig.start_controller()
+        rig.wait_links()
+        shoe = rig.devices["shoe"]
+        rig.must("open_table", "supervisor")
+        shoe.load_deck(cards + [c for c in full_deck([]) if c not in cards][:30])
+        rig.must("deck_ready")
+        rig.wait_state("bets_open")
+        rig.must("seat_players", seats=[1, 3, 6], stacks=[500, 500, 500], button=1)
+        for _ in range(6):
+            mark = rig.mark()
+            shoe.draw()
+            rig.wait_event(lambda e: e["kind"] == "card", since=mark)
+        rig.wait_state("player_decisions")
+        for seat, action in ((1, "call"), (3, "call"), (6, "check")):
+            rig.must("holdem_action", seat=seat, action=action)
+        rig.wait_state("dealing")
+        for _ in range(3):
+            mark = rig.mark()
+            shoe.draw()
+            rig.wait_event(lambda e: e["kind"] in ("card", "ruling"), since=mark)
+        void = rig.wait_event(lambda e: e["kind"] == "round_void")
+        ruling = rig.wait_event(lambda e: e["kind"] == "ruling")
+        assert ruling["irregularity"] == "shoe_malfunction"
+        assert "already face up" in ruling["detail"]
+        assert [(r["box"], r["amount"]) for r in void["returned"]] == [(1, 10), (3, 10),
+                                                                        (6, 10)]
+        assert rig.view()["holdem"]["stacks"] == {"1": 500, "3": 500, "6": 500}
+        assert "betting_round" not in [e["kind"] for e in rig.events[rig.events.index(ruling):]]
+    finally:
+        rig.stop()
