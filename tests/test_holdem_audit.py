@@ -144,3 +144,46 @@ def test_a_big_blind_short_of_chips_posts_all_in_and_the_highest_blind_is_called
     assert t.state == "settlement"
     # main pot 3 x 4 = 12 and a side pot of 2 x 1 = 2: seat 3's three queens take both
     assert {w["box"]: w["net"] for w in settlement(t)["wagers"]} == {1: -5, 3: 9, 6: -4}
+
+
+@pytest.mark.parametrize("reading, commission", [("rake", 5), ("no_flop_no_drop", 0)])
+def test_everyone_folds_to_the_big_blind_who_wins_without_showing_art_13_16(reading,
+                                                                              commission):
+    # Art. 13: the others fold and their chips stay in the pot; the big blind's uncalled 50 goes
+    # back (H3). Art. 16: the commission on the pot of 100 is 5 % (H7: taken or not without a
+    # flop). No hole card is shown (art. 6(2), 13(2)).
+    t = table("texas-holdem", holdem={"small_blind": 50, "big_blind": 100, "rake": 5},
+              interpretations={"rake_without_flop": reading})
+    t.command("seat_players", seats=[1, 3, 6], stacks=[1000, 1000, 1000], button=1)
+    cards = ("Qd", "7h", "As", "Qc", "2c", "Ks")
+    draw(t, *cards)
+    act(t, 1, "fold")
+    act(t, 3, "fold")
+    assert t.state == "settlement"
+    s = settlement(t)
+    assert s["commission"] == commission
+    assert {w["box"]: w["net"] for w in s["wagers"]} == {1: 0, 3: -50, 6: 50 - commission}
+    assert "hand_revealed" not in [e.kind for e in t.outbox]
+    text = json.dumps([e.to_json() for e in t.outbox]) + json.dumps(t.public_view())
+    assert not any(c in text for c in cards)
+
+
+def test_a_misdeal_after_the_first_board_card_returns_every_chip_art_9_2():
+    # Art. 9(2): "os valores das apostas são devolvidos aos jogadores", the folded player's
+    # blind too; the board card out stays face up, the burn and the hole cards are never shown.
+    t = table("texas-holdem", holdem={"small_blind": 5, "big_blind": 10})
+    t.command("seat_players", seats=[1, 3, 6], stacks={"1": 100, "3": 50, "6": 100}, button=1)
+    draw(t, "Qd", "7h", "As", "Qc", "2c", "Ks")
+    act(t, 1, "raise", 30)
+    act(t, 3, "fold")
+    act(t, 6, "call")
+    draw(t, "5h", "Ah")                             # burn, the flop's first card
+    t.command("misdeal")
+    assert t.state == "round_void"
+    assert rulings(t)[-1]["article"].startswith("11/2008 art. 9(2)")
+    void = [e.to_json() for e in t.outbox if e.kind == "round_void"][-1]
+    assert [(r["box"], r["amount"]) for r in void["returned"]] == [(1, 30), (3, 5), (6, 30)]
+    h = t.public_view()["holdem"]
+    assert h["stacks"] == {"1": 100, "3": 50, "6": 100} and h["pots"] == [] and h["pot"] == 0
+    text = json.dumps([e.to_json() for e in t.outbox]) + json.dumps(t.public_view())
+    assert not any(c in text for c in ("Qd", "7h", "As", "Qc", "2c", "Ks", "5h"))
