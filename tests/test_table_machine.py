@@ -710,7 +710,7 @@ def test_a_command_with_arguments_missing_or_unknown_is_refused_and_changes_noth
     t = table("q-poker")
     before = (t.state, t.public_view())
     with pytest.raises(TablectlError, match=r"place_bet needs wager, amount; it takes box, "
-                       r"wager, amount and, if wanted, player$"):
+                       r"wager, amount and, if wanted, player, seated$"):
         t.command("place_bet", box=1)
     # A list or a number where the table takes a name (a wager, a player, a reason): before,
     # the handler failed on it, which is a controller fault and voids a round in play.

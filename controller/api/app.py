@@ -201,7 +201,9 @@ def table_doc(st: ApiState, role: str) -> dict[str, Any]:
         "ok": True, "role": role, "table": table.table_id,
         "game": {"id": game.game_id, "title": game.title,
                  "regulation": getattr(game, "regulation", ""),
-                 "boxes": table.layout_boxes, "wagers": list(table.wagers or ())},
+                 "boxes": table.layout_boxes, "wagers": list(table.wagers or ()),
+                 # the readings in force: the page offers what they take (Q2's seated mark)
+                 "interpretations": dict(table.interpretations)},
         "state": table.state, "mode": table.mode.value,
         "light": light_json(table),
         "devices": device_health(table, st.drivers),

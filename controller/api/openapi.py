@@ -31,6 +31,10 @@ PARAMS: dict[str, dict[str, Any]] = {
                                "for the house's co-bank it may be left out when the "
                                "configuration predetermines it ([pan9] "
                                "house_co_bank_capital)"},
+    "seated": {"type": "boolean", "default": False,
+               "description": "Q Poker under shared_box_decision=seated_player: the bet's "
+                              "player is the one seated at the box, who decides play or fold "
+                              "for it (89/2004 art. 6(3), 9(2)); one per box and round"},
     "house": {"type": "boolean", "default": False,
               "description": "Super Pan 9: the house's co-bank, not a player's "
                              "(261/96/M art. 5(5))"},

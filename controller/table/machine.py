@@ -156,8 +156,11 @@ COMMANDS: dict[str, CommandSpec] = {c.name: c for c in (
     CommandSpec("close_table", ("supervisor",), (), "take the table out of service"),
     CommandSpec("deck_ready", ("dealer", "supervisor"), (),
                 "shoe mode: the deck is shuffled by hand, cut and in the shoe"),
-    CommandSpec("place_bet", ("dealer", "supervisor"), ("box", "wager", "amount", "player"),
-                "mark a bet on a box"),
+    CommandSpec("place_bet", ("dealer", "supervisor"),
+                ("box", "wager", "amount", "player", "seated"),
+                "mark a bet on a box; Q Poker under shared_box_decision=seated_player: "
+                "seated=true marks the bet's player as the one seated at the box, who decides "
+                "play or fold for it (89/2004 art. 6(3), 9(2))"),
     CommandSpec("remove_bet", ("dealer", "supervisor"), ("box", "wager", "player"),
                 "take a bet back before betting closes"),
     CommandSpec("close_bets", ("dealer", "supervisor"), (), "no more bets"),
@@ -252,6 +255,9 @@ class Table:
         self.commands: list[Command] = []
         self.round_no = 0
         self.round: RoundData | None = None
+        # Q Poker under seated_player: the round (its RoundData) and, per box, the player
+        # marked seated with his bet (place_bet seated=true); see seated_marks
+        self._seated: tuple[RoundData | None, dict[int, str | None]] = (None, {})
         self.vault = CardVault()
         self.tracker: DealingTracker | None = None
         self._needs_shuffle = True
@@ -474,7 +480,11 @@ class Table:
             # who may give each decision the table waits for, as ``decide`` takes it under
             # either reading of Q2 (no card): the console draws one play/fold pair per entry
             "round": {**r.summary(), "pending_decisions": self._pending_decisions()
-                      if self.state == "player_decisions" else []} if r else None,
+                      if self.state == "player_decisions" else [],
+                      # Q Poker under seated_player: who is marked seated at each box
+                      "seated": [{"box": b, "player": p}
+                                 for b, p in sorted(self.seated_marks().items())]}
+            if r else None,
             "hands": hands,
             "set_aside": self.vault.set_aside_cards(),
             "expected": self._expected_json(),
@@ -1849,11 +1859,26 @@ class Table:
         return sorted({k.player for k, v in self.round.bets.items() if k.box == box and v > 0},
                       key=lambda p: (p is not None, p or ""))
 
+    def seated_marks(self) -> dict[int, str | None]:
+        """Q Poker under seated_player: box -> the player marked seated at it this round with
+        his bet (``place_bet`` seated=true; None: the box's own player), while he holds a bet
+        on it. The table cannot see who sits; the dealer says so when the bet is placed."""
+        held, marks = self._seated
+        r = self.round
+        if r is None or held is not r:
+            return {}
+        return {b: p for b, p in marks.items()
+                if any(k.box == b and k.player == p and v > 0 for k, v in r.bets.items())}
+
     def _box_deciders(self, box: int) -> list[str | None]:
-        """Under seated_player, who may give ``box``'s decision. The table cannot see who sits:
-        a bet without a name is the box's own, so its player is the seated one and every named
-        player backs the box; when every bet is named, any player with a bet on the box may
-        be the seated one, and the first to decide is taken as him (Q2)."""
+        """Under seated_player, who may give ``box``'s decision: the player marked seated with
+        his bet. Without a mark the table reads the bets: a bet without a name is the box's
+        own, so its player is the seated one and every named player backs the box; when every
+        bet is named, any player with a bet on the box may be the seated one, and the first
+        to decide is taken as him (Q2)."""
+        marks = self.seated_marks()
+        if box in marks:
+            return [marks[box]]
         players = self._box_players(box)
         return [None] if None in players else players
 
@@ -2024,7 +2049,8 @@ class Table:
                                 "it cannot be a player's name; give the player's own name, or "
                                 "leave player out for the box's own bet")
 
-    def _cmd_place_bet(self, box: int, wager: str, amount: int, player: str | None = None) -> None:
+    def _cmd_place_bet(self, box: int, wager: str, amount: int, player: str | None = None,
+                       seated: bool = False) -> None:
         self._require_betting("place a bet")
         if self.flow.betting_streets:
             raise TablectlError("in Texas Hold'em the blinds and bets come from the betting "
@@ -2055,6 +2081,7 @@ class Table:
             raise TablectlError(f"{player} co-banks this round: a player who joins the bank may "
                                 "not bet on other seats (261/96/M art. 5(5)); withdraw the "
                                 "co-bank first (remove_co_bank) to bet instead")
+        self._check_seated(box, player, seated)
         key = BetKey(box, wager, player)
         total = self.round.bets.get(key, 0) + amount
         together = sum(self.round.bets.values()) + amount
@@ -2074,7 +2101,49 @@ class Table:
             raise TablectlError(f"{wager} on box {box} would be {total}, below the table minimum "
                                 f"{lo}")
         self.round.bets[key] = total
+        if seated:
+            self._seated = (self.round, {**self.seated_marks(), box: player})
         self._publish("bet", box=box, wager=wager, player=player, amount=total)
+
+    def _check_seated(self, box: int, player: str | None, seated: Any) -> None:
+        """Q Poker under seated_player (Q2; 89/2004 art. 6(1), 6(3), 9(2)): one player sits at
+        a box, holds its cards and decides for it. ``seated`` marks the player of the bet as
+        him, whichever his wager (his own may be only the pair bonus); a bet without a name is
+        the box's own, whose player sits there. Refuses a mark that would make two."""
+        if not isinstance(seated, bool):
+            raise TablectlError(f"seated must be true or false (true: the player of this bet "
+                                f"sits at box {box} and decides play or fold for it), got "
+                                f"{seated!r}")
+        if seated and self.game.game_id != "q-poker":
+            raise TablectlError(f"{self.game.title} has no shared box decision, so no player is "
+                                "marked seated (only Q Poker under shared_box_decision="
+                                "seated_player marks him); leave seated out")
+        if seated and not self._box_decides():
+            raise TablectlError("this table reads shared_box_decision=per_player: each player "
+                                "decides for his own bet versus the croupier (89/2004 art. "
+                                "9(2), Q2), so nobody is marked seated; leave seated out")
+        marks = self.seated_marks() if self._box_decides() else {}
+        own = "the player of its bets without a name"
+        if box in marks:
+            sitting = marks[box]
+            if seated and sitting != player:
+                raise TablectlError(
+                    f"{sitting or own} is marked seated at box {box}: one player sits at a "
+                    "box and holds its cards (89/2004 art. 6(3)), and his decision binds it "
+                    "(Q2); place this bet without seated, as a backer's, or take the seated "
+                    f"player's bets on box {box} back first (remove_bet) to mark another")
+            if player is None and sitting is not None:
+                raise TablectlError(
+                    f"{sitting} is marked seated at box {box}, and a bet without a player's "
+                    "name is the seated player's own (Q2): give player "
+                    f"{sitting!r} for his bet, or the name of the player who backs the box")
+        elif seated and player is not None and any(
+                k.box == box and k.player is None and v > 0 for k, v in self.round.bets.items()):
+            raise TablectlError(
+                f"box {box} holds bets without a player's name: their player is the box's own "
+                "and sits at it (Q2, 89/2004 art. 6(3)); for his bet leave player out, for "
+                f"{player} as a backer leave seated out, or take the bets without a name back "
+                f"first (remove_bet) to mark {player} seated")
 
     def _cmd_remove_bet(self, box: int, wager: str, player: str | None = None) -> None:
         self._require_betting("remove a bet", removal=True)
@@ -2087,6 +2156,8 @@ class Table:
                                 + (f"; box {box} holds {', '.join(held)}" if held
                                    else f"; box {box} holds no bet"))
         del self.round.bets[key]
+        # the seated player's last bet on the box taken back: nobody is marked there now
+        self._seated = (self.round, self.seated_marks())
         self._publish("bet", box=box, wager=wager, player=player, amount=0)
 
     def _cmd_close_bets(self) -> None:
@@ -2425,6 +2496,15 @@ class Table:
         deciders = self._box_deciders(box)
         if player in deciders:
             return
+        sitting = self.seated_marks().get(box)
+        if sitting is not None:
+            who = (f"{player} backs box {box}" if player in self._box_players(box) else
+                   f"{player} has no bet on box {box}" if player is not None else
+                   f"the decision for box {box} needs its seated player's name")
+            raise TablectlError(f"{who}: {sitting} is marked seated at it (placed with seated) "
+                                "and decides play or fold for every bet versus the croupier "
+                                f"on it {reading}; give the decision for box {box} with "
+                                f"player {sitting!r}")
         if deciders == [None]:
             raise TablectlError(f"{player} backs box {box}: its seated player, whose bets on "
                                 "it carry no name, decides play or fold for every bet versus "

@@ -53,10 +53,12 @@ def _base(table: "Table") -> dict[str, Any]:
 
 def q_poker(table: "Table") -> dict[str, Any]:
     r = table.round
-    # interpretation shared_box_decision=seated_player: the one player who decided for the box
-    # is the seated one (Table._box_deciders), and his decision binds the others' bets versus
-    # the croupier, also when his own bet is only the pair bonus
+    # interpretation shared_box_decision=seated_player: the player marked seated with his bet,
+    # or without a mark the one who decided for the box, is the seated one
+    # (Table._box_deciders); his decision binds the others' bets versus the croupier, also
+    # when his own bet is only the pair bonus
     by_seated = table.interpretations.get("shared_box_decision") == "seated_player"
+    marks = table.seated_marks() if by_seated else {}
     boxes = []
     for b in r.bet_boxes():
         if b in r.void_boxes:
@@ -71,7 +73,7 @@ def q_poker(table: "Table") -> dict[str, Any]:
                     entry[w] = amount
             if (b, p) in r.decisions and ("versus_croupier" in entry or by_seated):
                 entry["decision"] = r.decisions[(b, p)]
-            if by_seated and p in deciders:
+            if by_seated and (p == marks[b] if b in marks else p in deciders):
                 entry["seated"] = True
             players.append(entry)
         box: dict[str, Any] = {"box": b, "cards": _cards(table, box_recipient(b))}
