@@ -332,6 +332,9 @@
       const ul = el("ul", { class: "bets" });
       for (const bet of myBets) ul.append(el("li", { "data-wager": bet.wager }, bi("wagers", bet.wager), el("b", { text: " " + bet.amount }), bet.player ? el("span", { class: "muted", text: " · " + bet.player }) : null, removeBetButton(d, bet)));
       b.append(ul);
+      // Q2 seated_player: the player marked seated at the box (null: the box's own player)
+      const sitting = r ? (r.seated || []).find((x) => x.box === n) : null;
+      if (sitting) b.append(el("div", { class: "seated", "data-testid": "seated-at-" + n }, bi("labels", "seated"), sitting.player ? el("b", { text: " " + sitting.player }) : null));
       if (hands[name]) b.append(handEl(hands[name]));
       if (sh[name] && sh[name].category) b.append(el("div", { class: "category", text: sh[name].category }));
       for (const dec of decisions.filter((x) => x.box === n)) b.append(el("div", { class: "decision " + dec.decision, "data-testid": "decision-" + n }, bi("labels", dec.decision)));
@@ -452,9 +455,10 @@
 
   // Fields whose text is spent once the table takes the command: a void's reason, the cards
   // entered for a hand, a seating (its fields then show the seats as seated; the next hand
-  // starts with nobody seated). A key ending in "-" spends every field it begins. The bet
-  // forms keep their wager and amount for the next bet.
-  const SPENT = { void_round: ["void-reason"], enter_cards: ["enter-cards"], seat_players: ["seat-stack-", "button-seat"] };
+  // starts with nobody seated), a bet's seated tick (one seated player a box). A key ending
+  // in "-" spends every field it begins. The bet forms keep their wager, amount and player
+  // for the next bet.
+  const SPENT = { void_round: ["void-reason"], enter_cards: ["enter-cards"], seat_players: ["seat-stack-", "button-seat"], place_bet: ["seated-"] };
   const spent = (name, key) => (SPENT[name] || []).some((k) => (k.endsWith("-") ? key.startsWith(k) : key === k));
 
   async function send(name, args) {
@@ -481,6 +485,9 @@
     return el("button", Object.assign({ type: "button", "data-command": name, onclick: () => send(name, typeof args === "function" ? args() : args) }, extra || {}), bi("commands", name));
   }
 
+  // Q Poker's Q2 reading seated_player: the player seated at a box is marked with his bet.
+  const marksSeated = (d) => d.game.id === "q-poker" && (d.game.interpretations || {}).shared_box_decision === "seated_player";
+
   // A bet is taken back only while bets are open (the table refuses remove_bet after).
   function removeBetButton(d, bet) {
     if (d.state !== "bets_open" || !can("remove_bet")) return null;
@@ -495,8 +502,23 @@
     if (d.state === "bets_open" && can("place_bet") && (d.game.wagers || []).length && !(r.banker === n)) {
       const sel = field("select", "wager-" + n, { "aria-label": "wager" }, d.game.wagers.map((w) => el("option", { value: w, text: pair("wagers", w).join(" ") })));
       const amt = field("input", "amount-" + n, { type: "number", min: "1", step: "1", value: "10", "aria-label": "amount", class: "amount" });
-      b.append(el("div", { class: "box-controls" }, sel, amt,
-        button("place_bet", () => ({ box: n, wager: sel.value, amount: num(amt.value) }), { "data-testid": "bet-" + n })));
+      // Q Poker under Q2's seated_player (89/2004 art. 6(3), 9(2)): the bet's player, and a
+      // tick for the one seated at the box, who decides for it whoever bet first. The tick is
+      // spent once the table takes the bet (SPENT); the name stays for his next bet.
+      let who = null, sit = null;
+      if (marksSeated(d)) {
+        who = field("input", "player-" + n, { type: "text", placeholder: "客人 player", "aria-label": "player", size: "8" });
+        sit = el("input", { type: "checkbox", "data-testid": "seated-" + n, "aria-label": "seated" });
+        sit.checked = drafts["seated-" + n] === true;
+        sit.addEventListener("change", () => { drafts["seated-" + n] = sit.checked; });
+      }
+      b.append(el("div", { class: "box-controls" }, sel, amt, who, sit ? el("label", { class: "seated-tick" }, sit, bi("labels", "seated")) : null,
+        button("place_bet", () => {
+          const args = { box: n, wager: sel.value, amount: num(amt.value) };
+          if (who && who.value.trim() !== "") args.player = who.value;
+          if (sit && sit.checked) args.seated = true;
+          return args;
+        }, { "data-testid": "bet-" + n })));
     }
     if (d.state === "player_decisions" && can("decide")) {
       // one play/fold per decision the table waits for, from whom it takes it: the table's own

@@ -19,7 +19,7 @@ window.L = {
     commission: ["佣金", "Commission"], seconds: ["秒前", "s ago"], none: ["—", "—"],
     capital: ["本金", "Capital"], all_agree: ["全檯同意", "All agree"],
     co_banker: ["幫庄", "Co-banker"], house: ["場方", "House"], expected: ["下一張", "Next card to"],
-    predetermined: ["預先訂定", "Predetermined"],
+    predetermined: ["預先訂定", "Predetermined"], seated: ["坐位博彩者", "Seated player"],
     stream_up: ["即時", "live"], stream_down: ["重新連線中", "reconnecting"],
     returned: ["退回投注", "bets returned"], remedy: ["處理", "Remedy"],
     display: ["顯示", "display"], dealer: ["荷官", "dealer"], supervisor: ["主任", "supervisor"],
