@@ -269,14 +269,14 @@ def test_super_pan_9_co_banks_from_the_console_appear_beside_the_banker_and_are_
     front(dealer).locator("[data-command=co_bank]").click()
     expect(display.get_by_test_id("co-bankers").locator("li")).to_have_count(1)
     front(dealer).get_by_test_id("co-bank-house").uncheck()
-    for name, seat in (("Eve", "4"), ("Dee", "1")):         # seat 1 is the banker's
+    for name, capital in (("Eve", "100"), ("Dee", "0")):    # Dee's capital is no capital
         front(dealer).get_by_test_id("co-bank-player").fill(name)
-        front(dealer).get_by_test_id("co-bank-seat").fill(seat)
-        front(dealer).get_by_test_id("co-bank-capital").fill("100")
+        front(dealer).get_by_test_id("co-bank-seat").select_option("4")
+        front(dealer).get_by_test_id("co-bank-capital").fill(capital)
         front(dealer).locator("[data-command=co_bank]").click()
         if name == "Eve":
             expect(display.get_by_test_id("co-bankers").locator("li")).to_have_count(2)
-    expect(dealer.get_by_test_id("error")).to_contain_text("409: seat 1 is the banker's")
+    expect(dealer.get_by_test_id("error")).to_contain_text("409: co-banker Dee's capital")
     assert [c.get("player") or "house" for c in live.view()["round"]["co_bankers"]] == [
         "house", "Eve"]
     co = display.get_by_test_id("co-bankers").locator("li")
@@ -378,7 +378,7 @@ def test_the_house_co_bank_is_filled_with_the_capital_the_configuration_predeter
     expect(capital).to_have_value("250")        # what the dealer typed for the player is kept
     expect(fixed).to_be_hidden()
     dealer.get_by_test_id("co-bank-player").fill("Eve")
-    dealer.get_by_test_id("co-bank-seat").fill("4")
+    dealer.get_by_test_id("co-bank-seat").select_option("4")
     dealer.locator("[data-command=co_bank]").click()
     expect(display.get_by_test_id("co-bankers").locator("li")).to_have_count(2)
     assert live.view()["round"]["co_bankers"] == [

@@ -578,7 +578,13 @@
     // house joins him with a capital, before the shake; the table refuses what the rules would.
     if (s === "bets_open" && d.game.id === "super-pan-9" && r && r.banker && can("co_bank")) {
       const who = field("input", "co-bank-player", { type: "text", placeholder: "客人 player", "aria-label": "player", size: "8" });
-      const seat = field("input", "co-bank-seat", { type: "number", min: "1", placeholder: "門 seat", "aria-label": "seat", class: "amount" });
+      // art. 5(5): "a player of another seat": the layout's seats but the banker's (from the
+      // view), or none given; the table refuses what is still wrong (a seat under P10's order)
+      const seats = [];
+      for (let n = 1; n <= d.game.boxes; n++) if (n !== r.banker) seats.push(n);
+      const seat = field("select", "co-bank-seat", { "aria-label": "seat" },
+        [el("option", { value: "", text: "門 seat —" })].concat(seats.map((n) => el("option", { value: String(n), text: "門 seat " + n }))));
+      if (seat.selectedIndex < 0) seat.value = "";     // the seat chosen before is the banker's now
       const cap = field("input", "co-bank-capital", { type: "number", min: "1", value: "100", "aria-label": "capital", class: "amount" });
       const house = el("input", { type: "checkbox", "data-testid": "co-bank-house", "aria-label": "house" });
       house.checked = drafts["co-bank-house"] === true;
