@@ -187,3 +187,22 @@ def test_a_misdeal_after_the_first_board_card_returns_every_chip_art_9_2():
     assert h["stacks"] == {"1": 100, "3": 50, "6": 100} and h["pots"] == [] and h["pot"] == 0
     text = json.dumps([e.to_json() for e in t.outbox]) + json.dumps(t.public_view())
     assert not any(c in text for c in ("Qd", "7h", "As", "Qc", "2c", "Ks", "5h"))
+
+
+def test_with_the_shoe_each_hand_is_dealt_from_a_deck_shuffled_and_cut_for_it_art_1_3():
+    # Art. 1(1)(3)-(4): one deck of 52 cards and a shoe with a cut card; art. 3(1)(1): the
+    # croupier shuffles it by hand, cuts it and puts it in the shoe with the cut card at the
+    # end, before the hand's first card goes to the left of the button (3(2)). A hand of ten
+    # players takes 28 cards: the next hand cannot come from what is left.
+    t = table("texas-holdem", holdem={"small_blind": 5, "big_blind": 10})
+    t.command("seat_players", seats=[1, 3], stacks=[100, 100], button=1)
+    draw(t, "Qd", "7h", "As", "Qc")
+    act(t, 3, "fold")                               # the first to act folds: the hand is over
+    t.command("confirm_result")
+    t.command("next_round")
+    assert t.state == "shuffling"
+    with pytest.raises(TablectlError):
+        t.command("seat_players", seats=[1, 3], stacks=[100, 100])
+    t.command("deck_ready")
+    t.command("seat_players", seats=[1, 3], stacks=[100, 100])
+    assert t.state == "bets_open" and t.round.button == 3

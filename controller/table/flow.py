@@ -16,7 +16,10 @@ class Flow:
     hands_open_after_deal: bool   # players open their hands before deciding (art. 9(1))
     betting_streets: bool         # Hold'em: betting rounds between streets
     dice: bool                    # Super Pan 9: the banker shakes four dice
-    shuffle_every_round: bool     # Super Pan 9 art. 2(1): a freshly shuffled deck every round
+    # A freshly shuffled deck every round: Super Pan 9 art. 2(1); Texas Hold'em's one deck of 52
+    # (11/2008 art. 1(1)(3)), shuffled and cut before each hand (art. 3(1)), ten players
+    # taking 28 of it. Q Poker and Fortune 3 Card Poker deal on to the cut card.
+    shuffle_every_round: bool
     articles: str
 
 
@@ -27,9 +30,10 @@ FLOWS: dict[str, Flow] = {
     "fortune-3-card-poker": Flow("first_card", "ante", True, False, False, False,
                                  "78/2008 art. 6 no bets after the first card; art. 9(1)-(4) "
                                  "hands open, pair plus, then play (Play = Ante) or fold"),
-    "texas-holdem": Flow("first_card", None, False, True, False, False,
-                         "11/2008 art. 6-8: hole cards, flop, turn, river, each followed by "
-                         "a betting round; showdown of the players still in"),
+    "texas-holdem": Flow("first_card", None, False, True, False, True,
+                         "11/2008 art. 3(1) a deck shuffled and cut for each hand; art. 6-8: "
+                         "hole cards, flop, turn, river, each followed by a betting round; "
+                         "showdown of the players still in"),
     "super-pan-9": Flow("shake", None, False, False, True, True,
                         "261/96/M art. 2(1) fresh deck every round; art. 2(5) no bets after "
                         "the shake; art. 5(6) the banker reveals after the players"),
