@@ -85,6 +85,7 @@ window.L = {
   conditions: {
     jam: ["卡牌", "jam"], door_open: ["門未關", "door open"], malfunction: ["故障", "malfunction"],
     link_lost: ["斷線", "link lost"], empty: ["無牌", "empty"],
+    clock_behind: ["時鐘落後於記錄", "clock behind the journal"],
   },
   links: { up: ["正常", "up"], lost: ["斷線", "lost"], connecting: ["連線中", "connecting"], unknown: ["未知", "unknown"] },
   events: {
