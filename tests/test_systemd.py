@@ -107,6 +107,35 @@ def test_unit_says_what_the_service_needs():
                                                                "AF_INET6", "AF_NETLINK"}
 
 
+# The kernel modules that register a device group (a major number in /proc/devices) only when
+# loaded: usbserial registers ttyUSB (FTDI, CP210x, CH340 adapters), cdc_acm ttyACM.
+GROUP_MODULES = {"ttyUSB": "usbserial", "ttyACM": "cdc_acm"}
+
+
+def unit_dependencies(key):
+    """The unit names of a dependency option (After=, Wants=), however many lines give them."""
+    return {name for value in unit_options().get(key, []) for name in value.split()}
+
+
+def test_every_device_group_is_registered_before_the_service_starts():
+    """systemd resolves DeviceAllow=char-<group> against /proc/devices once, when the service
+    starts (systemd.resource-control(5)): a group whose driver is not loaded yet (no USB serial
+    adapter plugged in at boot, or udev still loading its module) is left out of the device
+    policy, and the daemon is refused its tty with EPERM until the next restart, however often
+    the device is plugged in. The unit loads those modules first (modprobe@.service, as the
+    manual advises)."""
+    groups = {v.split()[0].removeprefix("char-") for v in unit_options()["DeviceAllow"]
+              if v.startswith("char-")}
+    wants, after = unit_dependencies("Wants"), unit_dependencies("After")
+    for group, module in GROUP_MODULES.items():
+        assert group in groups, group
+        assert f"modprobe@{module}.service" in wants, f"{group}: Wants=modprobe@{module}.service"
+        assert f"modprobe@{module}.service" in after, f"{group}: After=modprobe@{module}.service"
+    # The other groups are the kernel's own from boot: the Pi's UART (amba-pl011) and a PC's
+    # (8250), USB device nodes (usbcore), GPIO chips (gpiolib).
+    assert groups - set(GROUP_MODULES) <= {"ttyAMA", "ttyS", "usb_device", "gpiochip"}
+
+
 # --- udev rules -----------------------------------------------------------------------------
 
 MATCH_KEYS = {"ACTION", "KERNEL", "SUBSYSTEM", "SUBSYSTEMS", "DRIVERS", "ATTR", "ATTRS", "ENV",
