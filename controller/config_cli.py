@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import os
 import secrets
 import sys
+from pathlib import PurePosixPath
 
-from controller.config import DEFAULT_PATH, ROLES, HoldemConfig, hash_token, load_config
+from controller.config import (DEFAULT_JOURNAL, DEFAULT_PATH, ROLES, HoldemConfig, TableConfig,
+                               hash_token, load_config)
 from controller.errors import TablectlError
 
 
@@ -40,9 +43,38 @@ def cmd_check(args: argparse.Namespace) -> int:
           f"{config.boxes} boxes; devices: {devices}; journal {config.journal_path}")
     if config.holdem is not None:
         print(f"{args.file}: {holdem_stakes(config.holdem)}")
-    for warning in config.warnings:
+    for warning in [*config.warnings, *service_notes(config)]:
         print(f"{args.file}: note: {warning}")
     return 0
+
+
+# What tablectl.service lets the daemon write: its state directory only (ProtectSystem=strict);
+# its /tmp and /var/tmp are its own, emptied when it stops (PrivateTmp=yes); homes are hidden
+# (ProtectHome=yes). tests/test_systemd.py keeps these in step with the unit.
+STATE_DIRECTORY = PurePosixPath(DEFAULT_JOURNAL).parent
+PRIVATE_TMP = (PurePosixPath("/tmp"), PurePosixPath("/var/tmp"))
+PROTECTED_HOMES = (PurePosixPath("/home"), PurePosixPath("/root"), PurePosixPath("/run/user"))
+
+
+def service_notes(config: TableConfig) -> list[str]:
+    """What the service's sandbox would do to this configuration: a journal it could not keep.
+    Notes, not errors: a journal in a scratch directory is right for a test or a demo."""
+    journal = PurePosixPath(os.path.normpath(config.journal_path))
+    if journal.is_relative_to(STATE_DIRECTORY):
+        return []
+    where = f"the journal {journal} is outside {STATE_DIRECTORY}"
+    keep = f"keep it under {STATE_DIRECTORY} (docs/configuration.md, [journal])"
+    if any(journal.is_relative_to(d) for d in PRIVATE_TMP):
+        return [f"{where}: tablectl.service has a /tmp and /var/tmp of its own (PrivateTmp=yes), "
+                f"emptied when it stops, so the table's record would be lost; {keep}"]
+    if any(journal.is_relative_to(d) for d in PROTECTED_HOMES):
+        return [f"{where}: tablectl.service cannot see home directories (ProtectHome=yes); "
+                f"{keep}"]
+    directory = journal.parent
+    return [f"{where}, the only directory tablectl.service may write (ProtectSystem=strict): "
+            f"the service would fail to open it; {keep}, or let the service write there with "
+            f"a drop-in (sudo systemctl edit tablectl): [Unit] RequiresMountsFor={directory} "
+            f"and [Service] ReadWritePaths={directory}"]
 
 
 def holdem_stakes(h: HoldemConfig) -> str:

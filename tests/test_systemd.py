@@ -369,3 +369,38 @@ def test_shell_scripts_pass_shellcheck(script):
     result = subprocess.run(["shellcheck", str(ROOT / script)], capture_output=True,
                             text=True)
     assert result.returncode == 0, result.stdout
+
+
+# --- what the unit lets the service write, and the journal's path ----------------------------
+
+def _check(tmp_path, journal):
+    import sys
+    example = (ROOT / "docs" / "table.toml.example").read_text()
+    config = tmp_path / "table.toml"
+    config.write_text(example.replace('path = "/var/lib/tablectl/journal.db"',
+                                      f'path = "{journal}"'))
+    return subprocess.run([sys.executable, "-m", "controller.cli", "config", "check",
+                           str(config)], capture_output=True, text=True, cwd=ROOT)
+
+
+def test_config_check_names_a_journal_the_service_could_not_keep(tmp_path):
+    """The unit lets the service write its state directory only (ProtectSystem=strict), gives
+    it a /tmp of its own that goes when it stops (PrivateTmp=yes) and hides the homes
+    (ProtectHome=yes). A journal put anywhere else (a disk of its own mounted on /srv, say)
+    passed the check, also the one run as the service user by hand, and the service then
+    failed to write it, or wrote the table's record where it is lost at the next stop. The
+    check, which the unit runs before every start, says so and how to open the path."""
+    opts = unit_options()
+    assert opts["ProtectSystem"] == ["strict"] and opts["StateDirectory"] == ["tablectl"]
+    assert opts["PrivateTmp"] == ["yes"] and opts["ProtectHome"] == ["yes"]
+    kept = _check(tmp_path, "/var/lib/tablectl/journal.db")
+    assert kept.returncode == 0 and "note:" not in kept.stdout, kept.stdout
+    mounted = _check(tmp_path, "/srv/table/journal.db")
+    assert mounted.returncode == 0, mounted.stderr
+    assert "note: the journal /srv/table/journal.db" in mounted.stdout
+    assert "ReadWritePaths=/srv/table" in mounted.stdout
+    assert "RequiresMountsFor=/srv/table" in mounted.stdout
+    lost = _check(tmp_path, "/tmp/journal.db")
+    assert "PrivateTmp" in lost.stdout and "/var/lib/tablectl" in lost.stdout, lost.stdout
+    hidden = _check(tmp_path, "/home/pit/journal.db")
+    assert "ProtectHome" in hidden.stdout and "/var/lib/tablectl" in hidden.stdout
