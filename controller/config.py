@@ -49,12 +49,14 @@ HOLDEM = "texas-holdem"
 PAN9 = "super-pan-9"
 STRUCTURES = ("limit", "no-limit")          # 11/2008 art. 11(2)-(3)
 RAKE_MIN_PERCENT, RAKE_MAX_PERCENT = 3, 5   # 11/2008 art. 16
-_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-_PIN_RE = re.compile(r"^(GPIO|BCM|BOARD|WPI)\d{1,2}$|^J8:\d{1,2}$")
+# \Z, not $: "$" also matches before a final line break, which an id or a hash would keep.
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
+_ID_TEXT = "1-64 letters, digits, '.', '_' or '-', beginning with a letter or digit"
+_PIN_RE = re.compile(r"^(GPIO|BCM|BOARD|WPI)\d{1,2}\Z|^J8:\d{1,2}\Z")
 # A Raspberry Pi 4B, for gpiozero's data of the 40-pin header (J8): every Pi with that header
 # (B+ to 5, Zero) wires it the same, GPIO0 to GPIO27, so the model does not matter.
 _HEADER_REVISION = 0xc03111
-_TOKEN_RE = re.compile(r"^sha256:[0-9a-f]{64}$")
+_TOKEN_RE = re.compile(r"^sha256:[0-9a-f]{64}\Z")
 
 
 # --- the result -----------------------------------------------------------------------------
@@ -375,8 +377,7 @@ def _port(v: Any) -> str:
 
 
 def _table_id(v: Any) -> str:
-    return "" if _ID_RE.match(v) else ("must be 1-64 letters, digits, '.', '_' or '-', "
-                                       "e.g. \"macau-07\"")
+    return "" if _ID_RE.match(v) else f"must be {_ID_TEXT}, e.g. \"macau-07\""
 
 
 def _rake(v: Any) -> str:
@@ -1033,7 +1034,7 @@ def _devices(ck: _Checker, doc: dict[str, Any]) -> dict[str, DeviceSpec] | None:
             continue
         if not _ID_RE.match(dev_id):
             ck.add(path, f"device id {dev_id!r} is not a plain name",
-                   "use letters, digits, '.', '_' or '-', e.g. [devices.shoe]")
+                   f"use {_ID_TEXT}, e.g. [devices.shoe]")
             continue
         before = len(ck.problems)
         values = ck.section(table, path, SCHEMA["devices.*"])
