@@ -8,6 +8,9 @@
 #                                      only lay the files out under DESTDIR (packaging): no
 #                                      virtual environment, no users, no udev, no systemctl
 set -euo pipefail
+# sudo keeps a caller's umask stricter than 0022 (a hardened 0027 or 0077): the virtual
+# environment would be unreadable to the service user, which could not even run its check.
+umask 022
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 PREFIX=/opt/tablectl
@@ -47,6 +50,9 @@ for doc in docs/*.md docs/regulations/*.md docs/table.toml.example; do
     install -D -m 0644 "$doc" "$DESTDIR/usr/share/doc/tablectl/${doc#docs/}"
 done
 NEW_CONFIG=no
+# table.toml holds the console's token hashes: its directory is root's and the service's only,
+# as tablectl.tmpfiles makes it, from the start (a package made from DESTDIR ships it so).
+install -d -m 0750 "$DESTDIR/etc/tablectl"
 if [ ! -e "$DESTDIR/etc/tablectl/table.toml" ]; then
     # Never overwrite a table's configuration: only a first install gets the example.
     install -D -m 0640 docs/table.toml.example "$DESTDIR/etc/tablectl/table.toml"

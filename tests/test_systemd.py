@@ -404,3 +404,23 @@ def test_config_check_names_a_journal_the_service_could_not_keep(tmp_path):
     assert "PrivateTmp" in lost.stdout and "/var/lib/tablectl" in lost.stdout, lost.stdout
     hidden = _check(tmp_path, "/home/pit/journal.db")
     assert "ProtectHome" in hidden.stdout and "/var/lib/tablectl" in hidden.stdout
+
+
+def test_install_script_lays_out_readable_files_whatever_the_umask(tmp_path):
+    """sudo keeps the caller's umask when it is stricter than 0022: on a Pi hardened to 0027
+    or 0077 the installer made directories (and the virtual environment in /opt/tablectl)
+    that the service user could not read, so the service could not even start its check. The
+    script sets its own umask; /etc/tablectl is made 0750 from the start (token hashes), not
+    left 0755 until systemd-tmpfiles runs."""
+    root = tmp_path / "root"
+    run = subprocess.run(["bash", str(SYSTEMD / "install.sh")],
+                         env={**os.environ, "DESTDIR": str(root)}, capture_output=True,
+                         text=True, preexec_fn=lambda: os.umask(0o077))
+    assert run.returncode == 0, run.stderr
+    for directory in ("etc/systemd/system", "usr/lib/sysusers.d", "usr/lib/tmpfiles.d",
+                      "usr/share/doc/tablectl", "usr/share/doc/tablectl/regulations"):
+        assert ((root / directory).stat().st_mode & 0o777) == 0o755, directory
+    assert ((root / "etc/tablectl").stat().st_mode & 0o777) == 0o750
+    assert ((root / "etc/tablectl/table.toml").stat().st_mode & 0o777) == 0o640
+    script = (SYSTEMD / "install.sh").read_text()
+    assert script.index("\numask 022\n") < script.index('-m venv')
