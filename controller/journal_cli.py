@@ -1,4 +1,4 @@
-"""``tablectl journal verify|show|export``: read a table's journal (never write it).
+"""``tablectl journal verify|show|rounds|export``: read a table's journal (never write it).
 
 The journal is found with ``--journal PATH``, or from ``[journal] path`` of ``--config FILE``
 (default ``/etc/tablectl/table.toml``). Every command opens the journal read-only, so it can run
@@ -49,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     verify.set_defaults(func=cmd_verify)
 
     show = jsub.add_parser("show", help="a readable account of one round")
-    show.add_argument("round", metavar="ROUND", help="the round id (see `journal export`), "
+    show.add_argument("round", metavar="ROUND", help="the round id (`journal rounds` lists them), "
                       "or 'last' for the latest round")
     where(show)
     show.add_argument("--json", action="store_true", help="the round's records as JSON lines")
