@@ -686,6 +686,15 @@ class _Checker:
             if why:
                 self.add(path, f"is {written!r}", why)
                 return _BAD
+        odd = next((ch for ch in value if unicodedata.category(ch) == "Cc"), None) \
+            if spec.kind == "str" else None
+        if odd is not None:
+            # A pasting mistake: no id, path, label or serial number holds a line break, tab
+            # or escape, and one kept would name a file no one can type, break every log line
+            # or never match the device's own serial number.
+            self.add(path, f"is {written!r}, which holds U+{ord(odd):04X}, a control character",
+                     "write the value again without it")
+            return _BAD
         return value
 
 

@@ -117,3 +117,40 @@ def test_a_pin_name_with_a_line_break_is_refused_for_what_it_is():
 
 def test_the_example_passes():
     assert parse_text(EXAMPLE).table_id == "macau-07"
+
+
+# Every text key of the schema, with a value the example (or a USB device) makes valid.
+TEXT_VALUES = {("chips", "currency"): '"HKD"', ("journal", "path"): '"/var/lib/tablectl/j.db"',
+               ("devices.*", "usb_serial"): '"SHOE-0042"', ("table", "id"): '"macau-07"',
+               ("api", "listen"): '"127.0.0.1"', ("devices.*", "port"): '"/dev/tablectl/x"',
+               ("devices.*", "usb_backend"): '"usb.backend.libusb1:get_backend"'}
+
+
+def test_every_text_key_is_in_the_control_character_check():
+    """The list above covers every free-text key (those with choices are checked by them)."""
+    free = {(section, key) for section, keys in SCHEMA.items() for key, spec in keys.items()
+            if spec.kind == "str" and not spec.choices}
+    assert free == set(TEXT_VALUES), free ^ set(TEXT_VALUES)
+
+
+@pytest.mark.parametrize("section, key", sorted(TEXT_VALUES))
+@pytest.mark.parametrize("control", ["\\n", "\\t", "\\u001b"])
+def test_a_text_value_with_a_control_character_is_refused(section, key, control):
+    """No id, path, label or serial number holds a line break, a tab or an escape: such a
+    value is a pasting mistake, and one taken passed the check and then named a journal file
+    no one could type, put a line break in every log line and amount shown (currency), or
+    a USB serial number no device reports, so the shoe never linked."""
+    value = TEXT_VALUES[section, key]
+    value = value[:-1] + control + '"'
+    if section == "devices.*":
+        text = EXAMPLE.replace('usb_serial = "SHOE-0042"', f"{key} = {value}") \
+            if key.startswith("usb") else \
+            EXAMPLE.replace('port = "/dev/tablectl/shuffler"', f"port = {value}")
+        if key == "usb_backend":
+            text = EXAMPLE.replace('usb_serial = "SHOE-0042"',
+                                   f'usb_serial = "SHOE-0042"\n{key} = {value}')
+    else:
+        text = with_line(key, value) if key != "path" else EXAMPLE.replace(
+            'path = "/var/lib/tablectl/journal.db"', f"path = {value}")
+    problem = only(text)
+    assert problem.key.endswith(key), problem.format()
