@@ -1049,6 +1049,8 @@ def _devices(ck: _Checker, doc: dict[str, Any]) -> dict[str, DeviceSpec] | None:
         values = ck.section(table, path, SCHEMA["devices.*"])
         if len(ck.problems) > before:
             continue
+        if _other_transports_keys(ck, path, table, values["transport"]):
+            continue
         if values["link_timeout_s"] <= values["heartbeat_s"]:
             beat = values["heartbeat_s"]
             ck.add(path + ("link_timeout_s",),
@@ -1073,6 +1075,28 @@ def _devices(ck: _Checker, doc: dict[str, Any]) -> dict[str, DeviceSpec] | None:
             out[dev_id] = spec
     _devices_shared(ck, out)
     return out
+
+
+# The keys that find and speak to a device over one transport, and mean nothing on the other.
+_TRANSPORT_KEYS = {"serial": ("port", "baudrate"),
+                   "usb": ("usb_vendor", "usb_product", "usb_serial", "usb_backend")}
+
+
+def _other_transports_keys(ck: _Checker, path: tuple[str, ...], table: Mapping[str, Any],
+                           transport: str) -> bool:
+    """Name a key of the other transport written in the section (a tty on a USB device, a
+    serial number on a serial one): taken, it would be silently unused, and the device opened
+    otherwise than its writer believed. True when there was one."""
+    other = "usb" if transport == "serial" else "serial"
+    found = False
+    for key in _TRANSPORT_KEYS[other]:
+        if key in table:
+            how = ("is opened on its serial port (port)" if transport == "serial" else
+                   "is found over USB by usb_vendor, usb_product and usb_serial")
+            ck.add(path + (key,), f"is for a device with transport = \"{other}\"; this one "
+                   f"{how}", f"remove {key}, or set transport = \"{other}\"")
+            found = True
+    return found
 
 
 def _devices_shared(ck: _Checker, devices: Mapping[str, DeviceSpec]) -> None:

@@ -154,3 +154,28 @@ def test_a_text_value_with_a_control_character_is_refused(section, key, control)
             'path = "/var/lib/tablectl/journal.db"', f"path = {value}")
     problem = only(text)
     assert problem.key.endswith(key), problem.format()
+
+
+@pytest.mark.parametrize("key, value", [("port", '"/dev/ttyUSB0"'), ("baudrate", "9600")])
+def test_a_serial_key_on_a_usb_device_is_refused(key, value):
+    """configuration.md: `port` (and the speed) are a serial device's only. On a USB device
+    they were taken and never used: an operator who wrote the shoe's tty there believed the
+    table would open it, and the daemon looked for a USB device instead."""
+    text = EXAMPLE.replace('usb_serial = "SHOE-0042"', f'usb_serial = "SHOE-0042"\n{key} = {value}')
+    problem = only(text)
+    assert problem.key == f"devices.shoe.{key}", problem.format()
+    assert 'transport = "serial"' in problem.fix and f"remove {key}" in problem.fix
+
+
+@pytest.mark.parametrize("key, value", [("usb_vendor", "0x1d50"), ("usb_product", "0x6018"),
+                                        ("usb_serial", '"SHUF-0001"'),
+                                        ("usb_backend", '"usb.backend.libusb1:get_backend"')])
+def test_a_usb_key_on_a_serial_device_is_refused(key, value):
+    """configuration.md: the usb_ keys find a device spoken to directly over USB. On a serial
+    device they were taken and never used: the serial number written there picked nothing,
+    the udev rules' name (port) did."""
+    text = EXAMPLE.replace('port = "/dev/tablectl/shuffler"',
+                           f'port = "/dev/tablectl/shuffler"\n{key} = {value}')
+    problem = only(text)
+    assert problem.key == f"devices.shuffler.{key}", problem.format()
+    assert 'transport = "usb"' in problem.fix and f"remove {key}" in problem.fix
