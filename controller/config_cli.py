@@ -11,10 +11,10 @@ import getpass
 import os
 import secrets
 import sys
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
-from controller.config import (DEFAULT_JOURNAL, DEFAULT_PATH, ROLES, HoldemConfig, TableConfig,
-                               hash_token, load_config)
+from controller.config import (DEFAULT_JOURNAL, DEFAULT_PATH, ROLES, ConfigError, HoldemConfig,
+                               Problem, TableConfig, hash_token, key_lines, load_config)
 from controller.errors import TablectlError
 
 
@@ -38,6 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_check(args: argparse.Namespace) -> int:
     config = load_config(args.file)  # ConfigError lists every problem and exits 2
+    check_journal_table(config, args.file)
     devices = ", ".join(f"{d.id} ({d.device_class})" for d in config.devices.values()) or "none"
     print(f"{args.file}: valid. Table {config.table_id}: {config.game}, {config.mode.value}, "
           f"{config.boxes} boxes; devices: {devices}; journal {config.journal_path}")
@@ -75,6 +76,30 @@ def service_notes(config: TableConfig) -> list[str]:
             f"the service would fail to open it; {keep}, or let the service write there with "
             f"a drop-in (sudo systemctl edit tablectl): [Unit] RequiresMountsFor={directory} "
             f"and [Service] ReadWritePaths={directory}"]
+
+
+def check_journal_table(config: TableConfig, file: str) -> None:
+    """Refuse, as the service would, a table id its journal does not belong to (an id edited
+    in the file): a journal never mixes tables. A journal not there yet, or one this user
+    cannot read (or damaged), is left to the service, which names what is wrong with it."""
+    from controller.journal import Journal
+
+    path = config.journal_path
+    try:
+        if not path.is_file():
+            return
+        with Journal.open(path, readonly=True) as journal:
+            stored = journal.table_id
+    except (TablectlError, OSError):
+        return
+    if stored == config.table_id:
+        return
+    line = key_lines(Path(file).read_text(encoding="utf-8")).get(("table", "id"))
+    raise ConfigError([Problem(
+        "table.id", line, f"is {config.table_id!r}, but the journal {path} ([journal] path) "
+        f"belongs to table {stored!r}, and the service opens no journal of another table",
+        f"put back id = \"{stored}\", or give this table a journal of its own ([journal] "
+        "path)")], file)
 
 
 def holdem_stakes(h: HoldemConfig) -> str:

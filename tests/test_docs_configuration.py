@@ -179,3 +179,31 @@ def test_a_usb_key_on_a_serial_device_is_refused(key, value):
     problem = only(text)
     assert problem.key == f"devices.shuffler.{key}", problem.format()
     assert 'transport = "usb"' in problem.fix and f"remove {key}" in problem.fix
+
+
+def test_a_table_id_its_journal_does_not_belong_to_is_refused_by_the_check(tmp_path):
+    """configuration.md: "A journal belongs to one table id." The service refuses to open a
+    journal of another table, so the check refuses what `tablectl run` would (the unit's
+    ExecStartPre): an id edited in table.toml passed it, and the table then failed to start
+    with the journal's complaint. Named with its line, the journal's own id and the way out."""
+    import subprocess
+    import sys
+    from controller.journal import Journal
+    journal = tmp_path / "journal.db"
+    Journal.open(journal, "macau-07").close()
+    config = tmp_path / "table.toml"
+    text = EXAMPLE.replace('"/var/lib/tablectl/journal.db"', f'"{journal}"')
+
+    def check(table_id):
+        config.write_text(text.replace('id = "macau-07"', f'id = "{table_id}"'))
+        return subprocess.run([sys.executable, "-m", "controller.cli", "config", "check",
+                               str(config)], capture_output=True, text=True, cwd=ROOT)
+    same = check("macau-07")
+    assert same.returncode == 0, same.stderr
+    other = check("macau-08")
+    assert other.returncode == 2 and other.stdout == "", other.stdout
+    assert f"{config}:5: table.id: " in other.stderr, other.stderr
+    assert "'macau-07'" in other.stderr and str(journal) in other.stderr
+    assert "[journal] path" in other.stderr
+    journal.unlink()           # a table that has not run yet: nothing to belong to
+    assert check("macau-08").returncode == 0
