@@ -424,3 +424,22 @@ def test_install_script_lays_out_readable_files_whatever_the_umask(tmp_path):
     assert ((root / "etc/tablectl/table.toml").stat().st_mode & 0o777) == 0o640
     script = (SYSTEMD / "install.sh").read_text()
     assert script.index("\numask 022\n") < script.index('-m venv')
+
+
+@needs_analyze
+def test_the_drop_in_install_md_shows_passes_systemd_analyze_verify(tmp_path):
+    """docs/install.md's example drop-in (another kind of serial port) is one systemd takes,
+    beside the unit as installed."""
+    doc = (ROOT / "docs" / "install.md").read_text()
+    block = re.search(r"`sudo systemctl edit tablectl`.*?```ini\n(.*?)```", doc, re.S)
+    assert block and "DeviceAllow=" in block.group(1)
+    drop_in = tmp_path / "tablectl.service.d"
+    drop_in.mkdir()
+    (drop_in / "override.conf").write_text(block.group(1))
+    result = analyze(tmp_path, UNIT.read_text())
+    assert result.returncode == 0 and not (result.stdout + result.stderr).strip(), \
+        result.stdout + result.stderr
+    # the check reads the drop-in: a misspelt key in it is reported
+    (drop_in / "override.conf").write_text(block.group(1).replace("DeviceAllow=",
+                                                                  "DeviceAlow="))
+    assert "DeviceAlow" in analyze(tmp_path, UNIT.read_text()).stderr
