@@ -58,8 +58,34 @@ PROTECTED_HOMES = (PurePosixPath("/home"), PurePosixPath("/root"), PurePosixPath
 
 
 def service_notes(config: TableConfig) -> list[str]:
-    """What the service's sandbox would do to this configuration: a journal it could not keep.
-    Notes, not errors: a journal in a scratch directory is right for a test or a demo."""
+    """What the service's sandbox would do to this configuration: a journal it could not keep,
+    a console port it may not listen on. Notes, not errors: a journal in a scratch directory
+    is right for a test or a demo, and a port another way (as root) may be right there."""
+    return [*_journal_note(config), *_port_note(config)]
+
+
+# The unit holds no capabilities (CapabilityBoundingSet= empty, NoNewPrivileges=yes): it may
+# listen only on ports the kernel lets any user have.
+UNPRIVILEGED_PORT_START = Path("/proc/sys/net/ipv4/ip_unprivileged_port_start")
+
+
+def _port_note(config: TableConfig) -> list[str]:
+    port = config.api.port
+    if not config.api.tokens or port == 0:
+        return []                   # no console, or any free port
+    try:
+        first = int(UNPRIVILEGED_PORT_START.read_text())
+    except (OSError, ValueError):
+        first = 1024
+    if port >= first:
+        return []
+    return [f"api.port {port} is below {first}, the first port the kernel lets any user "
+            f"listen on (net.ipv4.ip_unprivileged_port_start), and tablectl.service holds no "
+            f"capabilities (CapabilityBoundingSet=): the console would never come up; use "
+            f"{first} or above, such as the default 8740"]
+
+
+def _journal_note(config: TableConfig) -> list[str]:
     journal = PurePosixPath(os.path.normpath(config.journal_path))
     if journal.is_relative_to(STATE_DIRECTORY):
         return []

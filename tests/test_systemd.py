@@ -443,3 +443,29 @@ def test_the_drop_in_install_md_shows_passes_systemd_analyze_verify(tmp_path):
     (drop_in / "override.conf").write_text(block.group(1).replace("DeviceAllow=",
                                                                   "DeviceAlow="))
     assert "DeviceAlow" in analyze(tmp_path, UNIT.read_text()).stderr
+
+
+def test_config_check_notes_a_console_port_the_service_may_not_listen_on(tmp_path):
+    """The unit holds no capabilities (CapabilityBoundingSet= empty), so the service may not
+    listen below net.ipv4.ip_unprivileged_port_start (1024 unless lowered): port = 80 passed
+    the check and the console then never came up, the log retrying it for ever. The check
+    notes it; a port above, or 0 (any free port), is not noted."""
+    import sys
+    opts = unit_options()
+    assert opts["CapabilityBoundingSet"] == [""] and opts["NoNewPrivileges"] == ["yes"]
+    start = Path("/proc/sys/net/ipv4/ip_unprivileged_port_start")
+    if not start.exists() or int(start.read_text()) <= 80:
+        pytest.skip("this kernel lets anyone listen on port 80")
+    example = (ROOT / "docs" / "table.toml.example").read_text()
+
+    def check(port):
+        config = tmp_path / "table.toml"
+        config.write_text(example.replace("port = 8740", f"port = {port}"))
+        out = subprocess.run([sys.executable, "-m", "controller.cli", "config", "check",
+                              str(config)], capture_output=True, text=True, cwd=ROOT)
+        assert out.returncode == 0, out.stderr
+        return out.stdout
+    low = check(80)
+    assert "note: api.port 80" in low and "CapabilityBoundingSet" in low, low
+    assert "8740" in low and "ip_unprivileged_port_start" in low
+    assert "api.port" not in check(8740) and "api.port" not in check(0)
