@@ -94,6 +94,8 @@ ln -sf "$PREFIX/venv/bin/tablectl" /usr/local/bin/tablectl
 # Stable device names for devices already plugged in.
 udevadm control --reload-rules
 udevadm trigger --subsystem-match=tty --subsystem-match=usb --subsystem-match=gpio
+# FTDI adapters' latency timer (an attribute of the usb-serial device, not of its tty)
+udevadm trigger --subsystem-match=usb-serial
 # and the CPU wake-up latency device's group (a misc device, not matched above)
 udevadm trigger --subsystem-match=misc --sysname-match=cpu_dma_latency
 

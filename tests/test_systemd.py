@@ -138,9 +138,9 @@ def test_every_device_group_is_registered_before_the_service_starts():
 
 # --- udev rules -----------------------------------------------------------------------------
 
-MATCH_KEYS = {"ACTION", "KERNEL", "SUBSYSTEM", "SUBSYSTEMS", "DRIVERS", "ATTR", "ATTRS", "ENV",
-              "TAG", "KERNELS", "DEVPATH"}
-ASSIGN_KEYS = {"SYMLINK", "GROUP", "MODE", "OWNER", "ENV", "TAG", "RUN", "NAME"}
+MATCH_KEYS = {"ACTION", "KERNEL", "SUBSYSTEM", "SUBSYSTEMS", "DRIVER", "DRIVERS", "ATTR", "ATTRS",
+              "ENV", "TAG", "KERNELS", "DEVPATH"}
+ASSIGN_KEYS = {"SYMLINK", "GROUP", "MODE", "OWNER", "ENV", "TAG", "RUN", "NAME", "ATTR"}
 PAIR = re.compile(r'^\s*([A-Z_]+)(\{[^}]+\})?\s*(==|!=|\+=|-=|:=|=)\s*"([^"]*)"\s*$')
 
 
@@ -186,6 +186,17 @@ def test_udev_rules_parse_and_name_every_device():
     # the configured example's serial port is one of the stable names
     example = load_config(ROOT / "docs" / "table.toml.example")
     assert example.device("shuffler").port.removeprefix("/dev/") in links
+
+
+def test_udev_rules_take_an_ftdi_adapters_frames_at_once():
+    # An FTDI USB serial adapter keeps what it received for up to its latency timer (16 ms by
+    # default) before it sends it on: a card frame, 1.04 ms on the wire at 115,200 baud, would
+    # reach the controller up to 16 ms late. The rules set the timer to its least, 1 ms.
+    rules = parse_udev((SYSTEMD / "99-tablectl.rules").read_text())
+    assert any(("SUBSYSTEM", None, "usb-serial") in matches
+               and ("DRIVER", None, "ftdi_sio") in matches
+               and ("ATTR", "{latency_timer}", "1") in assigns
+               for _, matches, assigns in rules)
 
 
 def test_udev_parser_rejects_mistakes():
