@@ -48,8 +48,8 @@ FORMAT_VERSION = 1
 GENESIS_HASH = "0" * 64
 BODY_FIELDS = ("article", "kind", "mono_ns", "payload", "round_id", "seq", "source",
                "table_id", "v", "wall_ns")
-_KIND_RE = re.compile(r"^[a-z][a-z0-9_.-]{0,63}$")
-_TABLE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_KIND_RE = re.compile(r"[a-z][a-z0-9_.-]{0,63}")   # fullmatch: $ would take a line break
+_TABLE_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
 class JournalError(TablectlError):
@@ -290,7 +290,7 @@ class Journal:
                 raise JournalError(f"journal {path} does not exist; give the path of an "
                                    "existing journal (--journal PATH) or the table's config "
                                    "(--config FILE)")
-        if table_id is not None and not _TABLE_RE.match(table_id):
+        if table_id is not None and not _TABLE_RE.fullmatch(table_id):
             raise JournalError(f"table id {table_id!r} must be 1-64 letters, digits, '.', '_' "
                                "or '-', starting with a letter or digit")
         try:
@@ -1051,7 +1051,7 @@ def _entry(e: Entry | tuple | Mapping[str, Any]) -> Entry:
         entry = Entry(**e)
     else:
         entry = Entry(*e)
-    if not isinstance(entry.kind, str) or not _KIND_RE.match(entry.kind):
+    if not isinstance(entry.kind, str) or not _KIND_RE.fullmatch(entry.kind):
         raise JournalError(f"record kind {entry.kind!r} must be lower-case letters, digits, "
                            "'_', '.' or '-' (e.g. 'device', 'decision')")
     for name in ("round_id", "source", "article"):

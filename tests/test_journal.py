@@ -713,3 +713,19 @@ def test_an_empty_file_is_named_as_such_and_left_alone(tmp_path, command):
     assert "empty" in out.stderr and "SQLite file" not in out.stderr
     assert empty.read_bytes() == b"" and sorted(p.name for p in tmp_path.iterdir()) == [
         "journal.db"]
+
+
+@pytest.mark.parametrize("table_id", ["macau-07\n", "macau-07\r\n"])
+def test_a_table_id_with_a_line_break_after_it_is_refused(tmp_path, table_id):
+    # A pattern ending in $ takes a trailing line break too: a journal made so would carry an
+    # id no configuration check lets a table have.
+    with pytest.raises(JournalError, match="table id"):
+        Journal.open(tmp_path / "j.db", table_id)
+    assert not (tmp_path / "j.db").exists()
+
+
+def test_a_record_kind_with_a_line_break_after_it_is_refused(tmp_path):
+    j = Journal.open(tmp_path / "j.db", "T1")
+    with pytest.raises(JournalError, match="record kind"):
+        j.append("device\n", {"x": 1})
+    assert j.head()[0] == 0
