@@ -53,7 +53,11 @@ FAULTS: dict[str, FaultSpec] = {s.name: s for s in [
           "cleared only by a reboot", code=(int, 1), text=(str, "")),
     _spec("refuse", "device", ("shuffler", "dice"), "the firmware refuses the next host "
           "command (any but status, or only `action`) with `code`, once, and does nothing of "
-          "it", code=(str, "not-ready"), action=(_OPT_STR, None)),
+          "it; with count, the next `count` such commands", code=(str, "not-ready"),
+          action=(_OPT_STR, None), count=(int, 1)),
+    _spec("status_report", "device", ALL, "the firmware sends a StatusReport on its own, as "
+          "one may after a restart or a cleared condition: its state, or `state` as a report "
+          "made earlier and sent late would carry", state=(_OPT_STR, None)),
     _spec("door_open", "device", DOORS, "a door (the agitator's lid) opens"),
     _spec("door_close", "device", DOORS, "the door (lid) closes again"),
     _spec("face_up", "device", ("shoe",), "the next card drawn comes out face up"),

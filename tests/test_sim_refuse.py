@@ -95,3 +95,23 @@ def test_only_devices_that_take_commands_can_refuse():
     with pytest.raises(TablectlError, match="does not apply to a shoe"):
         make_fault("refuse", "shoe")
     assert "busy" in REFUSE_CODES and "bad-argument" not in REFUSE_CODES
+
+
+def test_a_refusal_with_a_count_refuses_that_many_commands_then_takes_the_next():
+    m = shuffled()
+    m.inject(make_fault("refuse", "shuffler", code="busy", action="status", count=2), LONG)
+    for _ in range(2):
+        with pytest.raises(Refused) as exc:
+            m.command("status", LONG)
+        assert exc.value.code == "busy"
+    assert [e.kind for e in m.command("status", LONG)] == ["status"]
+
+
+def test_a_status_report_of_the_firmwares_own_says_its_state_or_the_state_given():
+    m = shuffled()
+    (own,) = m.inject(make_fault("status_report", "shuffler"), LONG)
+    assert own.kind == "status" and own.fields["state"] == "ready"
+    # One made earlier and sent late says what the firmware was then, not what it is now.
+    (late,) = m.inject(make_fault("status_report", "shuffler", state="idle"), LONG)
+    assert late.fields["state"] == "idle" and m.state == "ready"
+    assert late.fields["cards"] == own.fields["cards"] == 52

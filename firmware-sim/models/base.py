@@ -198,14 +198,16 @@ class FirmwareModel:
 
     def _refuse_if_armed(self, name: str) -> None:
         """An injected refusal takes the command it waits for (any but ``status`` unless it
-        names one) once: the firmware refuses it and does nothing."""
+        names one) once, or its ``count`` times: the firmware refuses it and does nothing."""
         r = self._refusal
         if r is None:
             return
         takes = name == r["action"] if r["action"] is not None else name != "status"
         if not takes:
             return
-        self._refusal = None
+        r["count"] = r.get("count", 1) - 1
+        if r["count"] <= 0:
+            self._refusal = None
         raise Refused(r["code"], f"{name} refused (injected fault)")
 
     def _check_operational(self) -> None:
@@ -279,6 +281,11 @@ class FirmwareModel:
             self._door(False)
         elif name == "jam":
             self._jam(a["where"])
+        elif name == "status_report":
+            report = self.status()
+            if a.get("state") is not None:
+                report["state"] = a["state"]
+            self._emit("status", **report)
         elif name == "refuse":
             problem = refuse_action_problem(a["action"], self.device_class, self.COMMANDS)
             if problem:
