@@ -42,6 +42,16 @@ def asked(run: TableRunner, since: int = 0) -> list[str]:
                                                                kinds=["device_command"])]
 
 
+def status_answer(run: TableRunner, state: str, ts: float = 0.0) -> None:
+    """The shuffler answers the table's last status request (the driver names the request
+    its report answers: drivers/shuffler.py StatusAnswer)."""
+    from drivers.shuffler import StatusAnswer
+
+    ask = [r.payload["ask"] for r in run.journal.records(kinds=["device_command"])
+           if r.payload["action"] == "status"][-1]
+    run.device(StatusAnswer(device="shuffler", ts=ts, state=state, ask=ask))
+
+
 def ready(t: Table) -> None:
     """Get the deck ready the way the mode does it."""
     if t.state != "shuffling":

@@ -48,7 +48,7 @@ class Rig:
         out = []
         while True:
             e = self.q.get_nowait()
-            if e.kind == "status":
+            if e.kind in ("status", "status_answer"):     # the shuffler names its answer
                 return out
             out.append(e)
 

@@ -130,11 +130,11 @@ def test_a_shuffler_busy_with_work_of_its_own_is_asked_again_through_the_real_da
         steps = [(r.kind, r.payload.get("action") or r.payload["event"]["kind"])
                  for r in records if r.kind == "device_command"
                  or (r.kind == "device" and r.payload["event"]["kind"] in (
-                     "command_refused", "status", "hand_dispensed"))]
+                     "command_refused", "status_answer", "hand_dispensed"))]
         first = steps.index(("device", "command_refused"))
         assert steps[first - 1] == ("device_command", "dispense_hand")
         assert steps[first + 1:first + 4] == [("device_command", "status"),
-                                              ("device", "status"),
+                                              ("device", "status_answer"),
                                               ("device_command", "dispense_hand")]
         assert ("device", "hand_dispensed") in steps[first + 4:]
         assert not [r for r in records if r.kind in ("decision", "round_close")]

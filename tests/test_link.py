@@ -277,7 +277,7 @@ def test_hello_gives_link_up_with_identity(link_path):
         assert drv.identity == up.identity and drv.is_up
         st = await drv.status()
         assert st.state == "ready" and st.detail == {"cards": 52}
-        assert (await next_event(q, "status"))[0] == st
+        assert (await next_event(q, "status_answer"))[0] == st
         await drv.close()
         peer.unplug()
     run(main())

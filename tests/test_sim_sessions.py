@@ -157,7 +157,7 @@ async def drain(drv, q: asyncio.Queue) -> list:
     out = []
     while True:
         e = q.get_nowait()
-        if e.kind == "status":
+        if e.kind in ("status", "status_answer"):     # the shuffler names its answer
             return out
         out.append(e)
 

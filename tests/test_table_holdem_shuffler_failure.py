@@ -10,6 +10,7 @@ import pytest
 
 from controller.rules.cards import Card
 from drivers import events as ev
+from drivers.shuffler import StatusAnswer
 
 from table_helpers import kinds, rulings, table
 
@@ -160,7 +161,8 @@ def test_rectify_held_after_close_bets_the_clear_deals_on_with_the_blinds_posted
     # The card asked before may be on its way: the shuffler's status first, then the first
     # hole card again once it says none is (docs/interpretations.md).
     assert [c.action for c in t.commands[mark:]] == ["status"]
-    t.handle_device(ev.Status(device="shuffler", ts=0.0, state="ready"))
+    ask = t.commands[-1].args["ask"]             # the driver names the request answered
+    t.handle_device(StatusAnswer(device="shuffler", ts=0.0, state="ready", ask=ask))
     assert dispense_asked(t, mark) == 1              # the first hole card, asked again
     dispensed(t, "As", "Kd", "Ah", "Kc")
     assert t.state == "player_decisions" and t._holdem.street == "preflop"

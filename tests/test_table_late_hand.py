@@ -14,7 +14,7 @@ from controller.journal import Journal
 from controller.rules.cards import Card
 from drivers import events as ev
 
-from table_helpers import asked, shuffler_runner
+from table_helpers import asked, shuffler_runner, status_answer
 
 C = Card.parse
 
@@ -142,7 +142,7 @@ def test_pan9_p3_rectify_the_hand_asked_before_comes_after_the_clear_and_is_the_
     mark = run.journal.head()[0]
     run.command("clear_malfunction", "supervisor")
     assert asked(run, mark) == ["status"]            # not the seat's hand a second time
-    run.device(ev.Status(device="shuffler", ts=6.5, state="dispensing"))
+    status_answer(run, "dispensing", ts=6.5)
     assert asked(run, mark) == ["status"]            # it is on its way: wait for it
     run.device(ev.HandDispensed(device="shuffler", ts=7.0, cards=(C("9s"), C("Ks"))))
     assert shown(run, mark) == [("box 2", 2)]
@@ -171,7 +171,7 @@ def test_pan9_p3_rectify_a_count_only_shuffler_leaves_no_hand_over_to_void_the_r
     seat_2_asked(run)
     run = fail(run, tmp_path, game, how)
     run.command("clear_malfunction", "supervisor")
-    run.device(ev.Status(device="shuffler", ts=6.5, state="dispensing"))
+    status_answer(run, "dispensing", ts=6.5)
     for ts in (7.0, 8.0):
         run.device(ev.HandDispensed(device="shuffler", ts=ts, cards=(None, None)))
     assert run.table.state == "croupier_reveal" and run.table.round.void is None
@@ -187,7 +187,7 @@ def test_pan9_p3_rectify_the_hand_that_never_left_is_asked_again_after_the_statu
     run = fail(run, tmp_path, game, how)
     mark = run.journal.head()[0]
     run.command("clear_malfunction", "supervisor")
-    run.device(ev.Status(device="shuffler", ts=6.5, state="ready"))
+    status_answer(run, "ready", ts=6.5)
     assert asked(run, mark) == ["status", "dispense_hand"]      # seat 2's, again
     run.device(ev.HandDispensed(device="shuffler", ts=7.0, cards=(C("9s"), C("Ks"))))
     run.device(ev.HandDispensed(device="shuffler", ts=8.0, cards=(C("Kh"), C("Kd"))))
@@ -212,7 +212,7 @@ def test_holdem_h11_rectify_the_card_asked_before_comes_after_the_clear_and_is_t
     mark = run.journal.head()[0]
     run.command("clear_malfunction", "supervisor")
     assert asked(run, mark) == ["status"]
-    run.device(ev.Status(device="shuffler", ts=6.5, state="dispensing"))
+    status_answer(run, "dispensing", ts=6.5)
     for c in cards[out:]:
         run.device(ev.CardDispensed(device="shuffler", ts=7.0, card=C(c)))
     assert [r for r, _ in shown(run)] == order
@@ -236,7 +236,7 @@ def test_a_status_refused_for_want_of_a_link_is_asked_again_when_the_link_is_up(
         device_class="shuffler", vendor="v", model="m", serial="S1", firmware_version="1",
         firmware_hash="00", recognises_cards=True)))
     assert asked(run, mark) == ["status", "status"]
-    run.device(ev.Status(device="shuffler", ts=6.5, state="ready"))
+    status_answer(run, "ready", ts=6.5)
     assert asked(run, mark) == ["status", "status", "dispense_hand"]
 
 
@@ -246,11 +246,11 @@ def test_a_failure_while_the_status_is_awaited_asks_it_again_at_the_next_clear(t
     seat_2_asked(run)
     run = fail(run, tmp_path, game, "jam")
     run.command("clear_malfunction", "supervisor")
-    run.device(ev.Status(device="shuffler", ts=6.5, state="dispensing"))
+    status_answer(run, "dispensing", ts=6.5)
     run.device(ev.Jam(device="shuffler", ts=6.6, where="exit"))      # the hand stopped
     assert run.table.state == "malfunction" and run.table.round.void is None
     mark = run.journal.head()[0]
     run.command("clear_malfunction", "supervisor")
     assert asked(run, mark) == ["status"]
-    run.device(ev.Status(device="shuffler", ts=7.5, state="ready"))
+    status_answer(run, "ready", ts=7.5)
     assert asked(run, mark) == ["status", "dispense_hand"]

@@ -236,8 +236,10 @@ def first_card_of_the_next_round(game: str, kind: str) -> list[Any]:
 SHUFFLED = (dev("shuffle_started"), dev("shuffle_done", count=52))
 # Its status, asked at the clear when a hand asked before a failure or restart may be on its
 # way: none is (it never left), or it is (it comes out after the clear: Late).
-NOTHING_COMING = dev("status", state="ready")
-DISPENSING = dev("status", state="dispensing")
+# The shuffler's answer to the status request the table asked last (the driver names the
+# request its report answers; inputs() fills in the table's name of it).
+NOTHING_COMING = dev("status_answer", state="ready")
+DISPENSING = dev("status_answer", state="dispensing")
 
 
 def asked_again(mode: str) -> tuple[Any, ...]:
@@ -930,6 +932,8 @@ def inputs(step: Any, table: Table, dealer: Dealer, game: str, kind: str):
     if isinstance(step, Cmd):
         yield command_record(step, table)
     elif isinstance(step, Dev):
+        if step.kind == "status_answer":
+            step = Dev(step.kind, step.device, {**step.args, "ask": table._status_ask})
         yield device_record(step, game, kind)
     elif isinstance(step, Deal):
         for _ in range(step.n):

@@ -39,6 +39,7 @@ from controller.rules.pan9_bank import (BankTurn, after_round as bank_after_roun
                                         bank_offer_order, check_taker, may_keep_bank)
 from controller import inputs as panel_inputs   # registers the panel's events for replay
 from drivers import events as ev
+from drivers.shuffler import StatusAnswer   # registers the shuffler's answer for replay
 
 from .dealing import DealingTracker, Outcome
 from .flow import Flow, flow_for
@@ -289,6 +290,12 @@ class Table:
         # request is made again (a second request would put one hand too many out); "asked":
         # that status is awaited; "coming": the shuffler said it is dispensing (_on_status).
         self._unanswered = ""
+        # The status requests of the round in play, each named "<round>.<n>" (its ``ask``),
+        # and the name of the one whose answer says whether that hand is coming: only the
+        # shuffler's answer to it does (``status_answer``); a report of its own, or the late
+        # answer to an earlier request, may be older than the hand (docs/protocol.md 3.7).
+        self._status_asks = 0
+        self._status_ask = ""
         # The round in play waits for the shuffler's shuffle (asked, or to ask again once the
         # shuffler is put right): no hand is asked of it before its shuffle is done.
         self._awaiting_shuffle = False
@@ -867,10 +874,16 @@ class Table:
         else:
             self._publish("device_condition", device=e.device, conditions=["empty"])
 
-    def _on_status(self, e: ev.Status) -> None:
+    def _on_status(self, e: ev.Status, answer: bool = False) -> None:
         # Journaled by the service. A shuffler that reports itself free may be asked what the
         # round waits for of it (a hand or shuffle it refused as busy): asked again now.
         if self._device_class(e.device) != "shuffler":
+            return
+        if self._unanswered == "asked" and not answer:
+            # Not the answer to the request the round waits on: a report the shuffler sent
+            # on its own (as after it restarts) or the late answer to an earlier request. It
+            # may have been made before the hand asked reached the shuffler, so its "ready"
+            # would not say that no hand is coming: the table waits for its answer.
             return
         if self._unanswered in ("asked", "coming"):
             # The answer to whether the hand asked before the failure or restart is on its
@@ -885,6 +898,21 @@ class Table:
             return
         if e.state in SHUFFLER_FREE:
             self._resume_requests()
+
+    def _on_status_answer(self, e: StatusAnswer) -> None:
+        """The shuffler's answer to a status request of the table's (the driver names the
+        request it answers: the first report after the shuffler accepted it, on the same
+        link). The answer to the request the round waits on says whether the hand asked
+        before is coming; any other is taken as a report of the shuffler's own."""
+        self._on_status(e, answer=bool(e.ask) and e.ask == self._status_ask)
+
+    def _ask_status(self) -> str:
+        """Ask the shuffler's status, naming the request ("<round>.<n>") so its answer is
+        told from any other report; the name."""
+        self._status_asks += 1
+        ask = f"{self.round_no}.{self._status_asks}"
+        self.commands.append(Command("shuffler", "status", {"ask": ask}))
+        return ask
 
     def _on_deck_check_result(self, e: ev.DeckCheckResult) -> None:
         self._publish("deck_check", device=e.device, count=e.count)
@@ -953,7 +981,7 @@ class Table:
             # ask for (a self-test, a check the firmware runs on its own) may end without a
             # word. Its status says whether it is free again (_on_status).
             self._busy_asks += 1
-            self.commands.append(Command("shuffler", "status"))
+            self._ask_status()
 
     def _request_failed(self, e: ev.CommandRefused, what: str) -> None:
         """A hand or card the controller itself failed to ask of the shuffler
@@ -1640,6 +1668,7 @@ class Table:
         self._shaken = False
         self._busy_asks = 0
         self._unanswered = ""
+        self._status_asks, self._status_ask = 0, ""
         self._held_failure, self._betting_owed = None, None
         self._out_of_play_before_dice = 0
         self._house_capital = self.house_co_bank_capital
@@ -1785,7 +1814,7 @@ class Table:
             # twice for one step and none is left over at the end.
             if self._unanswered == "maybe":
                 self._unanswered = "asked"
-                self.commands.append(Command("shuffler", "status"))
+                self._status_ask = self._ask_status()
             return
         n = self.tracker.owed_in_step()     # after a short hand, what the step still owes
         self._dispensing = True
