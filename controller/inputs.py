@@ -1,10 +1,11 @@
-"""Events of the dealer panel: buttons and the supervisor's key switch.
+"""Inputs that are not a device's: the dealer panel's buttons and the supervisor's key
+switch, and the end of a wait the table asked the service to time (:class:`WaitOver`).
 
-They are :class:`drivers.events.DeviceEvent` subclasses (``device="panel"``), so the table
-machine takes them from the same queue as every device event, and they serialise the same way
-(``to_json()``; :func:`drivers.events.event_from_json` reads them back once this module is
-imported). Box sensors on GPIO produce the drivers' own ``CardPlaced``/``CardRemoved`` with
-``device="box-sensors"``.
+They are :class:`drivers.events.DeviceEvent` subclasses (``device="panel"``, or ``"timer"``),
+so the table machine takes them from the same queue as every device event, and they serialise
+the same way (``to_json()``; :func:`drivers.events.event_from_json` reads them back once this
+module is imported). Box sensors on GPIO produce the drivers' own ``CardPlaced``/
+``CardRemoved`` with ``device="box-sensors"``.
 """
 from __future__ import annotations
 
@@ -15,6 +16,9 @@ from drivers.events import EVENT_TYPES, DeviceEvent, event_from_json
 
 PANEL = "panel"
 BUTTONS = ("close_bets", "misdeal", "exposed_card", "confirm")
+# The device id of the service's timer: the table's ``wait`` commands go to it, and its
+# ``wait_over`` inputs come from it.
+TIMER = "timer"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -53,7 +57,25 @@ class ButtonRepeated(DeviceEvent):
     after_ms: int
 
 
-for _cls in (ButtonPressed, ButtonRepeated, KeySwitched):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WaitOver(DeviceEvent):
+    """A wait the table asked for is over. The table machine has no clock (it is replayed
+    from the journal): it asks the service to time a wait with a ``wait`` command to the
+    timer (``Command("timer", "wait", {...})``, journaled like a device command), and the
+    service puts this input on the queue once ``after_s`` seconds have passed, journaled like
+    a device event (``device="timer"``), with the wait's own arguments: ``what`` the table
+    waits to do again (``status``: ask again the status the shuffler refused as busy),
+    ``about`` the device it asks that of, ``ask`` the request the wait follows, ``after_s``
+    the wait. A restart loses a wait not over; the table asks again from the journal."""
+
+    kind: ClassVar[str] = "wait_over"
+    what: str
+    about: str = ""
+    ask: str = ""
+    after_s: float = 0.0
+
+
+for _cls in (ButtonPressed, ButtonRepeated, KeySwitched, WaitOver):
     EVENT_TYPES.setdefault(_cls.kind, _cls)
 
 

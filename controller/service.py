@@ -43,6 +43,7 @@ from controller.cpu_latency import DEVICE as CPU_LATENCY_DEVICE
 from controller.cpu_latency import OFF as CPU_WAKEUP_OFF
 from controller.cpu_latency import CpuLatency
 from controller.errors import TablectlError
+from controller.inputs import TIMER, WaitOver
 from controller.journal import Journal, Kind
 from controller.logs import bind, get_logger
 from controller.rules import get_game
@@ -688,6 +689,9 @@ class Service:
                                           if k not in ("kind", "table", "round")})
 
     def _send(self, c: Command) -> None:
+        if c.device_class == TIMER:
+            self._wait(c)
+            return
         spec = self.config.device(c.device_class)
         driver = self.drivers.get(spec.id) if spec else None
         if driver is None:
@@ -717,6 +721,18 @@ class Service:
         task = asyncio.ensure_future(call())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    def _wait(self, c: Command) -> None:
+        """The table's ``wait`` (it has no clock): once ``after_s`` has passed, its end comes
+        back on the queue as a WaitOver input, journaled before the table acts on it. A wait
+        not over when the service stops is lost; the restarted table asks again."""
+        args = {k: c.args[k] for k in ("what", "about", "ask", "after_s") if k in c.args}
+
+        def over() -> None:
+            if not self._stopping.is_set():
+                self.queue.put_nowait(WaitOver(device=TIMER, ts=time.monotonic(), **args))
+
+        asyncio.get_running_loop().call_later(max(0.0, float(args.get("after_s", 0))), over)
 
     def _show_light(self) -> None:
         if self.panel is None or self.runner is None:

@@ -140,3 +140,79 @@ def test_a_shuffler_busy_with_work_of_its_own_is_asked_again_through_the_real_da
         assert not [r for r in records if r.kind in ("decision", "round_close")]
     finally:
         rig.stop()
+
+
+def test_a_status_refused_as_busy_is_asked_again_after_a_wait_then_the_supervisor_is_called(
+        tmp_path):
+    """Hold'em under H11 ``rectify``: the shuffler jams at the second hole card, so the card
+    asked may still come and the clear asks its status first. The shuffler then refuses that
+    status as ``busy`` again and again and says nothing more (the simulator's ``refuse``
+    fault, four times). The daemon's timer brings each wait's end back as a journaled
+    ``wait_over`` and the status is asked again; after the third wait the fourth ``busy`` holds
+    the round for the supervisor with an alarm naming the shuffler and the way out. At the
+    next clear the status is answered and the card is asked again."""
+    from controller.table.machine import STATUS_BUSY_WAITS
+
+    rig = Rig(tmp_path, "texas-holdem", "shuffler", seed=6,
+              interpretations={"machine_failure": "rectify"})
+    try:
+        rig.start_devices()
+        shuffler = rig.devices["shuffler"]
+        shuffler.inject("jam", at_card=2, where="exit")
+        rig.start_controller()
+        rig.wait_links()
+        rig.must("open_table", "supervisor")
+        assert rig.wait_state("bets_open", timeout=20) == "bets_open"
+        rig.must("seat_players", seats=[2, 5], stacks=[500, 500], button=2)
+        rig.must("close_bets")
+        assert rig.wait_state("malfunction", timeout=20) == "malfunction"
+        shuffler.clear_jam()
+        shuffler.inject("refuse", code="busy", action="status", count=STATUS_BUSY_WAITS + 1)
+        mark = rig.mark()
+        rig.must("clear_malfunction", "supervisor")
+        alarm = rig.wait_event(lambda e: e["kind"] == "device_condition"
+                               and "refused its status" in e.get("what", ""), since=mark,
+                               timeout=20 + 10 * STATUS_BUSY_WAITS)
+        assert alarm["device"] == "shuffler" and "void_round" in alarm["what"]
+        assert rig.wait_state("malfunction") == "malfunction"
+        assert rig.view()["round"]["void"] is None
+
+        with Journal.open(rig.journal_path, readonly=True) as j:
+            assert j.verify().ok
+            records = list(j.records())
+        after = [r for r in records if r.seq > max(r.seq for r in records
+                                                   if r.kind == "command"
+                                                   and r.payload["name"] == "clear_malfunction")]
+        # The report the firmware sends on its own once the jam is cleared is no answer (it
+        # comes when it comes, and the table takes nothing from it while it waits).
+        steps = [(r.kind, r.payload.get("action") or r.payload["event"]["kind"])
+                 for r in after if r.kind == "device_command"
+                 or (r.kind == "device" and r.source in ("shuffler", "timer")
+                     and r.payload["event"]["kind"] != "status")]
+        asked = [("device_command", "status"), ("device", "command_refused")]
+        waited = [("device_command", "wait"), ("device", "wait_over")]
+        assert steps == asked + (waited + asked) * STATUS_BUSY_WAITS
+        overs = [r for r in after if r.kind == "device" and r.source == "timer"]
+        assert all(r.payload["event"]["about"] == "shuffler" for r in overs)
+        assert not [r for r in after if r.kind in ("decision", "round_close")]
+
+        mark = rig.mark()
+        rig.must("clear_malfunction", "supervisor")
+        # Answered now (no card is coming): the hole card is asked again, once. (What the
+        # simulated shuffler does with it after its jam is its own affair.)
+        rig.wait_event(lambda e: e["kind"] == "state" and e.get("source") == "dealing",
+                       since=mark, timeout=20)
+        with Journal.open(rig.journal_path, readonly=True) as j:
+            records = list(j.records())
+        last_clear = max(r.seq for r in records if r.kind == "command"
+                         and r.payload["name"] == "clear_malfunction")
+        then = [r for r in records if r.seq > last_clear and (
+            r.kind == "device_command" or (r.kind == "device" and r.source == "shuffler"
+                                           and r.payload["event"]["kind"] != "status"))]
+        status, answer, card = then[:3]
+        assert (status.payload["action"], answer.payload["event"]["kind"],
+                card.payload["action"]) == ("status", "status_answer", "dispense_card")
+        assert answer.payload["event"]["ask"] == status.payload["ask"]
+        assert [r.payload.get("action") for r in then].count("dispense_card") == 1
+    finally:
+        rig.stop()

@@ -10,6 +10,11 @@ earlier request that comes late, may be older than the hand and say ``ready`` wh
 on its way. The shuffler driver names the answer to each request (``status_answer`` with the
 table's ``ask``; docs/protocol.md 3.7); anything else is no answer.
 
+A status request the shuffler refuses as ``busy`` is asked again after a wait the service times
+(a ``wait`` command, whose end comes back as the journaled ``wait_over`` input: the machine has
+no clock), a few times; then the round is held for the supervisor with an alarm naming the
+shuffler and the way out.
+
 On the runner and a real journal: a restart is a real recovery from the journal.
 """
 import pytest
@@ -138,6 +143,130 @@ def test_a_restart_while_the_status_is_awaited_asks_it_again_and_takes_only_the_
     run.command("clear_malfunction", "supervisor")
     assert asked(run, mark) == ["status"] and last_ask(run) != before
     answer(run, "dispensing", ask=before)           # still the old request's: no answer
+    assert asked(run, mark) == ["status"]
+    answer(run, "ready")
+    assert asked(run, mark) == ["status", "dispense_hand"]
+    verified(tmp_path)
+
+
+# --- 2. a status refused as busy is asked again after a wait, then the supervisor is called ----
+
+def refused_busy(run, ts=6.2):
+    run.device(ev.CommandRefused(device="shuffler", ts=ts, action="status", reason="busy",
+                                 text="shuffler refused status: busy; wait for the current "
+                                      "action to finish"))
+
+
+def waits(run, since=0):
+    """The waits the table asked of the service's timer: what each is for."""
+    return [{k: v for k, v in r.payload.items() if k not in ("device_class", "action")}
+            for r in run.journal.records(since=since, kinds=["device_command"])
+            if r.payload["action"] == "wait" and r.payload["device_class"] == "timer"]
+
+
+def wait_over(run, ts=7.0):
+    from controller.inputs import TIMER, WaitOver
+
+    run.device(WaitOver(device=TIMER, ts=ts, **waits(run)[-1]))
+
+
+@pytest.mark.parametrize("how", ["jam", "restart"])
+def test_a_status_refused_as_busy_is_asked_again_after_a_wait(tmp_path, how):
+    run = fail(seat_2_asked(tmp_path), tmp_path, how)
+    mark = run.journal.head()[0]
+    run.command("clear_malfunction", "supervisor")
+    first = last_ask(run)
+    refused_busy(run)
+    # Nothing asked at once: a wait, timed outside the table, for the asked request.
+    assert asked(run, mark) == ["status", "wait"]
+    w = waits(run, mark)[0]
+    assert (w["what"], w["about"], w["ask"]) == ("status", "shuffler", first)
+    assert w["after_s"] > 0
+    assert run.table.state == "dealing" and run.table.round.void is None
+    wait_over(run)
+    assert asked(run, mark) == ["status", "wait", "status"] and last_ask(run) != first
+    answer(run, "ready")
+    assert asked(run, mark) == ["status", "wait", "status", "dispense_hand"]
+    assert not rulings(run, mark)
+    verified(tmp_path)
+
+
+def test_a_shuffler_that_keeps_refusing_its_status_holds_the_round_for_the_supervisor(
+        tmp_path):
+    from controller.table.machine import STATUS_BUSY_WAITS
+
+    run = fail(seat_2_asked(tmp_path), tmp_path, "jam")
+    mark = run.journal.head()[0]
+    run.command("clear_malfunction", "supervisor")
+    for i in range(STATUS_BUSY_WAITS):
+        refused_busy(run, ts=6.0 + i)
+        wait_over(run, ts=6.5 + i)
+    assert asked(run, mark) == ["status"] + ["wait", "status"] * STATUS_BUSY_WAITS
+    refused_busy(run, ts=9.0)
+    # No endless asking: the round is held, nothing more asked, the supervisor alarmed.
+    assert asked(run, mark) == ["status"] + ["wait", "status"] * STATUS_BUSY_WAITS
+    assert run.table.state == "malfunction" and run.table.round.void is None
+    assert not rulings(run, mark)
+    alarm = of_kind(run, "device_condition", mark)[-1]
+    assert alarm["device"] == "shuffler"
+    assert "shuffler refused its status" in alarm["what"]
+    assert "clear_malfunction" in alarm["what"] and "void_round" in alarm["what"]
+    # A hand out meanwhile is the one asked before: taken as seat 2's while held.
+    run.device(ev.HandDispensed(device="shuffler", ts=9.5, cards=(C("9s"), C("Ks"))))
+    assert shown(run, mark) == [("box 2", 2)]
+    later = run.journal.head()[0]
+    run.command("clear_malfunction", "supervisor")
+    assert asked(run, later) == ["dispense_hand"]            # the banker's
+    run.device(ev.HandDispensed(device="shuffler", ts=10.0, cards=(C("Kh"), C("Kd"))))
+    assert run.table.state == "settlement" and not of_kind(run, "irregular_event")
+    verified(tmp_path)
+
+
+def test_held_after_the_refusals_the_clear_asks_the_status_again_from_the_start(tmp_path):
+    from controller.table.machine import STATUS_BUSY_WAITS
+
+    run = fail(seat_2_asked(tmp_path), tmp_path, "jam")
+    run.command("clear_malfunction", "supervisor")
+    for i in range(STATUS_BUSY_WAITS):
+        refused_busy(run, ts=6.0 + i)
+        wait_over(run, ts=6.5 + i)
+    refused_busy(run, ts=9.0)
+    assert run.table.state == "malfunction"
+    mark = run.journal.head()[0]
+    run.command("clear_malfunction", "supervisor")
+    assert asked(run, mark) == ["status"]
+    refused_busy(run, ts=11.0)
+    assert asked(run, mark) == ["status", "wait"]           # waits again, not held at once
+    assert run.table.state == "dealing"
+
+
+def test_a_wait_over_after_the_busy_cleared_asks_nothing_more(tmp_path):
+    run = fail(seat_2_asked(tmp_path), tmp_path, "jam")
+    mark = run.journal.head()[0]
+    run.command("clear_malfunction", "supervisor")
+    refused_busy(run)
+    # The shuffler is heard from before the wait ends (a report of its own: it is free
+    # again): asked again at once, as a report of its own cannot answer it.
+    run.device(ev.Status(device="shuffler", ts=6.3, state="idle"))
+    assert asked(run, mark) == ["status", "wait", "status"]
+    wait_over(run)                                  # the wait of the first request: stale
+    assert asked(run, mark) == ["status", "wait", "status"]
+    answer(run, "ready")
+    assert asked(run, mark) == ["status", "wait", "status", "dispense_hand"]
+
+
+def test_a_restart_during_the_wait_holds_the_round_and_the_clear_asks_again(tmp_path):
+    run = fail(seat_2_asked(tmp_path), tmp_path, "jam")
+    run.command("clear_malfunction", "supervisor")
+    refused_busy(run)
+    pending = waits(run)[-1]
+    run = fail(run, tmp_path, "restart")            # the service's timer is gone with it
+    assert run.table.state == "malfunction" and run.table.round.void is None
+    mark = run.journal.head()[0]
+    from controller.inputs import TIMER, WaitOver
+    run.device(WaitOver(device=TIMER, ts=7.0, **pending))    # a stale one: nothing
+    assert asked(run, mark) == []
+    run.command("clear_malfunction", "supervisor")
     assert asked(run, mark) == ["status"]
     answer(run, "ready")
     assert asked(run, mark) == ["status", "dispense_hand"]

@@ -128,6 +128,13 @@ CONTROLLER_ERROR = "controller-error"
 # saying busy while its status says free is not asked in a loop; the round then waits for its
 # report of the work done (or for the supervisor).
 BUSY_STATUS_ASKS = 3
+# A status request the round waits on (whether a hand asked before a failure or a restart is
+# on its way) that the shuffler refuses as ``busy`` is asked again after this wait, timed by
+# the service (the machine has no clock: a ``wait`` command, and the journaled ``wait_over``
+# input when it is over), at most STATUS_BUSY_WAITS times in a row; refused once more, the
+# round is held for the supervisor with an alarm naming the shuffler and the way out.
+STATUS_BUSY_WAIT_S = 5.0
+STATUS_BUSY_WAITS = 3
 
 
 @dataclass(slots=True)
@@ -296,6 +303,7 @@ class Table:
         # answer to an earlier request, may be older than the hand (docs/protocol.md 3.7).
         self._status_asks = 0
         self._status_ask = ""
+        self._status_busy = 0       # its busy refusals in a row (asked again after a wait)
         # The round in play waits for the shuffler's shuffle (asked, or to ask again once the
         # shuffler is put right): no hand is asked of it before its shuffle is done.
         self._awaiting_shuffle = False
@@ -890,6 +898,7 @@ class Table:
             # way. A device sends its events in order, so that hand, had it come out, would
             # have come before this report: dispensing, it is coming and is the one asked;
             # anything else, none is coming and the request is made again.
+            self._status_busy = 0
             if e.state == "dispensing":
                 self._unanswered = "coming"
                 return
@@ -948,11 +957,14 @@ class Table:
         if e.action == "status":
             if cls == "shuffler" and self._unanswered == "asked":
                 # The round waits on this one: asked again when the shuffler is next heard
-                # from (its link up, a report of its own, the supervisor's clear).
+                # from (its link up, a report of its own, the supervisor's clear), and when
+                # it said busy, after a wait too (it may say nothing more).
                 self._unanswered = "maybe"
                 self._publish("device_condition", device=e.device, what=scrub(what),
                               conditions=sorted(self._cond(e.device)), refused=e.action,
                               reason=e.reason)
+                if e.reason == "busy":
+                    self._status_refused_busy(e)
             return      # otherwise a question for the console; the round waits on nothing
         if (cls == "shuffler" and self.mode is Mode.SHUFFLER and e.reason == CONTROLLER_ERROR
                 and e.action in ("dispense_card", "dispense_hand")):
@@ -982,6 +994,43 @@ class Table:
             # word. Its status says whether it is free again (_on_status).
             self._busy_asks += 1
             self._ask_status()
+
+    def _status_refused_busy(self, e: ev.CommandRefused) -> None:
+        """The shuffler refused as ``busy`` the status request the round waits on. Busy with
+        work the table did not ask for, it may say nothing when that ends: the status is
+        asked again after a wait the service times (``wait_over``), STATUS_BUSY_WAITS times in
+        a row at most. Refused once more, the round is held for the supervisor (nothing is
+        ruled: no card is known out of order, and the shuffler answers) with an alarm naming
+        the shuffler and the way out; a hand out meanwhile is the plan's next (_held_card),
+        and the clear asks the status again (_ask_shuffler)."""
+        self._status_busy += 1
+        if self._status_busy <= STATUS_BUSY_WAITS:
+            self.commands.append(Command(panel_inputs.TIMER, "wait", {
+                "what": "status", "about": e.device, "ask": self._status_ask,
+                "after_s": STATUS_BUSY_WAIT_S}))
+            return
+        self._status_busy = 0           # the clear starts again from the first request
+        self._publish("device_condition", device=e.device, what=scrub(
+            f"the {e.device} refused its status as busy {STATUS_BUSY_WAITS + 1} times in a "
+            f"row, so whether the hand asked of it before is on its way is not known; look at "
+            f"the {e.device}: once it is idle, clear_malfunction (its status is asked again, "
+            "and the hand only if none is coming; a hand out meanwhile is dealt as the next), "
+            "or void_round"), conditions=sorted(self._cond(e.device)), refused=e.action,
+            reason=e.reason)
+        r = self.round
+        if r is not None and r.void is None and self.state in ("bets_closed", "dealing"):
+            self._held_round = self.state == "bets_closed"
+            self._held_dealing = self.state
+            self.fail()
+
+    def _on_wait_over(self, e: panel_inputs.WaitOver) -> None:
+        """A wait the table asked the service to time is over (journaled as an input: the
+        machine has no clock). After a ``busy`` refusal of the status the round waits on, that
+        status is asked again, unless it was meanwhile (the shuffler heard from, a clear) or
+        the round no longer waits on it; a wait of an earlier request is over for nothing."""
+        if e.what != "status" or e.ask != self._status_ask or self._unanswered != "maybe":
+            return
+        self._resume_requests()
 
     def _request_failed(self, e: ev.CommandRefused, what: str) -> None:
         """A hand or card the controller itself failed to ask of the shuffler
@@ -1668,7 +1717,7 @@ class Table:
         self._shaken = False
         self._busy_asks = 0
         self._unanswered = ""
-        self._status_asks, self._status_ask = 0, ""
+        self._status_asks, self._status_ask, self._status_busy = 0, "", 0
         self._held_failure, self._betting_owed = None, None
         self._out_of_play_before_dice = 0
         self._house_capital = self.house_co_bank_capital
@@ -2890,6 +2939,7 @@ class Table:
             # no hand is on its way (_ask_shuffler), and a status asked before the restart may
             # never have been answered.
             self._dispensing = False
+            self._status_busy = 0       # a wait timed before the restart is lost with it
             if self.round is not None and self.round.void is None:
                 self._unanswered = "maybe"
 
