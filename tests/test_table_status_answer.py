@@ -271,3 +271,53 @@ def test_a_restart_during_the_wait_holds_the_round_and_the_clear_asks_again(tmp_
     answer(run, "ready")
     assert asked(run, mark) == ["status", "dispense_hand"]
     verified(tmp_path)
+
+
+# The same when the status is asked to learn whether a shuffler that refused a hand as busy is
+# free again (busy with work of its own, which may end without a report): refused as busy in
+# its turn, it is asked again after a wait, and at last the supervisor is called.
+
+def hand_refused_busy(run, ts=2.0):
+    run.device(ev.CommandRefused(device="shuffler", ts=ts, action="dispense_hand",
+                                 reason="busy", text="shuffler refused dispense hand of 2: "
+                                                     "busy; wait for the current action to "
+                                                     "finish"))
+
+
+def test_the_status_of_a_shuffler_that_refused_a_hand_as_busy_is_asked_again_after_a_wait(
+        tmp_path):
+    run = seat_2_asked(tmp_path)
+    mark = run.journal.head()[0]
+    hand_refused_busy(run)
+    assert asked(run, mark) == ["status"]
+    refused_busy(run, ts=2.1)
+    assert asked(run, mark) == ["status", "wait"]
+    wait_over(run, ts=3.0)
+    assert asked(run, mark) == ["status", "wait", "status"]
+    answer(run, "ready", ts=3.1)
+    assert asked(run, mark) == ["status", "wait", "status", "dispense_hand"]    # seat 2's
+    run.device(ev.HandDispensed(device="shuffler", ts=4.0, cards=(C("9s"), C("Ks"))))
+    assert shown(run, mark) == [("box 2", 2)] and not rulings(run, mark)
+
+
+def test_a_shuffler_that_refused_a_hand_and_keeps_refusing_its_status_calls_the_supervisor(
+        tmp_path):
+    from controller.table.machine import STATUS_BUSY_WAITS
+
+    run = seat_2_asked(tmp_path)
+    mark = run.journal.head()[0]
+    hand_refused_busy(run)
+    for i in range(STATUS_BUSY_WAITS):
+        refused_busy(run, ts=2.1 + i)
+        wait_over(run, ts=2.5 + i)
+    refused_busy(run, ts=6.0)
+    assert asked(run, mark) == ["status"] + ["wait", "status"] * STATUS_BUSY_WAITS
+    assert run.table.state == "malfunction" and run.table.round.void is None
+    assert not rulings(run, mark)
+    alarm = of_kind(run, "device_condition", mark)[-1]
+    assert "shuffler refused its status" in alarm["what"] and "void_round" in alarm["what"]
+    later = run.journal.head()[0]
+    run.command("clear_malfunction", "supervisor")
+    assert asked(run, later) == ["dispense_hand"]       # nothing was out: asked again
+    hand_refused_busy(run, ts=7.0)
+    assert asked(run, later) == ["dispense_hand", "status"]     # a fresh count

@@ -304,6 +304,9 @@ class Table:
         self._status_asks = 0
         self._status_ask = ""
         self._status_busy = 0       # its busy refusals in a row (asked again after a wait)
+        # The status asked of a shuffler that refused a hand (or shuffle) as busy, to learn
+        # whether it is free again; "" once a report says so (or says it is not).
+        self._free_ask = ""
         # The round in play waits for the shuffler's shuffle (asked, or to ask again once the
         # shuffler is put right): no hand is asked of it before its shuffle is done.
         self._awaiting_shuffle = False
@@ -906,6 +909,7 @@ class Table:
             self._resume_requests()
             return
         if e.state in SHUFFLER_FREE:
+            self._free_ask, self._status_busy = "", 0     # free again: settled
             self._resume_requests()
 
     def _on_status_answer(self, e: StatusAnswer) -> None:
@@ -913,6 +917,10 @@ class Table:
         request it answers: the first report after the shuffler accepted it, on the same
         link). The answer to the request the round waits on says whether the hand asked
         before is coming; any other is taken as a report of the shuffler's own."""
+        if e.ask and e.ask == self._free_ask:
+            # Whether it is free again after a busy refusal: answered (free, or busy with
+            # work that reports itself done), whatever it says. No answer to a hand's question.
+            self._free_ask, self._status_busy = "", 0
         self._on_status(e, answer=bool(e.ask) and e.ask == self._status_ask)
 
     def _ask_status(self) -> str:
@@ -964,7 +972,17 @@ class Table:
                               conditions=sorted(self._cond(e.device)), refused=e.action,
                               reason=e.reason)
                 if e.reason == "busy":
-                    self._status_refused_busy(e)
+                    self._status_refused_busy(e, late=True)
+            elif (cls == "shuffler" and e.reason == "busy" and self._free_ask
+                  and self._free_ask == f"{self.round_no}.{self._status_asks}"
+                  and self.round is not None and self.round.void is None):
+                # The status asked to learn whether a shuffler that refused a hand (or a
+                # shuffle) as busy is free again, refused as busy in its turn: it may say
+                # nothing more, so it is asked again after a wait too.
+                self._publish("device_condition", device=e.device, what=scrub(what),
+                              conditions=sorted(self._cond(e.device)), refused=e.action,
+                              reason=e.reason)
+                self._status_refused_busy(e, late=False)
             return      # otherwise a question for the console; the round waits on nothing
         if (cls == "shuffler" and self.mode is Mode.SHUFFLER and e.reason == CONTROLLER_ERROR
                 and e.action in ("dispense_card", "dispense_hand")):
@@ -993,30 +1011,36 @@ class Table:
             # ask for (a self-test, a check the firmware runs on its own) may end without a
             # word. Its status says whether it is free again (_on_status).
             self._busy_asks += 1
-            self._ask_status()
+            self._free_ask = self._ask_status()
 
-    def _status_refused_busy(self, e: ev.CommandRefused) -> None:
-        """The shuffler refused as ``busy`` the status request the round waits on. Busy with
-        work the table did not ask for, it may say nothing when that ends: the status is
-        asked again after a wait the service times (``wait_over``), STATUS_BUSY_WAITS times in
-        a row at most. Refused once more, the round is held for the supervisor (nothing is
-        ruled: no card is known out of order, and the shuffler answers) with an alarm naming
-        the shuffler and the way out; a hand out meanwhile is the plan's next (_held_card),
-        and the clear asks the status again (_ask_shuffler)."""
+    def _status_refused_busy(self, e: ev.CommandRefused, late: bool) -> None:
+        """The shuffler refused as ``busy`` the status request the round waits on: whether
+        the hand asked before a failure or a restart is on its way (``late``), or whether it
+        is free again after it refused a hand (or shuffle) as busy. Busy with work the table
+        did not ask for, it may say nothing when that ends: the status is asked again after a
+        wait the service times (``wait_over``), STATUS_BUSY_WAITS times in a row at most.
+        Refused once more, the round is held for the supervisor (nothing is ruled: no card is
+        known out of order, and the shuffler answers) with an alarm naming the shuffler and
+        the way out; a hand out meanwhile is the plan's next (_held_card), and the clear asks
+        again (_ask_shuffler)."""
         self._status_busy += 1
         if self._status_busy <= STATUS_BUSY_WAITS:
             self.commands.append(Command(panel_inputs.TIMER, "wait", {
-                "what": "status", "about": e.device, "ask": self._status_ask,
+                "what": "status", "about": e.device,
+                "ask": self._status_ask if late else self._free_ask,
                 "after_s": STATUS_BUSY_WAIT_S}))
             return
-        self._status_busy = 0           # the clear starts again from the first request
+        # The clear starts again from the first request (and from the first busy refusal).
+        self._status_busy, self._free_ask, self._busy_asks = 0, "", 0
         self._publish("device_condition", device=e.device, what=scrub(
             f"the {e.device} refused its status as busy {STATUS_BUSY_WAITS + 1} times in a "
-            f"row, so whether the hand asked of it before is on its way is not known; look at "
-            f"the {e.device}: once it is idle, clear_malfunction (its status is asked again, "
-            "and the hand only if none is coming; a hand out meanwhile is dealt as the next), "
-            "or void_round"), conditions=sorted(self._cond(e.device)), refused=e.action,
-            reason=e.reason)
+            "row, so " + ("whether the hand asked of it before is on its way" if late else
+                          "whether it is free again after it refused the hand as busy")
+            + f" is not known; look at the {e.device}: once it is idle, clear_malfunction "
+            + ("(its status is asked again, and the hand only if none is coming; a hand out "
+               "meanwhile is dealt as the next)" if late else "(what the round waits for is "
+               "asked of it again)") + ", or void_round"),
+            conditions=sorted(self._cond(e.device)), refused=e.action, reason=e.reason)
         r = self.round
         if r is not None and r.void is None and self.state in ("bets_closed", "dealing"):
             self._held_round = self.state == "bets_closed"
@@ -1027,10 +1051,15 @@ class Table:
         """A wait the table asked the service to time is over (journaled as an input: the
         machine has no clock). After a ``busy`` refusal of the status the round waits on, that
         status is asked again, unless it was meanwhile (the shuffler heard from, a clear) or
-        the round no longer waits on it; a wait of an earlier request is over for nothing."""
-        if e.what != "status" or e.ask != self._status_ask or self._unanswered != "maybe":
+        the round no longer waits on it (answered, what it waited for asked again, void); a
+        wait of an earlier request is over for nothing."""
+        if e.what != "status" or not e.ask:
             return
-        self._resume_requests()
+        if e.ask == self._status_ask and self._unanswered == "maybe":
+            self._resume_requests()
+        elif (e.ask == self._free_ask and self.state != "malfunction"
+              and self.round is not None and self.round.void is None):
+            self._free_ask = self._ask_status()     # free again yet?
 
     def _request_failed(self, e: ev.CommandRefused, what: str) -> None:
         """A hand or card the controller itself failed to ask of the shuffler
@@ -1718,6 +1747,7 @@ class Table:
         self._busy_asks = 0
         self._unanswered = ""
         self._status_asks, self._status_ask, self._status_busy = 0, "", 0
+        self._free_ask = ""
         self._held_failure, self._betting_owed = None, None
         self._out_of_play_before_dice = 0
         self._house_capital = self.house_co_bank_capital
@@ -1867,6 +1897,7 @@ class Table:
             return
         n = self.tracker.owed_in_step()     # after a short hand, what the step still owes
         self._dispensing = True
+        self._free_ask = ""                 # asked again: whether it is free is moot
         # The deck in the shuffler is being dealt: the next round needs a fresh shuffle.
         self._deck_ready, self._needs_shuffle = False, True
         if n == 1:
@@ -2929,6 +2960,9 @@ class Table:
             # shuffler links, as in shuffling (_on_link_up), or once the supervisor clears.
             # A check still under way refuses the repeat as busy, and its result is taken.
             self._deck_check, self._shuffle_after_check = "", False
+        # A wait timed before the restart is lost with it; what the round waits for of the
+        # shuffler is asked again when it links (or at the clear), not its status.
+        self._free_ask, self._status_busy = "", 0
         if self._dispensing or self._unanswered:
             # A hand or card asked of the shuffler before the restart may never have left
             # either, and while it is awaited nothing more is asked of the shuffler (the next
