@@ -139,6 +139,10 @@ class ShufflerDriver(Driver):
         finally:
             if request in self._unsent:     # refused before it was numbered (no link)
                 self._unsent.remove(request)
+            # Never acknowledged (a NAK): its number must not name it when the acknowledgement
+            # of another command comes under that number.
+            for seq in [s for s, r in self._numbered_asks.items() if r is request]:
+                del self._numbered_asks[seq]
 
     # -- which report answers which request ------------------------------------------------
     def _numbered(self, seq: int) -> None:
