@@ -414,7 +414,7 @@ def test_texas_holdem_rounds_leak_no_hole_card(tmp_path, seqlog):
         await c.settle()
         if live.do(lambda: live.table.state) == "shuffling":
             await c.command("deck_ready")
-        await c.command("seat_players", seats=[1, 4], stacks=[300, 300], button=1)
+        await c.command("seat_players", seats=[1, 4], stacks=[300, 300])
         await c.command("close_bets")
         await c.until_not("bets_closed", lambda: c.device(live.devices["shoe"].draw))
         await c.until_not("dealing", lambda: c.device(live.devices["shoe"].draw))

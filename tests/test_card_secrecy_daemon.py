@@ -89,8 +89,7 @@ def test_cards_never_turned_up_appear_nowhere_in_the_daemons_output(tmp_path):
         for round_no, seats in ((1, [2, 5, 8]), (2, [1, 4])):
             if live.state() == "shuffling":
                 assert http.command("deck_ready")["ok"]
-            assert http.command("seat_players", seats=seats, stacks=[400] * len(seats),
-                                button=seats[0])["ok"]
+            assert http.command("seat_players", seats=seats, stacks=[400] * len(seats))["ok"]
             assert http.command("close_bets")["ok"]
             folded = False
             for _ in range(60):

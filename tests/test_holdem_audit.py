@@ -206,3 +206,21 @@ def test_with_the_shoe_each_hand_is_dealt_from_a_deck_shuffled_and_cut_for_it_ar
     t.command("deck_ready")
     t.command("seat_players", seats=[1, 3], stacks=[100, 100])
     assert t.state == "bets_open" and t.round.button == 3
+
+
+def test_the_dealer_cannot_place_the_button_off_its_seat_a_supervisor_can_art_1_2():
+    # Art. 1(2): the button starts before the player left of the croupier and moves to the
+    # next player clockwise after each hand. Where the blinds fall is the table's to say: a
+    # dealer's other seat is refused with nothing changed, a supervisor's is taken (a table
+    # whose button was elsewhere before the controller came, a dispute settled).
+    t = table("texas-holdem", holdem={"small_blind": 5, "big_blind": 10})
+    with pytest.raises(TablectlError, match=r"due at seat 1\b.*art\. 1\(2\).*supervisor"):
+        t.command("seat_players", seats=[1, 3, 6], stacks=[100, 100, 100], button=3)
+    assert t.round.seats == () or not t.round.seats
+    t.command("seat_players", seats=[1, 3, 6], stacks=[100, 100, 100], button=1)  # its seat
+    t.command("void_round", role="supervisor", reason="players left")
+    t.command("next_round")
+    t.command("deck_ready")
+    t.command("seat_players", seats=[1, 3, 6], stacks=[100, 100, 100], button=6,
+              role="supervisor")
+    assert t.round.button == 6

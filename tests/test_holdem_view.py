@@ -48,7 +48,7 @@ def test_seats_button_and_stacks_show_as_soon_as_the_players_are_seated():
 
 def test_stacks_given_as_a_list_follow_the_seat_order():
     t = table("texas-holdem", holdem={"small_blind": 5, "big_blind": 10})
-    t.command("seat_players", seats=[2, 7], stacks=[300, 800], button=7)
+    t.command("seat_players", seats=[2, 7], stacks=[300, 800], button=7, role="supervisor")
     h = holdem(t)
     assert h["seats"] == [2, 7] and h["button"] == 7
     assert h["stacks"] == {"2": 300, "7": 800}
@@ -62,14 +62,15 @@ def test_a_list_of_stacks_for_seats_out_of_order_is_refused_when_it_could_be_rea
     t = table("texas-holdem", holdem={"small_blind": 5, "big_blind": 10})
     before = t.public_view()
     with pytest.raises(TablectlError) as refused:
-        t.command("seat_players", seats=[7, 2], stacks=[300, 800], button=7)
+        t.command("seat_players", seats=[7, 2], stacks=[300, 800], button=7, role="supervisor")
     message = str(refused.value)
     assert "[7, 2]" in message and '{"7": 300, "2": 800}' in message
     assert "ascending" in message
     assert t.public_view() == before
-    t.command("seat_players", seats=[7, 2], stacks=[500, 500], button=7)
+    t.command("seat_players", seats=[7, 2], stacks=[500, 500], button=7, role="supervisor")
     assert holdem(t)["stacks"] == {"2": 500, "7": 500}
-    t.command("seat_players", seats=[7, 2], stacks={"7": 300, "2": 800}, button=7)
+    t.command("seat_players", seats=[7, 2], stacks={"7": 300, "2": 800}, button=7,
+              role="supervisor")
     assert holdem(t)["stacks"] == {"2": 800, "7": 300}
 
 
@@ -88,7 +89,7 @@ def test_a_seat_given_twice_is_refused(seats, stacks, words):
 
 def test_seating_again_replaces_the_seats_in_the_view():
     t = seated()
-    t.command("seat_players", seats=[2, 4], stacks=[250, 350], button=4)
+    t.command("seat_players", seats=[2, 4], stacks=[250, 350], button=4, role="supervisor")
     h = holdem(t)
     assert h["seats"] == [2, 4] and h["button"] == 4 and h["stacks"] == {"2": 250, "4": 350}
 
@@ -282,7 +283,7 @@ def test_at_settlement_the_view_has_the_pots_the_settlement_awards():
 def test_two_all_ins_of_different_sizes_make_two_side_pots():
     t = table("texas-holdem", holdem={"small_blind": 5, "big_blind": 10})
     t.command("seat_players", seats=[1, 3, 6, 8], stacks={"1": 100, "3": 1000, "6": 250,
-                                                          "8": 1000}, button=8)
+                                                          "8": 1000}, button=8, role="supervisor")
     draw(t, *("2c", "3c", "4c", "5c", "6c", "7c", "8c", "9c"))
     assert holdem(t)["to_act"] == 6      # blinds on seats 1 and 3; seat 6 speaks first
     t.command("holdem_action", seat=6, action="allin")           # 250

@@ -307,6 +307,7 @@ class Table:
         # The status asked of a shuffler that refused a hand (or shuffle) as busy, to learn
         # whether it is free again; "" once a report says so (or says it is not).
         self._free_ask = ""
+        self._role: str | None = None  # who gave the command in hand (Table.command)
         # The round in play waits for the shuffler's shuffle (asked, or to ask again once the
         # shuffler is put right): no hand is asked of it before its shuffle is done.
         self._awaiting_shuffle = False
@@ -416,7 +417,11 @@ class Table:
                                     "table never shows as text; write it otherwise, such as "
                                     f"\"{value.strip()[0]}.{value.strip()[1:]}.\" or with a "
                                     "word beside it")
-        self._guarded(fn, **args)
+        self._role = role       # for the one command that asks who gave it (seat_players)
+        try:
+            self._guarded(fn, **args)
+        finally:
+            self._role = None
 
     def handle_device(self, event: ev.DeviceEvent) -> None:
         """Take one device event. Never raises for an event out of place: that becomes an
@@ -2546,12 +2551,20 @@ class Table:
             example = seats_t[0] if seats_t else 1
             raise TablectlError(f"the button is a seat number, such as {example} (or leave it "
                                 f"out to move it on), got {button!r:.40}")
+        from controller.rules.texas_holdem import initial_button, next_button
+        due = (next_button(self._last_button, seats_t) if self._last_button
+               else initial_button(seats_t))
         if button is None:
-            from controller.rules.texas_holdem import initial_button, next_button
-            button = (next_button(self._last_button, seats_t) if self._last_button
-                      else initial_button(seats_t))
+            button = due
         if button not in seats_t:
             raise TablectlError(f"the button must be on an occupied seat; got {button}")
+        if button != due and self._role != "supervisor":
+            # Where the blinds fall is the rule's (art. 1(2)), not the dealer's choice; a
+            # supervisor may place it otherwise (a table taken over, a dispute settled).
+            raise TablectlError(f"the button is due at seat {due}: it starts before the player "
+                                "left of the croupier and moves to the next player clockwise "
+                                "after each hand (11/2008 art. 1(2)); leave button out, or have "
+                                f"a supervisor place it at seat {button}")
         from controller.rules.texas_holdem import check_players
         check_players(seats_t)
         self.round.seats = seats_t
