@@ -37,6 +37,12 @@ from drivers.spec import CODECS, DEVICE_CLASSES, TRANSPORTS, DeviceSpec
 DEFAULT_PATH = Path("/etc/tablectl/table.toml")
 DEFAULT_JOURNAL = "/var/lib/tablectl/journal.db"
 ROLES = ("display", "dealer", "supervisor")
+# The journal's sources that are not devices (docs/journal.md, source): no device may take
+# one of these ids, or its records would be read as theirs (a link session resumed from one).
+RESERVED_IDS = {"panel": "dealer panel", "timer": "daemon's timed waits",
+                "service": "daemon itself", "table": "table machine",
+                "integrity": "deck-integrity monitor", "croupier": "croupier's own shuffle",
+                **{role: f"console's {role} role" for role in ROLES}}
 BUTTONS = ("close_bets", "misdeal", "exposed_card", "confirm")
 LIGHTS = ("green", "amber", "red")
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -1044,6 +1050,12 @@ def _devices(ck: _Checker, doc: dict[str, Any]) -> dict[str, DeviceSpec] | None:
         if not _ID_RE.match(dev_id):
             ck.add(path, f"device id {dev_id!r} is not a plain name",
                    f"use {_ID_TEXT}, e.g. [devices.shoe]")
+            continue
+        if dev_id in RESERVED_IDS:
+            ck.add(path, f"device id {dev_id!r} is reserved: the journal names the "
+                   f"{RESERVED_IDS[dev_id]} so, and a device of that name would share its "
+                   "records", "name the device by its part, e.g. [devices.shoe] or "
+                   "[devices.shuffler-2]")
             continue
         before = len(ck.problems)
         values = ck.section(table, path, SCHEMA["devices.*"])

@@ -775,3 +775,17 @@ def test_a_table_built_for_a_layout_its_deck_cannot_deal_is_refused():
     Table("t", get_game("q-poker"), "shoe", layout_boxes=17,
           interpretations={"decks": "several"})
     Table("t", get_game("q-poker"), "shoe", layout_boxes=16)
+
+
+@pytest.mark.parametrize("dev_id", ["panel", "timer", "service", "table", "integrity",
+                                    "croupier", "dealer", "supervisor", "display"])
+def test_a_device_id_the_journal_gives_another_source_is_refused(dev_id):
+    # The journal names where each record came from by the device's id, and by these names
+    # the panel, the daemon's timer, the daemon, the table, the integrity monitor, the croupier
+    # and the console's roles: a device so named would share their records, and its link
+    # session be resumed from one of theirs.
+    text = BASE.replace("[devices.shoe]", f"[devices.{dev_id}]")
+    p = only(text)
+    assert p.key == f"devices.{dev_id}" and p.line == line_of(text, f"[devices.{dev_id}]")
+    assert "reserved" in p.reason and dev_id in p.reason, p.reason
+    assert "[devices.shoe]" in p.fix, p.fix
