@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 from controller.errors import TablectlError
+from controller.inputs import TIMER, WaitOver
 from controller.journal import Journal
 from controller.table.machine import Command
 from controller.table.runner import TableRunner
@@ -163,6 +164,9 @@ class LiveTable:
 
     def _send(self, c: Command) -> None:
         self.sent.append(c)
+        if c.device_class == TIMER:
+            self._wait(c)
+            return
         driver = self.drivers.get(c.device_class)
         method = getattr(driver, c.action, None) if driver is not None else None
         if method is None:
@@ -176,6 +180,14 @@ class LiveTable:
         task = asyncio.ensure_future(call())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    def _wait(self, c: Command) -> None:
+        """The table's ``wait``, timed as the service times it (Service._wait): its end comes
+        back on the queue as a WaitOver input once ``after_s`` has passed."""
+        args = {k: c.args[k] for k in ("what", "about", "ask", "after_s") if k in c.args}
+        asyncio.get_running_loop().call_later(
+            max(0.0, float(args.get("after_s", 0))),
+            lambda: self.queue.put_nowait(WaitOver(device=TIMER, ts=time.monotonic(), **args)))
 
     def _emitted_at(self, device: str, kind: str) -> float | None:
         """When the simulator wrote the frame of this (device, kind) event on the pty: the
