@@ -1939,6 +1939,8 @@ class Table:
                 self._street_dealt("river")
             return
         if self.flow.hands_open_after_deal:
+            if self._read_twice_at_opening():
+                return
             # 89/2004 and 78/2008 art. 9(1): the players open their hands, then decide.
             for rec in self._reveal_order():
                 if rec.kind == "box" and not self._void_hand(rec):
@@ -1952,6 +1954,39 @@ class Table:
             if not self._pending_decisions() and not self.flow.betting_streets:
                 self.decisions_done()
                 self._reveal_and_settle()
+
+    def _read_twice_at_opening(self) -> bool:
+        """Q Poker and Fortune 3 Card Poker, the deal complete: True when two of the cards the
+        opening of the players' hands (89/2004 and 78/2008 art. 9(1)) would show read as the
+        same card under one deck (78/2008 art. 1(1); 89/2004 art. 1(1), Q3 ``one``). One of
+        the readings is wrong, in every player's sight: an error of the deal, ruled now as the
+        dealing device's failure while dealing (89/2004 art. 11(5) and Q5, 78/2008 art. 11(4)
+        and F7), not at the settlement after everyone decided on hands known to be wrong.
+        Only cards to be shown are compared (the players' hands, a card set aside face up):
+        saying that a card of the croupier's or of a void box repeats would tell what it is.
+        Ruled once: a reading that lets the round stand goes on to the opening."""
+        if self.interpretations.get("decks") == "several" or self.round is None:
+            return False
+        why = (f"the {self._dealing_class()} read two of the players' cards as the same card: "
+               "one 52-card deck holds each card once")
+        if any(r.get("detail") == why for r in self.round.rulings):
+            return False
+        seen: set[Card] = set()
+        for i, card in enumerate(self.vault.all_cards_unpublishable()):
+            rec = self.vault.slot_recipient(i)
+            shown = self.vault.is_face_up(i) if self.vault.is_set_aside(i) else \
+                rec.kind == "box" and not self._void_hand(rec)
+            if card is None or not shown:
+                continue
+            if card in seen:
+                break
+            seen.add(card)
+        else:
+            return False
+        device = next((d for d, c in self.devices.items() if c == self._dealing_class()),
+                      self._dealing_class())
+        self._device_failure(ev.Misread(device=device, ts=0.0), why)
+        return self.state != "dealing"
 
     def _street_dealt(self, street: str) -> None:
         """Hold'em: a street is out; bet on it unless nobody can (all in), then deal on."""
