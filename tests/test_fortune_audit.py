@@ -3,7 +3,7 @@ text found, each case driven through the table machine as the console and the de
 it."""
 import pytest
 
-from table_helpers import rulings
+from table_helpers import hand, rulings, settlement, table
 from test_qpoker_audit import CROUPIER, _deal_a_card_twice, _published
 
 
@@ -21,3 +21,28 @@ def test_a_player_card_read_as_another_players_is_ruled_before_anyone_decides_ar
     assert not {"decisions_open", "hand_revealed", "hand_opened"} & set(kinds)
     out = _published(t)
     assert not any(c in out for c in CROUPIER + ("As", "Kd", "2c", "5d", "7c"))
+
+
+
+def test_the_croupiers_hand_put_out_whole_with_a_card_exposed_is_set_aside_unseen_art_11_2():
+    # With the shuffler the croupier's three cards come out as one hand (art. 7(2)), the last
+    # of the deal; which of them was exposed the report cannot say. Taking the last one (F4
+    # `next_card`, F6 `set_aside`) published the Jc, still face down, as the card set aside,
+    # and kept the exposed Ks in the croupier's hand for the settlement. None of the three can
+    # be named: they are set aside, none shown, and the croupier receives the shuffler's next
+    # three (the exposed card out of his hand, the rest dealt face down, art. 11(2)).
+    t = table("fortune-3-card-poker", "shuffler")
+    t.command("place_bet", box=2, wager="ante", amount=10)
+    t.command("close_bets")
+    hand(t, "2h", "3h", "4h")                       # box 2
+    hand(t, "Ks", "Qd", "Jc")                       # the croupier's; the hands open
+    assert t.state == "player_decisions"
+    t.command("exposed_card", recipient="croupier")     # the dealer saw the K
+    assert rulings(t)[-1]["remedy"] == "set_aside"
+    aside = [e.to_json() for e in t.outbox if e.kind == "card_set_aside"][-1]
+    assert aside["cards"] == [None, None, None]
+    assert not any(c in _published(t) for c in ("Ks", "Qd", "Jc"))
+    hand(t, "5s", "6s", "7s")                       # the croupier's next hand
+    t.command("decide", box=2, decision="play")
+    assert not any(c in _published(t) for c in ("Qd", "Jc"))
+    assert sorted(settlement(t)["hands"]["croupier"]["cards"]) == ["5s", "6s", "7s"]

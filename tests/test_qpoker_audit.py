@@ -66,3 +66,26 @@ def test_under_q5_continue_the_card_read_twice_holds_the_round_before_the_openin
     assert "hand_opened" not in [e.kind for e in t.outbox]
     t.command("clear_malfunction", role="supervisor")
     assert t.state == "player_decisions" and len(rulings(t)) == 1
+
+
+@pytest.mark.parametrize("game", ["q-poker", "fortune-3-card-poker"])
+def test_a_card_of_a_hand_the_shuffler_put_out_whole_reported_exposed_names_no_card(game):
+    # The shuffler deals three cards at a time (89/2004 art. 7(2), 78/2008 art. 7(2)): which
+    # of the three was exposed the report cannot say. Taking the hand's last card published a
+    # card still face down (the As was shown, the Qh published); the round goes on (89/2004
+    # art. 11(2), 78/2008 art. 11(2)) and the hand is shown at its opening (art. 9(1)).
+    t = table(game, "shuffler")
+    wager = "versus_croupier" if game == "q-poker" else "ante"
+    t.command("place_bet", box=1, wager=wager, amount=10)
+    t.command("close_bets")
+    hand(t, "As", "Kd", "Qh")                       # the croupier saw the As
+    t.command("exposed_card", recipient="box 1")
+    r = rulings(t)[-1]
+    assert (r["remedy"], r["recipient"]) == ("continue", "box 1")
+    assert "card_exposed" not in [e.kind for e in t.outbox]
+    assert not any(c in _published(t) for c in ("As", "Kd", "Qh"))
+    hand(t, "2c", "7d", "9s")                       # the croupier's
+    assert t.state == "player_decisions"
+    opened = [e.to_json() for e in t.outbox if e.kind == "hand_opened"]
+    assert opened[-1]["hand"] == ["As", "Kd", "Qh"]
+    assert not any(c in _published(t) for c in ("2c", "7d", "9s"))

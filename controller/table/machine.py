@@ -681,10 +681,12 @@ class Table:
 
     def _rule(self, irregularity: Irregularity, detail: str, *, recipient: Recipient | None = None,
               slot: int | None = None, device: str | None = None,
-              phase: Phase | None = None, hold: bool = True) -> Ruling | None:
+              phase: Phase | None = None, hold: bool = True,
+              whole: bool = False) -> Ruling | None:
         """Ask the game, record the ruling with its article, and carry out its remedy.
         ``hold=False``: what the ruling leaves to the supervisor concerns a device the rest of
-        the round does not use; its condition stops the next round, not this one."""
+        the round does not use; its condition stops the next round, not this one.
+        ``whole``: an exposed card of a hand the shuffler put out whole (``_dealt_whole``)."""
         try:
             ruling = self._ask(irregularity, phase)
         except RuleError as exc:
@@ -701,11 +703,12 @@ class Table:
         if self.round is not None:
             self.round.rulings.append(entry)
         self._publish("ruling", **entry)
-        self._carry_out(ruling, irregularity, recipient, slot, hold)
+        self._carry_out(ruling, irregularity, recipient, slot, hold, whole)
         return ruling
 
     def _carry_out(self, ruling: Ruling, irregularity: Irregularity,
-                   recipient: Recipient | None, slot: int | None, hold: bool = True) -> None:
+                   recipient: Recipient | None, slot: int | None, hold: bool = True,
+                   whole: bool = False) -> None:
         remedy = ruling.remedy
         if remedy is Remedy.ROUND_VOID:
             self._void(ruling, irregularity.value)
@@ -720,7 +723,7 @@ class Table:
             self.round.void_boxes.add(recipient.box)
             self._publish("box_void", box=recipient.box, article=ruling.article)
         elif remedy is Remedy.SET_ASIDE and slot is not None and self.tracker is not None:
-            self._set_aside(slot, ruling)
+            self._set_aside(slot, ruling, whole)
         elif (remedy is Remedy.RECTIFY and slot is not None and self.tracker is not None
               and irregularity is Irregularity.PLAYER_CARD_EXPOSED and self.state == "dealing"):
             # Hold'em art. 9(1): the exposed hole card is replaced by the next card.
@@ -763,12 +766,14 @@ class Table:
             self._hold_closed()     # e.g. the first hand asked, H11 rectify: no blinds again
             self.fail()
 
-    def _set_aside(self, slot: int, ruling: Ruling) -> None:
+    def _set_aside(self, slot: int, ruling: Ruling, whole: bool = False) -> None:
         """78/2008 art. 11(2): the exposed croupier card is set aside face up and the croupier
         receives the next card (with the shuffler, per interpretation F4, the next card or the
-        next whole hand)."""
+        next whole hand). ``whole``: the exposed card is one of a hand the shuffler put out
+        whole and cannot be told from the others: the hand is set aside, none of it shown,
+        and the croupier receives as many cards."""
         slots, seen = [slot], True
-        if self.mode is Mode.SHUFFLER and \
+        if whole or self.mode is Mode.SHUFFLER and \
                 self.interpretations.get("croupier_card_exposed_shuffler") == "next_hand":
             slots = [i for i, r in enumerate(self._slot_recipients())
                      if r == CROUPIER and not self.vault.is_set_aside(i)]
@@ -2797,8 +2802,28 @@ class Table:
         if self.vault.is_face_up(slot):
             raise TablectlError(f"the last card of {rec} is already face up")
         irr = self._exposure(rec)
+        if self._dealt_whole(slot):
+            # Q Poker, Fortune 3 Card Poker with the shuffler: the hand came out whole (art.
+            # 7(2)) and which of its cards was seen cannot be told. A player's stays in his
+            # hand (art. 11(2)), face down until the opening (art. 9(1)); the croupier's
+            # hand is set aside whole, none of it shown (_set_aside).
+            self._rule(irr, f"the croupier reported a card of {rec} exposed; which card of "
+                       "the hand the shuffler put out whole cannot be told, so none is shown",
+                       recipient=rec, slot=None if rec.kind == "box" else slot, phase=phase,
+                       whole=True)
+            return
         self._rule(irr, f"the croupier reported a card of {rec} exposed", recipient=rec, slot=slot,
                    phase=phase)
+
+    def _dealt_whole(self, slot: int) -> bool:
+        """Q Poker, Fortune 3 Card Poker: the card of ``slot`` came out of the shuffler in one
+        hand with the one before it (three at a time, 89/2004 and 78/2008 art. 7(2)), so a
+        report that "the last card" was exposed cannot say which of them it was."""
+        if not self.flow.hands_open_after_deal or self.mode is not Mode.SHUFFLER or slot < 1:
+            return False
+        rec = self.vault.slot_recipient(slot)
+        return self.vault.slot_recipient(slot - 1) == rec and \
+            not self.vault.is_set_aside(slot - 1) and not self.vault.is_face_up(slot - 1)
 
     def _exposure_phase(self, rec: Recipient) -> Phase | None:
         """The phase a reported exposure is ruled in. Hold'em: a player's card is dealt only
