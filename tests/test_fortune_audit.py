@@ -46,3 +46,25 @@ def test_the_croupiers_hand_put_out_whole_with_a_card_exposed_is_set_aside_unsee
     t.command("decide", box=2, decision="play")
     assert not any(c in _published(t) for c in ("Qd", "Jc"))
     assert sorted(settlement(t)["hands"]["croupier"]["cards"]) == ["5s", "6s", "7s"]
+
+
+@pytest.mark.parametrize("game, cites", [
+    ("q-poker", "(89/2004 art. 9(3))"),
+    ("fortune-3-card-poker", "(78/2008 art. 9(3))")])
+def test_a_decision_given_twice_is_refused_citing_the_games_own_article(game, cites):
+    # The refusal cited a bare "art. 9(3)", Q Poker's words ("uma vez tomada a sua decisão,
+    # esta não pode ser revogada"), at a Fortune 3 Card Poker table too, whose art. 9(3)
+    # says instead that a box that does not play is lost, its cards and bets collected.
+    from controller.errors import TablectlError
+    from table_helpers import draw
+    t = table(game)
+    wager = "versus_croupier" if game == "q-poker" else "ante"
+    t.command("place_bet", box=1, wager=wager, amount=10)
+    t.command("place_bet", box=2, wager=wager, amount=10)
+    draw(t, "As", "Kd", "Qh", "2c", "3h", "5d", "7c", "8c", "9d")
+    t.command("decide", box=1, decision="fold")
+    before = (t.state, t.public_view(), len(t.outbox))
+    with pytest.raises(TablectlError) as err:
+        t.command("decide", box=1, decision="play")
+    assert "irrevocable" in str(err.value) and cites in str(err.value)
+    assert (t.state, t.public_view(), len(t.outbox)) == before

@@ -2631,7 +2631,7 @@ class Table:
                                     "decide")
             if (box, player) in r.decisions:
                 raise TablectlError(f"box {box} already decided {r.decisions[(box, player)]}; "
-                                    "the decision is irrevocable (art. 9(3))")
+                                    f"the decision is irrevocable {self._irrevocable()}")
         r.decisions[(box, player)] = decision
         if decision == "play" and self.flow.decision_wager == "ante":
             # 78/2008 art. 9(4): the Play bet equals the Ante.
@@ -2640,6 +2640,16 @@ class Table:
         if not self._pending_decisions():
             self.decisions_done()
             self._reveal_and_settle()
+
+    def _irrevocable(self) -> str:
+        """Why a decision stands, in the game's own words: Q Poker says so (89/2004 art.
+        9(3)); in Fortune 3 Card Poker a fold loses the box, its cards and bets collected
+        (78/2008 art. 9(3)), and a play has put the Play down (art. 9(4))."""
+        reg = getattr(self.game, "regulation", "")
+        if self.flow.decision_wager == "ante":
+            return (f"({reg} art. 9(3)): a box that does not play is lost, its cards and bets "
+                    f"collected, and one that plays has put its Play down ({reg} art. 9(4))")
+        return f"({reg} art. 9(3))"
 
     def _check_box_decider(self, box: int, player: str | None) -> None:
         """Under seated_player (Q2, 89/2004 art. 6(1), 9(2)): refuse a decision for ``box``
