@@ -68,3 +68,23 @@ def test_a_decision_given_twice_is_refused_citing_the_games_own_article(game, ci
         t.command("decide", box=1, decision="play")
     assert "irrevocable" in str(err.value) and cites in str(err.value)
     assert (t.state, t.public_view(), len(t.outbox)) == before
+
+
+@pytest.mark.parametrize("reading", ["next_card", "next_hand"])
+def test_the_croupiers_exposure_reported_again_before_his_new_cards_changes_nothing(reading):
+    # A second report (the button pressed twice) while the croupier waits for the cards that
+    # replace a hand set aside unseen turned the last of them face up and published it (the
+    # Jc), or ruled again for no card (F4 `next_hand`): it is refused, nothing changed.
+    from controller.errors import TablectlError
+    t = table("fortune-3-card-poker", "shuffler",
+              interpretations={"croupier_card_exposed_shuffler": reading})
+    t.command("place_bet", box=2, wager="ante", amount=10)
+    t.command("close_bets")
+    hand(t, "2h", "3h", "4h")
+    hand(t, "Ks", "Qd", "Jc")
+    t.command("exposed_card", recipient="croupier")
+    before = (t.state, t.public_view(), len(t.outbox))
+    with pytest.raises(TablectlError, match="set aside already"):
+        t.command("exposed_card", recipient="croupier")
+    assert (t.state, t.public_view(), len(t.outbox)) == before
+    assert not any(c in _published(t) for c in ("Ks", "Qd", "Jc"))

@@ -2809,6 +2809,12 @@ class Table:
             self._rule(self._exposure(rec), f"the croupier reported a card of {rec} exposed",
                        recipient=rec, phase=phase)
             return
+        if self.flow.hands_open_after_deal and self.vault.is_set_aside(slot):
+            # 78/2008 art. 11(2): reported already, the card (or, when it could not be told,
+            # his hand) is set aside and the croupier waits for the cards owed in its place.
+            raise TablectlError(f"the exposed card of {rec} is set aside already and the "
+                                "next card(s) go to him in its place; report an exposure "
+                                "again once they are dealt")
         if self.vault.is_face_up(slot):
             raise TablectlError(f"the last card of {rec} is already face up")
         irr = self._exposure(rec)
