@@ -336,15 +336,38 @@ class CardVault:
 def redact_device_event(doc: Mapping[str, Any]) -> dict[str, Any]:
     """A device event's JSON with every card identity removed (counts kept), for the logs.
     A device's own text (a malfunction's words, a jam's place) is its firmware's and may name
-    a card: any card spelled in it is masked too."""
+    a card: any card spelled in it is masked too. So at any depth: a status report's
+    ``detail`` is the firmware's own key-values, which may hold the card in its reader or the
+    hand it has ready."""
+    return _redacted(doc)
+
+
+def _redacted(doc: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in doc.items():
         if k in _CARD_FIELDS:
             if isinstance(v, (list, tuple)):
                 out[f"{k}_count"] = len(v)
+            elif isinstance(v, bool) or (isinstance(v, int) and k != "card"):
+                out[k] = v          # a count ("cards": 40), not a card's code
             elif v is not None:
                 out[k] = "hidden"
             continue
-        out[k] = scrub(v) if isinstance(v, str) else v
+        if isinstance(k, str) and k.lower().endswith("card") and v is not None \
+                and not isinstance(v, bool):
+            # A status report's detail is names and whole numbers (docs/protocol.md, kv): a
+            # card there is its code, under a name of the firmware's own ("next_card").
+            out[k] = "hidden"
+            continue
+        out[k] = _redacted_value(v)
     return out
 
+
+def _redacted_value(v: Any) -> Any:
+    if isinstance(v, str):
+        return scrub(v)
+    if isinstance(v, Mapping):
+        return _redacted(v)
+    if isinstance(v, (list, tuple)):
+        return [_redacted_value(x) for x in v]
+    return v
