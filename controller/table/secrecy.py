@@ -30,9 +30,12 @@ _CARD_FIELDS = ("card", "cards", "missing", "extra", "duplicate")
 
 
 # A card spelled among other words: a rank in capitals or digits, then a suit in either case
-# or as its sign (``Kd``, ``KD``, ``10D``, ``K♦``), as Card.parse reads one. Ranks in lower
-# case are left: ``as``, ``ks``, ``th`` are words as often as cards.
-_CARD_WORD = re.compile(r"(?<![A-Za-z0-9])(10|[2-9TJQKA])[shcdSHCD♠♥♣♦](?![A-Za-z0-9])")
+# or as its sign (``Kd``, ``KD``, ``10D``, ``K♦``), as Card.parse reads one; or a run of them
+# with nothing between, as a hand is often printed (``KcQhJd``). Ranks in lower case are
+# left: ``as``, ``ks``, ``th`` are words as often as cards.
+_ONE_CARD = r"(?:10|[2-9TJQKA])[shcdSHCD♠♥♣♦]"
+_CARD_WORD = re.compile(rf"(?<![A-Za-z0-9])(?:{_ONE_CARD})+(?![A-Za-z0-9])")
+_CARD_IN_RUN = re.compile(_ONE_CARD)
 
 
 def reads_as_card(text: str) -> bool:
@@ -44,7 +47,8 @@ def reads_as_card(text: str) -> bool:
 def scrub(text: str) -> str:
     """``text`` with every card spelled in it masked: for error messages that leave the
     controller (a rule engine's error may name the cards it was given)."""
-    return _CARD_WORD.sub("[card]", str(text))
+    return _CARD_WORD.sub(lambda m: "[card]" * len(_CARD_IN_RUN.findall(m.group())),
+                          str(text))
 
 
 class SecrecyError(AssertionError):
