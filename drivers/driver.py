@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar
+from typing import Any, Awaitable, Callable, ClassVar
 
 import structlog
 
@@ -209,19 +209,26 @@ class Driver:
         the link is declared lost and reopened, and LinkDown is raised."""
         fut = asyncio.get_running_loop().create_future()
         self._status_waiters.append(fut)
-        wait = timeout if timeout is not None else self.link.timing.link_timeout_s * 2
         try:
-            await self._command(m.StatusRequest(), "status", "status")
-            try:
-                return await asyncio.wait_for(fut, wait)
-            except TimeoutError:
-                reason = f"no status report {wait} s after the request was accepted"
-                self.link.drop(reason)
-                raise LinkDown(f"device {self.spec.id!r}: {reason}; the link is reopened") \
-                    from None
+            return await self._ask_status(fut, timeout)
         finally:
             if fut in self._status_waiters:
                 self._status_waiters.remove(fut)
+
+    async def _ask_status(self, answer: Awaitable[ev.Status],
+                          timeout: float | None) -> ev.Status:
+        """Send a StatusRequest and await ``answer``, the report that answers it. None within
+        ``timeout`` (twice the link-loss timeout by default) of its acceptance: the event
+        stream is stuck, the link is dropped and LinkDown raised."""
+        wait = timeout if timeout is not None else self.link.timing.link_timeout_s * 2
+        await self._command(m.StatusRequest(), "status", "status")
+        try:
+            return await asyncio.wait_for(answer, wait)
+        except TimeoutError:
+            reason = f"no status report {wait} s after the request was accepted"
+            self.link.drop(reason)
+            raise LinkDown(f"device {self.spec.id!r}: {reason}; the link is reopened") \
+                from None
 
     # -- events --------------------------------------------------------------------------
     def _emit(self, event: ev.DeviceEvent) -> None:

@@ -126,16 +126,8 @@ class ShufflerDriver(Driver):
         the link is lost before the answer came."""
         request = _Ask(ask)
         self._unsent.append(request)
-        wait = timeout if timeout is not None else self.link.timing.link_timeout_s * 2
         try:
-            await self._command(m.StatusRequest(), "status", "status")
-            try:
-                return await asyncio.wait_for(asyncio.shield(request.answer), wait)
-            except TimeoutError:
-                reason = f"no status report {wait} s after the request was accepted"
-                self.link.drop(reason)
-                raise LinkDown(f"device {self.spec.id!r}: {reason}; the link is reopened") \
-                    from None
+            return await self._ask_status(asyncio.shield(request.answer), timeout)
         finally:
             if request in self._unsent:     # refused before it was numbered (no link)
                 self._unsent.remove(request)
