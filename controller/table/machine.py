@@ -2815,6 +2815,14 @@ class Table:
             raise TablectlError(f"the exposed card of {rec} is set aside already and the "
                                 "next card(s) go to him in its place; report an exposure "
                                 "again once they are dealt")
+        if self.flow.dice and self.mode is Mode.SHUFFLER:
+            # Super Pan 9: the shuffler puts a seat's two cards out as one hand (261/96/M art.
+            # 2(3)), so which was exposed cannot be told. It stays valid (art. 4, P6); the
+            # ruling names the seat and no card is shown, the other being face down until the
+            # seat lays it down (art. 5(6)).
+            self._rule(self._exposure(rec), f"the croupier reported a card of {rec} exposed",
+                       recipient=rec, phase=phase)
+            return
         if self.vault.is_face_up(slot):
             raise TablectlError(f"the last card of {rec} is already face up")
         irr = self._exposure(rec)

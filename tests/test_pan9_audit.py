@@ -1,0 +1,59 @@
+"""Super Pan 9 at the table, audited against Portaria n.º 261/96/M article by article.
+
+Each test drives the real table (``Table`` with its journal where a restart is concerned)
+through a sequence the regulation decides, often a hostile one, and checks what it does and
+what it publishes: no face-down card leaves the controller before its reveal (art. 5(6)).
+Expected figures are worked out by hand from the articles.
+"""
+import json
+
+import pytest
+
+from controller.errors import TablectlError
+from drivers import events as ev
+
+from table_helpers import draw, hand, settlement, table
+
+
+def pan9_round(mode="shoe", **kw):
+    """Banker on seat 1 with 1000; Ana 100 on seat 2, Bo 50 on seat 3. Dice (1, 1, 1, 2):
+    total 5 counted counter-clockwise from the banker (1, 3, 2, 1, 3) gives seat 3 the first
+    cards; the order is 3, 2, 1 (art. 2(2)-(3))."""
+    t = table("super-pan-9", mode, **kw)
+    t.command("set_banker", seat=1, capital=1000)
+    t.command("place_bet", box=2, wager="seat", amount=100, player="Ana")
+    t.command("place_bet", box=3, wager="seat", amount=50, player="Bo")
+    return t
+
+
+def published(t, since=0):
+    """Everything the table published since ``since``, as the stream carries it."""
+    return json.dumps([e.to_json() for e in t.outbox[since:]])
+
+
+# --- art. 4: a card exposed while dealing ----------------------------------------------------
+
+def test_art_4_a_card_of_a_shuffler_hand_reported_exposed_shows_neither_card():
+    """The shuffler puts a seat's two cards out as one hand (art. 2(3)); a report that a card
+    of it was exposed cannot say which. The round goes on (art. 4) and no card is published:
+    the one shown might be the one still face down until the seat lays it down (art. 5(6))."""
+    t = pan9_round("shuffler")
+    t.command("shake")
+    t.handle_device(ev.DiceResult(device="dice", ts=2.0, dice=(1, 1, 1, 2)))
+    hand(t, "9s", "Kd")                                  # seat 3
+    mark = len(t.outbox)
+    t.command("exposed_card", recipient="box 3")
+    ruling = [e.to_json() for e in t.outbox[mark:] if e.kind == "ruling"]
+    assert [(r["remedy"], r["article"], r["recipient"]) for r in ruling] == [
+        ("continue", "261/96/M art. 4", "box 3")]
+    assert "card_exposed" not in [e.kind for e in t.outbox[mark:]]
+    assert "9s" not in published(t, mark) and "Kd" not in published(t, mark)
+    assert t.public_view()["hands"]["box 3"] == [None, None]
+    # the other card may be reported too: nothing was turned over by the first report
+    t.command("exposed_card", recipient="box 3")
+    hand(t, "2c", "3c")                                  # seat 2
+    assert "9s" not in published(t) and "Kd" not in published(t)
+    hand(t, "4h", "2h")                                  # the banker
+    assert t.state == "settlement"
+    # art. 7(1): seat 3's 9 beats the banker's 6; seat 2's 5 loses
+    assert {w["box"]: w["outcome"] for w in settlement(t)["wagers"]} == {3: "win", 2: "lose"}
