@@ -57,3 +57,22 @@ def test_art_4_a_card_of_a_shuffler_hand_reported_exposed_shows_neither_card():
     assert t.state == "settlement"
     # art. 7(1): seat 3's 9 beats the banker's 6; seat 2's 5 loses
     assert {w["box"]: w["outcome"] for w in settlement(t)["wagers"]} == {3: "win", 2: "lose"}
+
+
+# --- art. 5(3): the banker's capital is on the table before the shake -------------------------
+
+def test_art_5_3_betting_is_not_closed_before_a_banker_is_named():
+    """Only the banker shakes (art. 2(2)) and his capital is on the table before he does (art.
+    5(3)). Betting closed with no banker named left a round nobody could go on with: the shake
+    asked for set_banker, which closed betting refused. Closing is refused now, naming the
+    way out, and changes nothing."""
+    t = table("super-pan-9")
+    t.command("place_bet", box=2, wager="seat", amount=100, player="Ana")
+    mark = len(t.outbox)
+    with pytest.raises(TablectlError, match=r"set_banker.*261/96/M art\. 5\(3\)"):
+        t.command("close_bets")
+    assert t.state == "bets_open" and t.outbox[mark:] == []
+    t.command("set_banker", seat=1, capital=500)
+    t.command("close_bets")
+    t.command("shake")
+    assert t.state == "dice_shaking"

@@ -2322,6 +2322,11 @@ class Table:
                                     "seat them first (seat_players)")
         elif not self.round.bet_boxes():
             raise TablectlError("no bet is on the layout; mark the bets first")
+        if self.flow.dice and self.round.banker is None:
+            # Super Pan 9: closed betting takes no banker, and no shake is taken without one
+            raise TablectlError("name the banker's seat and capital first (set_banker): the "
+                                "banker's capital is on the table before the shake (261/96/M "
+                                "art. 5(3)), and set_banker is taken while betting is open")
         self._publish("bets_closed", by="croupier", bets=self.round.bets_json())
         self.close_bets()
         if self.flow.betting_streets:
