@@ -76,3 +76,31 @@ def test_art_5_3_betting_is_not_closed_before_a_banker_is_named():
     t.command("close_bets")
     t.command("shake")
     assert t.state == "dice_shaking"
+
+
+# --- art. 2(4): a die out of the cup, and the reading of that throw --------------------------
+
+@pytest.mark.parametrize("fault", ["out_of_cup", "shake_refused"])
+def test_art_2_4_dice_read_before_the_banker_shakes_again_are_not_the_throw(fault):
+    """A die out of the cup: the banker shakes again (art. 2(4)) once it is back. A reading
+    that comes before he does (the agitator reporting the faulty throw's dice after all, or
+    the dice of a shake it refused) is no throw of his: an irregular event that changes
+    nothing; the dice he shakes next decide the first seat (art. 2(2))."""
+    t = pan9_round()
+    t.command("shake")
+    if fault == "out_of_cup":
+        t.handle_device(ev.DieOutOfCup(device="dice", ts=1.0, die=2))
+    else:
+        t.handle_device(ev.CommandRefused(device="dice", ts=1.0, action="shake",
+                                          reason="not-ready"))
+    mark = len(t.outbox)
+    t.handle_device(ev.DiceResult(device="dice", ts=2.0, dice=(6, 6, 6, 6)))
+    assert t.state == "dice_shaking" and t.round.dice is None and t.tracker is None
+    assert [e.kind for e in t.outbox[mark:]] == ["irregular_event"]
+    assert "art. 2(4)" in t.outbox[mark].to_json()["reason"]
+    t.command("shake")                       # the banker shakes again
+    assert t.commands[-1].action == "shake"
+    t.handle_device(ev.DiceResult(device="dice", ts=3.0, dice=(1, 1, 1, 2)))
+    assert t.state == "dealing" and t.round.dice == (1, 1, 1, 2)
+    # total 5 from the banker (1, 3, 2, 1, 3): seat 3 receives the first cards (art. 2(3))
+    assert t.tracker.expected.deal.recipient.box == 3

@@ -312,6 +312,7 @@ class Table:
         # shuffler is put right): no hand is asked of it before its shuffle is done.
         self._awaiting_shuffle = False
         self._reshake_owed = False      # a reshake was ruled; the banker shakes again
+        self._reshake_asked = False     # ... and the agitator was asked for it since
         self._shaken = False            # the round's dice were shaken (261/96/M art. 2(3))
         # Super Pan 9: the seat holding the bank and its settled rounds in a row (261/96/M
         # art. 5(1), 5(4)); kept from round to round, in the snapshot.
@@ -739,11 +740,12 @@ class Table:
         elif remedy is Remedy.RESHAKE:
             # The banker owes a shake (261/96/M art. 2(4)); until the agitator reports it, the
             # banker's shake command is taken again in dice_shaking (only he shakes, art. 2(2)).
-            self._reshake_owed = True
+            self._reshake_owed, self._reshake_asked = True, False
             if not ruling.needs_supervisor and irregularity is not Irregularity.DIE_OUT_OF_CUP:
                 # The dice are all in the cup: the banker's shake goes on at once. A die out of
                 # the cup is put back first, a failed agitator repaired: then the banker shakes.
                 self.commands.append(Command("dice", "shake"))
+                self._reshake_asked = True
             self._publish("reshake", article=ruling.article)
         if slot is not None and irregularity in (Irregularity.PLAYER_CARD_EXPOSED,
                                                  Irregularity.BOARD_CARD_EXPOSED,
@@ -1006,7 +1008,7 @@ class Table:
                       reason=e.reason)
         if cls == "dice":
             if e.action == "shake" and self.state == "dice_shaking":
-                self._reshake_owed = True
+                self._reshake_owed, self._reshake_asked = True, False
             return
         if cls != "shuffler" or self.mode is not Mode.SHUFFLER:
             return
@@ -1680,6 +1682,13 @@ class Table:
         if not self.flow.dice or self.state != "dice_shaking":
             self._irregular_event(e, f"dice result in state {self.state}")
             return
+        if self._reshake_owed and not self._reshake_asked:
+            # 261/96/M art. 2(4): the banker owes a shake and has not shaken again (a die out
+            # of the cup, a shake refused): these dice are no throw of his.
+            self._irregular_event(e, "dice read before the banker shook again: the banker "
+                                  "shakes the dice again (261/96/M art. 2(4)), and only the "
+                                  "dice of that shake count")
+            return
         dice = tuple(e.dice)
         try:
             # The plan is made first: it checks the dice (261/96/M art. 1(2), four dice of
@@ -1929,6 +1938,7 @@ class Table:
         if self.state == "bets_open":
             self._publish("bets_closed", by="shake", bets=r.bets_json())
         self._shaken = True
+        self._reshake_owed = False      # the banker shakes (again, after a hold)
         self._needs_shuffle = True
         self._deck_ready = False
         self.shake()
@@ -2531,6 +2541,7 @@ class Table:
             if blocked:
                 raise TablectlError(f"devices not ready: {blocked}; clear them first")
             self.commands.append(Command("dice", "shake"))
+            self._reshake_asked = True
             return
         self._require("bets_open", "bets_closed", what="shake the dice")
         if not self.flow.dice:
