@@ -1,0 +1,46 @@
+"""Super Pan 9 through the live controller (real drivers, simulated shoe and dice agitator,
+the API with a display and a dealer client): no card face down at the table reaches a client,
+the event stream or the log before it is revealed (261/96/M art. 5(6)), in a round voided
+after an exposed card (art. 4) and a misdeal (P5), whose other cards are never revealed, and
+in the settled round that follows on a fresh deck (art. 2(1))."""
+from __future__ import annotations
+
+import pytest
+
+from test_card_secrecy_api import open_shoe, play, seqlog  # noqa: F401 (fixture)
+
+pytestmark = pytest.mark.hil
+
+
+def test_super_pan_9_a_void_rounds_cards_and_an_exposed_card_leak_nothing(tmp_path, seqlog):
+    """261/96/M art. 4 (an exposed card stays valid, the round goes on), P5 (a misdeal voids
+    the round) and art. 5(6): of the void round only the exposed card is ever shown."""
+    async def script(live, c):
+        await open_shoe(live, c)
+        await c.command("set_banker", seat=3, capital=500)
+        await c.command("place_bet", box=1, wager="seat", amount=20)
+        await c.command("place_bet", box=5, wager="seat", amount=30)
+        live.devices["dice"].set_next_dice([2, 2, 4, 6])
+        await c.command("shake")
+        await c.until("dealing")
+        for _ in range(2):
+            await c.device(live.devices["shoe"].draw)
+        seat = live.do(lambda: str(live.table._last_dealt))
+        await c.command("exposed_card", recipient=seat)          # art. 4: goes on
+        await c.command("exposed_card", ok=False, recipient=seat)  # already face up
+        await c.device(live.devices["shoe"].draw)
+        await c.command("misdeal")
+        assert live.do(lambda: live.table.state) == "round_void"
+        await c.command("next_round")
+        await c.command("deck_ready")                            # art. 2(1): a fresh deck
+        await c.command("set_banker", seat=3, capital=500)
+        await c.command("place_bet", box=1, wager="seat", amount=20)
+        live.devices["dice"].set_next_dice([1, 1, 1, 1])
+        await c.command("shake")
+        await c.until("dealing")
+        await c.until_not("dealing", lambda: c.device(live.devices["shoe"].draw))
+        assert live.do(lambda: live.table.state) == "settlement"
+        await c.command("confirm_result")
+    live, n, revealed = play(tmp_path, seqlog, "super-pan-9", "shoe", script)
+    # the void round: three cards dealt, one exposed; the next: banker and seat 1 shown
+    assert n == 3 + 4 and revealed == 1 + 4
