@@ -104,3 +104,62 @@ def test_art_2_4_dice_read_before_the_banker_shakes_again_are_not_the_throw(faul
     assert t.state == "dealing" and t.round.dice == (1, 1, 1, 2)
     # total 5 from the banker (1, 3, 2, 1, 3): seat 3 receives the first cards (art. 2(3))
     assert t.tracker.expected.deal.recipient.box == 3
+
+
+# --- art. 5(1)-(2): the bank's turn when the layout changes ----------------------------------
+
+def test_art_5_1_a_bank_turn_on_a_seat_the_new_layout_no_longer_has_ends():
+    """Seat 7 banks a settled round (art. 5(1)); the table is then configured with 4 seats.
+    The turn's seat is gone, so its turn ends: the view still answers, and another seat takes
+    the bank. Before, the view raised an error and every set_banker was refused naming seat 7,
+    a seat the table no longer has."""
+    from controller.rules import get_game
+    from controller.table import Table
+    from table_helpers import DEVICES, ready
+
+    t = table("super-pan-9")
+    t.command("set_banker", seat=7, capital=1000)
+    t.command("place_bet", box=2, wager="seat", amount=100, player="Ana")
+    t.command("place_bet", box=6, wager="seat", amount=50, player="Bo")
+    t.command("shake")
+    t.handle_device(ev.DiceResult(device="dice", ts=2.0, dice=(1, 1, 1, 2)))
+    draw(t, "9s", "Kd", "2c", "3c", "4h", "2h")
+    assert t.state == "settlement"
+    t.command("confirm_result")
+    assert t.public_view()["bank_turn"]["seat"] == 7
+    t.configure_next_round(Table("T1", get_game("super-pan-9"), "shoe", layout_boxes=4,
+                                 devices=DEVICES))
+    t.command("next_round")
+    ready(t)
+    assert t.state == "bets_open" and t.layout_boxes == 4
+    assert t.public_view()["bank_turn"] is None
+    t.command("set_banker", seat=2, capital=100)
+    assert t.round.banker == 2
+
+
+def test_art_5_2_the_bettors_a_smaller_layout_still_has_may_take_the_bank():
+    """Seat 1 banks; Ana bets on seat 2, Bo on seat 6. With 4 seats next round, seat 6 is
+    gone: the bank given up may pass to seat 2, who bet in the previous round (art. 5(2)),
+    and the view's takers name no seat the table does not have."""
+    from controller.rules import get_game
+    from controller.table import Table
+    from table_helpers import DEVICES, ready
+
+    t = table("super-pan-9")
+    t.command("set_banker", seat=1, capital=1000)
+    t.command("place_bet", box=2, wager="seat", amount=100, player="Ana")
+    t.command("place_bet", box=6, wager="seat", amount=50, player="Bo")
+    t.command("shake")
+    t.handle_device(ev.DiceResult(device="dice", ts=2.0, dice=(1, 1, 1, 2)))
+    draw(t, "9s", "Kd", "2c", "3c", "4h", "2h")
+    t.command("confirm_result")
+    t.configure_next_round(Table("T1", get_game("super-pan-9"), "shoe", layout_boxes=4,
+                                 devices=DEVICES))
+    t.command("next_round")
+    ready(t)
+    turn = t.public_view()["bank_turn"]
+    assert turn["seat"] == 1 and turn["takers"] == [2]
+    with pytest.raises(TablectlError, match="5\\(2\\)"):
+        t.command("set_banker", seat=3, capital=100)     # did not bet in the last round
+    t.command("set_banker", seat=2, capital=100)
+    assert t.round.banker == 2

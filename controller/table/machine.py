@@ -1743,6 +1743,10 @@ class Table:
         new_mode = switch_mode and other.mode is not self.mode
         if new_game:
             self._bank_turn = self._bank_bettors = self._last_button = None
+        elif self._bank_turn is not None and self._bank_turn.seat > self.layout_boxes:
+            # 261/96/M art. 5(1)-(2): the seat holding the bank is gone from the new layout,
+            # so its turn is over and the bank goes to a seat the table has
+            self._bank_turn = self._bank_bettors = None
         if new_game or new_mode:
             self.mode = other.mode if new_mode else self.mode
             self._needs_shuffle, self._deck_ready = True, False
