@@ -163,3 +163,48 @@ def test_art_5_2_the_bettors_a_smaller_layout_still_has_may_take_the_bank():
         t.command("set_banker", seat=3, capital=100)     # did not bet in the last round
     t.command("set_banker", seat=2, capital=100)
     assert t.round.banker == 2
+
+
+# --- art. 1(1) with art. 4: a card out face up read as one already face up -------------------
+
+def test_art_1_1_a_card_out_face_up_read_as_one_already_face_up_is_ruled_at_once():
+    """One 52-card deck holds each card once (art. 1(1)). Seat 3's first card comes out face
+    up (art. 4: it stays valid) as 9s; seat 2's first card comes out face up read as 9s too:
+    one of the two readings is wrong, in everyone's sight. It is the shoe's failure while
+    dealing, ruled at once (P3: the round void, its face-down cards never shown). Before, the
+    deal went on, every hand was opened and only the settlement refused the round."""
+    t = pan9_round()
+    t.command("shake")
+    t.handle_device(ev.DiceResult(device="dice", ts=2.0, dice=(1, 1, 1, 2)))
+    draw(t, "9s", face_up=True)
+    draw(t, "Kd")
+    mark = len(t.outbox)
+    draw(t, "9s", face_up=True)                      # seat 2's first card
+    rulings = [e.to_json() for e in t.outbox[mark:] if e.kind == "ruling"]
+    assert rulings[-1]["irregularity"] == "shoe_malfunction"
+    assert rulings[-1]["article"] == "261/96/M interpretation P3 (machine_failure)"
+    assert "261/96/M art. 1(1)" in rulings[-1]["detail"]
+    assert t.round.void is not None and t.state == "malfunction"
+    assert "hand_revealed" not in [e.kind for e in t.outbox]
+    assert "Kd" not in published(t)
+    # the second reading names no card anywhere: which of the two is wrong is not known
+    assert published(t, mark).count("9s") == 0
+
+
+def test_art_1_1_under_p3_rectify_the_card_read_twice_is_entered_at_the_reveal():
+    """P3 ``rectify``: the deal goes on once the supervisor clears; the card read as one
+    already face up is a card without a face, entered at the reveal like one the shoe could
+    not read, and the round is settled from the cards entered."""
+    t = pan9_round(interpretations={"machine_failure": "rectify"})
+    t.command("shake")
+    t.handle_device(ev.DiceResult(device="dice", ts=2.0, dice=(1, 1, 1, 2)))
+    draw(t, "9s", face_up=True)
+    draw(t, "Kd")
+    draw(t, "9s", face_up=True)                      # seat 2's first card: really the 9c
+    assert t.round.void is None and t.state == "malfunction"
+    t.command("clear_malfunction", role="supervisor")
+    draw(t, "3c", "4h", "2h")
+    assert t.state == "croupier_reveal"
+    t.command("enter_cards", recipient="box 2", cards=["9c"])
+    # art. 7: seat 3's 9 and seat 2's 2 (9c 3c) against the banker's 6
+    assert {w["box"]: w["outcome"] for w in settlement(t)["wagers"]} == {3: "win", 2: "lose"}

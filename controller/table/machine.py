@@ -1558,11 +1558,14 @@ class Table:
         once (art. 9), not at the showdown after every street was bet on a board known to be
         wrong. The new reading is dropped (``out`` holds a card without a face, entered at the
         showdown like one the device could not read) and the device failed while dealing (H11,
-        as for a card it could not read). None otherwise; a card face down is not compared, as
+        as for a card it could not read). Super Pan 9 the same for a card out face up by accident
+        (261/96/M art. 1(1), 4; P3). None otherwise; a card face down is not compared, as
         saying it repeats would tell what it is."""
         card = out.cards[0] if len(out.cards) == 1 else None
-        if not self.flow.betting_streets or card is None or out.recipient != BOARD \
-                or not out.face_up:
+        board = self.flow.betting_streets and out.recipient == BOARD
+        # Super Pan 9: a card out face up by accident (261/96/M art. 4), dealt to a seat
+        exposed = self.flow.dice and out.recipient is not None
+        if card is None or not out.face_up or not (board or exposed):
             return None
         shown = [r for rec in self.vault.recipients() for r in self.vault.public_hand(rec)]
         if card not in {r.card for r in shown + self.vault.set_aside_cards() if r is not None}:
@@ -1573,6 +1576,10 @@ class Table:
     def _read_twice_why(self, e: ev.DeviceEvent | None) -> str:
         if e is None:
             return ""
+        if self.flow.dice:
+            return (f"the {self._device_class(e.device)} read a card out face up as one "
+                    "already face up at the table: one deck holds each card once (261/96/M "
+                    "art. 1(1))")
         return (f"the {self._device_class(e.device)} read a board card as one already face up "
                 "at the table: one deck holds each card once (11/2008 art. 1(1)(3))")
 
