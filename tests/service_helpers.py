@@ -1,6 +1,7 @@
 """Helpers for the tests that run the daemon's service in their own event loop."""
 import asyncio
 
+from controller.config import parse_text
 from controller.sdnotify import Notifier
 from controller.service import Service
 
@@ -39,3 +40,28 @@ async def until(pred, timeout=20.0):
     while not pred():
         assert asyncio.get_running_loop().time() < deadline, "condition not reached"
         await asyncio.sleep(0.01)
+
+
+def with_serial_shuffler(tmp_path, body):
+    """Run the service of a SERIAL_SHUFFLER table in this test's event loop, its shuffler the
+    scriptable device of tests/test_link.py on a real pseudo-terminal; once the shuffler's
+    link is up, await ``body(svc, peer)``, then stop the service and unplug the device."""
+    from test_link import Peer
+
+    port = str(tmp_path / "tty-shuffler")
+    cfg = parse_text(SERIAL_SHUFFLER.format(port=port, journal=tmp_path / "j.db"))
+
+    async def main():
+        peer = Peer(port, "shuffler")
+        peer.plug()
+        svc = Service(cfg, notifier=Notifier(None), open_panel=False)
+        task = asyncio.create_task(svc.run())
+        try:
+            await until(lambda: "shuffler" in svc.drivers and svc.drivers["shuffler"].is_up,
+                        timeout=15)
+            await body(svc, peer)
+        finally:
+            svc.stop()
+            await asyncio.wait_for(task, 30)
+            peer.unplug()
+    asyncio.run(asyncio.wait_for(main(), 60))
