@@ -25,12 +25,14 @@ SHOTS = Path(__file__).resolve().parent.parent / "artifacts" / "screenshots"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
-pytestmark = [
+# The marks of every test that drives the page in Chromium (the console's other test files too).
+BROWSER_TESTS = [
     pytest.mark.browser,
     pytest.mark.skipif(not os.path.exists(CHROMIUM),
                        reason=f"Chromium is not installed at {CHROMIUM}: "
                               "apt-get install -y chromium (scripts/test does it)"),
 ]
+pytestmark = BROWSER_TESTS
 # Playwright is in the `test` extra: a missing one is a broken install, not a reason to skip.
 from playwright import sync_api as playwright_sync  # noqa: E402
 

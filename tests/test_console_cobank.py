@@ -7,22 +7,16 @@ is shown in the table's words, and nothing changes.
 from __future__ import annotations
 
 import json
-import os
 import urllib.request
 
 import pytest
 
 from test_api_support import TOKENS
 
-from test_console_browser import (CHROMIUM, browser, close_pages, expect, front,  # noqa: F401
-                                  live, open_page, shot, state_is, supervisor)
+from test_console_browser import (BROWSER_TESTS, browser, close_pages, expect,  # noqa: F401
+                                  front, live, open_page, shot, state_is, supervisor)
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not os.path.exists(CHROMIUM),
-                       reason=f"Chromium is not installed at {CHROMIUM}: "
-                              "apt-get install -y chromium (scripts/test does it)"),
-]
+pytestmark = BROWSER_TESTS
 
 
 def table_doc(live):

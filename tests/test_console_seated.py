@@ -6,7 +6,6 @@ player so marked decides play or fold for the box, also when a backer bet first.
 """
 from __future__ import annotations
 
-import os
 import signal
 import time
 import urllib.request
@@ -14,15 +13,10 @@ import urllib.request
 import pytest
 
 from test_api_support import TOKENS
-from test_console_browser import (CHROMIUM, browser, close_pages, expect, front,  # noqa: F401
-                                  live, open_page, shot, state_is, supervisor)
+from test_console_browser import (BROWSER_TESTS, browser, close_pages, expect,  # noqa: F401
+                                  front, live, open_page, shot, state_is, supervisor)
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not os.path.exists(CHROMIUM),
-                       reason=f"Chromium is not installed at {CHROMIUM}: "
-                              "apt-get install -y chromium (scripts/test does it)"),
-]
+pytestmark = BROWSER_TESTS
 
 SEATED = {"shared_box_decision": "seated_player"}
 
