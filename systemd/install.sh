@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Install tablectl as a systemd service (Raspberry Pi OS or Debian). docs/install.md explains it.
 #
-#   sudo systemd/install.sh            install or upgrade; start it yourself after editing
-#                                      /etc/tablectl/table.toml
-#   sudo systemd/install.sh --start    also (re)start the service
+#   sudo systemd/install.sh            install, or upgrade a stopped service; start it yourself
+#                                      after editing /etc/tablectl/table.toml
+#   sudo systemd/install.sh --start    also stop a running service first, and start it after
 #   DESTDIR=/tmp/root systemd/install.sh
 #                                      only lay the files out under DESTDIR (packaging): no
 #                                      virtual environment, no users, no udev, no systemctl
@@ -27,6 +27,43 @@ done
 if [ -z "$DESTDIR" ] && [ "$(id -u)" -ne 0 ]; then
     echo "install.sh: run as root: sudo $0 $*" >&2
     exit 1
+fi
+
+# Whatever stops the script after it stopped the service says so: the table stays stopped
+# rather than start on a program half upgraded.
+STOPPED=no
+BUILD=
+on_exit() {
+    local status=$?
+    if [ -n "$BUILD" ]; then rm -rf "$BUILD"; fi
+    if [ "$status" -ne 0 ] && [ "$STOPPED" = yes ]; then
+        echo "install.sh: the upgrade did not finish (above), and tablectl, stopped for it, is" >&2
+        echo "  left stopped rather than started on a program half upgraded: mend what is named" >&2
+        echo "  above, then run sudo $0 --start again" >&2
+    fi
+}
+trap on_exit EXIT
+
+if [ -z "$DESTDIR" ]; then
+    # The daemon imports some modules only when first needed (the console's HTTP stack, for
+    # one): a virtual environment upgraded under it would leave the running table with old and
+    # new code mixed until it restarts. Starting counts too: a restart due at any moment
+    # would take the program half upgraded.
+    STATE=$(systemctl is-active tablectl 2>/dev/null || true)
+    case "$STATE" in
+        active|activating|deactivating|reloading|refreshing)
+            if [ "$START" = no ]; then
+                echo "install.sh: tablectl is $STATE: upgrading it while it runs would mix old and" >&2
+                echo "  new code in the running table; nothing was changed. Either stop it after" >&2
+                echo "  the round in play (sudo systemctl stop tablectl) and run this again, or," >&2
+                echo "  between rounds, run sudo $0 --start, which stops it, upgrades" >&2
+                echo "  and starts it again" >&2
+                exit 1
+            fi
+            echo "Stopping tablectl ($STATE) for the upgrade"
+            systemctl stop tablectl
+            STOPPED=yes ;;
+    esac
 fi
 
 cd "$SRC"
@@ -84,7 +121,6 @@ PYTHON=${PYTHON:-/usr/bin/python3}
 # tablectl.egg-info/), which would leave root's files in the clone, where its owner's
 # scripts/venv can then no longer write them, and a stale build/ to the next upgrade.
 BUILD=$(mktemp -d)
-trap 'rm -rf "$BUILD"' EXIT
 tar -C "$SRC" --exclude=./.git --exclude=./.venv --exclude=./build --exclude=./dist \
     --exclude='*.egg-info' --exclude=__pycache__ --exclude=./.pytest_cache \
     --exclude=./.hypothesis --exclude=./artifacts -cf - . | tar -C "$BUILD" -xf -
@@ -101,7 +137,8 @@ udevadm trigger --subsystem-match=misc --sysname-match=cpu_dma_latency
 
 systemctl daemon-reload
 systemctl enable tablectl.service
-if [ "$NEW_CONFIG" = yes ]; then
+# A service this run stopped is started again, on whatever configuration it ran.
+if [ "$NEW_CONFIG" = yes ] && [ "$STOPPED" = no ]; then
     echo "Installed. Edit /etc/tablectl/table.toml (it is the example), check it with"
     echo "  tablectl config check /etc/tablectl/table.toml"
     echo "then start the table with: systemctl start tablectl"
@@ -110,5 +147,5 @@ elif [ "$START" = yes ]; then
     systemctl restart tablectl.service
     systemctl --no-pager status tablectl.service || true
 else
-    echo "Installed. Restart the table when it is between rounds: systemctl restart tablectl"
+    echo "Installed. Start the table with: systemctl start tablectl"
 fi

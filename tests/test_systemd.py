@@ -480,3 +480,98 @@ def test_config_check_notes_a_console_port_the_service_may_not_listen_on(tmp_pat
     assert "note: api.port 80" in low and "CapabilityBoundingSet" in low, low
     assert "8740" in low and "ip_unprivileged_port_start" in low
     assert "api.port" not in check(8740) and "api.port" not in check(0)
+
+
+# --- an upgrade while the service runs -------------------------------------------------------
+
+# Every command the installer runs that changes the machine (and `id`, so that it runs as
+# "root" wherever the tests do). Each logs its call and fails, so a run of the script under
+# them changes nothing here, whatever the script does: the first one it calls stops it.
+CHANGERS = ("install", "systemd-sysusers", "systemd-tmpfiles", "chgrp", "ln", "tar", "mktemp",
+            "udevadm", "tablectl", "python3")
+
+
+def stub_commands(tmp_path, state):
+    """A bin directory of stubs: `systemctl` says the service is ``state`` (exit 0 only when
+    active, as systemctl does) and logs every call; the changers log and fail."""
+    bin_dir, log = tmp_path / "bin", tmp_path / "calls.log"
+    bin_dir.mkdir()
+    log.write_text("")
+    stubs = {"systemctl": f'echo "systemctl $*" >> "{log}"\n'
+                          f'if [ "$1" = is-active ]; then\n'
+                          f'    [ "$2" = --quiet ] || echo {state}\n'
+                          f'    [ {state} = active ]; exit\nfi\nexit 0\n',
+             "id": 'echo 0\n'}
+    for name in CHANGERS:
+        stubs[name] = f'echo "{name} $*" >> "{log}"\nexit 1\n'
+    for name, body in stubs.items():
+        (bin_dir / name).write_text("#!/bin/sh\n" + body)
+        (bin_dir / name).chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k != "DESTDIR"}
+    env.update(PATH=f"{bin_dir}:{env['PATH']}", PYTHON=str(bin_dir / "python3"))
+    return env, log
+
+
+def run_installer(env, *args):
+    return subprocess.run(["bash", str(SYSTEMD / "install.sh"), *args], env=env,
+                          capture_output=True, text=True, cwd=ROOT)
+
+
+@pytest.mark.parametrize("state", ["active", "activating"])
+def test_install_script_refuses_to_upgrade_a_running_service(tmp_path, state):
+    """The daemon imports some modules only when first needed (the console's HTTP stack, for
+    one): a virtual environment upgraded under it left the running table with old and new code
+    mixed until its next restart. Run while the service is active (or starting: a restart
+    could take the half-upgraded program), the installer refuses before it changes anything,
+    and names the ways out."""
+    env, log = stub_commands(tmp_path, state)
+    run = run_installer(env)
+    assert run.returncode == 1, run.stdout + run.stderr
+    said = " ".join(run.stderr.split())
+    assert f"tablectl is {state}" in said and "nothing was changed" in said
+    assert "stop it after the round in play (sudo systemctl stop tablectl)" in said
+    assert "--start, which stops it, upgrades and starts it again" in said
+    calls = log.read_text().splitlines()
+    assert calls and all(c.startswith("systemctl is-active") for c in calls), calls
+
+
+def test_install_script_with_start_stops_the_service_before_it_installs(tmp_path):
+    """With --start the installer stops the running service first, then upgrades (here the
+    first file copy fails, as every stub that would change something does) and leaves the
+    table stopped when the upgrade does not finish, saying so, rather than starting it on a
+    program half upgraded."""
+    env, log = stub_commands(tmp_path, "active")
+    run = run_installer(env, "--start")
+    calls = log.read_text().splitlines()
+    assert "systemctl stop tablectl" in calls, calls
+    stop = calls.index("systemctl stop tablectl")
+    changes = [i for i, c in enumerate(calls) if not c.startswith("systemctl")]
+    assert changes and stop < changes[0], calls
+    assert run.returncode != 0
+    said = " ".join(run.stderr.split())
+    assert "left stopped" in said and "--start" in said, said
+    assert not any(c.startswith(("systemctl start", "systemctl restart")) for c in calls)
+
+
+@pytest.mark.parametrize("state", ["inactive", "failed"])
+def test_install_script_upgrades_a_stopped_service_without_stopping_anything(tmp_path, state):
+    env, log = stub_commands(tmp_path, state)
+    run = run_installer(env)
+    calls = log.read_text().splitlines()
+    assert "nothing was changed" not in run.stderr and run.returncode != 0
+    assert calls[-1].startswith("install "), calls      # went on to copy the files
+    assert not any(c.startswith("systemctl stop") for c in calls)
+
+
+def test_install_script_lays_out_files_for_a_package_whatever_the_service(tmp_path):
+    """DESTDIR mode (packaging) touches no service: it never asks systemctl, also when the
+    building machine runs tablectl."""
+    env, log = stub_commands(tmp_path, "active")
+    env["PATH"] = env["PATH"].split(":", 1)[1]          # the real install, cp, ...
+    (tmp_path / "bin2").mkdir()
+    shutil.copy(tmp_path / "bin" / "systemctl", tmp_path / "bin2" / "systemctl")
+    env.update(PATH=f"{tmp_path / 'bin2'}:{env['PATH']}", DESTDIR=str(tmp_path / "root"))
+    run = run_installer(env)
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "root/etc/systemd/system/tablectl.service").is_file()
+    assert log.read_text() == ""
