@@ -876,8 +876,14 @@ def _game(ck: _Checker, table: dict[str, Any]) -> Any:
         try:
             game.check_layout(boxes)
         except RuleError as exc:
-            ck.add(("table", "boxes"), str(exc), "set boxes to the table's real layout")
+            ck.add(("table", "boxes"), str(exc),
+                   _LAYOUT_FIXES.get(game.game_id, "set boxes to the table's real layout"))
     return game
+
+
+# Where the real layout may be more than the rules can play: a Hold'em table with more chairs
+# than one deck deals (11/2008 art. 1(1)(3), 2(2)) counts only the seats it deals.
+_LAYOUT_FIXES = {"texas-holdem": "set boxes to the player seats the table deals, 10 to 22"}
 
 
 def _layout_deals(ck: _Checker, game: Any, boxes: Any,

@@ -789,3 +789,14 @@ def test_a_device_id_the_journal_gives_another_source_is_refused(dev_id):
     assert p.key == f"devices.{dev_id}" and p.line == line_of(text, f"[devices.{dev_id}]")
     assert "reserved" in p.reason and dev_id in p.reason, p.reason
     assert "[devices.shoe]" in p.fix, p.fix
+
+
+def test_a_holdem_table_built_for_more_seats_than_one_deck_deals_is_refused():
+    """11/2008 art. 1(1)(3): at most 22 players from one deck, also where a table is built."""
+    from controller.rules import get_game
+    from controller.rules.base import RuleError
+    from controller.table.machine import Table
+    holdem = {"small_blind": 5, "big_blind": 10, "structure": "no-limit", "rake": 0}
+    with pytest.raises(RuleError, match="at most 22 players"):
+        Table("t", get_game("texas-holdem"), "shoe", layout_boxes=23, holdem=holdem)
+    Table("t", get_game("texas-holdem"), "shoe", layout_boxes=22, holdem=holdem)

@@ -71,3 +71,24 @@ def test_wrong_stakes_are_named_and_nothing_is_summarised(tmp_path):
     assert out.returncode == 2
     assert "holdem.small_blind" in out.stderr
     assert out.stdout == ""
+
+
+def test_a_layout_one_deck_cannot_deal_is_refused_naming_the_key_and_the_bound(tmp_path):
+    """11/2008 art. 1(1)(3), 2(2): the house may have more than 10 player seats, but one deck
+    deals at most 22 players. boxes = 1000000 passed the check (and the console would have
+    drawn a million seats); 23 and above are refused at table.boxes with the way out."""
+    stakes = textwrap.dedent("""
+        [holdem]
+        small_blind = 5
+        big_blind = 10
+        structure = "no-limit"
+        """)
+    for boxes in (23, 1000000):
+        out, path = check(tmp_path, boxes=boxes, holdem=stakes)
+        assert out.returncode == 2, out.stdout
+        assert f"{path}:4: table.boxes" in out.stderr, out.stderr
+        assert "at most 22 players" in out.stderr and "art. 1(1)(3)" in out.stderr
+        assert "set boxes to the player seats the table deals, 10 to 22" in out.stderr
+        assert out.stdout == ""
+    out, path = check(tmp_path, boxes=22, holdem=stakes)
+    assert out.returncode == 0 and "22 boxes" in out.stdout, out.stderr

@@ -57,9 +57,25 @@ def test_art_2_3_at_least_two_players():
 
 
 def test_art_1_1_one_deck_limits_the_players_on_a_big_table():
-    plan(range(1, 23), layout=23)                      # 44 hole + 3 burns + 5 board = 52
+    plan(range(1, 23), layout=22)                      # 44 hole + 3 burns + 5 board = 52
     with pytest.raises(RuleError, match="at most 22 players"):
         plan(range(1, 24), layout=23)
+
+
+@pytest.mark.parametrize("seats", [23, 40, 1_000_000])
+def test_art_1_1_2_2_a_layout_one_deck_cannot_deal_in_full_is_refused(seats):
+    """Art. 2(2) lets the house have more than 10 player seats, and art. 1(1)(3) gives the
+    table one 52-card deck, which deals two hole cards each, three burns and five board cards
+    to at most 22 players: a 23rd seat is one whose player could never be dealt once the
+    others are full, so a layout of more is refused, with the bound and its articles."""
+    GAME.check_layout(22)
+    with pytest.raises(RuleError) as refused:
+        GAME.check_layout(seats)
+    said = str(refused.value)
+    assert f"{seats} player seats" in said and "at most 22 players" in said
+    assert "art. 1(1)(3)" in said and "art. 2(2)" in said and "10 to 22" in said
+    with pytest.raises(RuleError, match="at most 22 players"):
+        plan([1, 2], layout=seats)                     # nor is a hand planned on it
 
 
 def test_art_1_2_button_starts_left_of_the_croupier_and_moves_clockwise():

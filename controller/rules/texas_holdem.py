@@ -144,7 +144,9 @@ class TexasHoldem(Game):
     # -- art. 2: seats ------------------------------------------------------------------------
     def check_layout(self, layout_boxes: int,
                      interpretations: Mapping[str, str] | None = None) -> None:
-        """Art. 2(1)-(2): ten player seats, or more if the house chooses; never fewer."""
+        """Art. 2(1)-(2): ten player seats, or more if the house chooses; never fewer. And no
+        more than the one deck of art. 1(1)(3) deals in full: a seat beyond is one whose
+        player could never be dealt once the others are full, for which the text has no rule."""
         if not isinstance(layout_boxes, int) or isinstance(layout_boxes, bool):
             raise RuleError(f"the number of player seats must be a whole number, "
                             f"got {layout_boxes!r}")
@@ -152,6 +154,13 @@ class TexasHoldem(Game):
             raise RuleError(f"a Texas Hold'em table has {SEATS} player seats ({art('2(1)')}), "
                             f"or more if the house chooses ({art('2(2)')}); {layout_boxes} "
                             "is too few")
+        most = (DECK - BURNS_AND_BOARD) // HOLE_CARDS
+        if layout_boxes > most:
+            raise RuleError(f"{layout_boxes} player seats could never all be dealt: one deck of "
+                            f"{DECK} ({art('1(1)(3)')}) gives two hole cards ({art('6(1)')}), "
+                            f"three burns and five board cards to at most {most} players, so a "
+                            f"Texas Hold'em table has {SEATS} to {most} player seats "
+                            f"({art('2(1)')}, {art('2(2)')})")
 
     # -- art. 3(2), 6(1), 7(1), 8(1), 8(3): the deal -------------------------------------------
     def dealing_plan(self, request: PlanRequest) -> list[Deal]:
