@@ -18,6 +18,7 @@ import hashlib
 import hmac
 import ipaddress
 import math
+import os
 import re
 import tomllib
 import unicodedata
@@ -827,6 +828,7 @@ def validate(doc: Mapping[str, Any], text: str = "", path: str | Path | None = N
     _layout_deals(ck, game, table.get("boxes"), interpretations)
     devices = _devices(ck, _table(ck, doc, "devices"))
     gpio = _gpio(ck, doc, table.get("boxes"))
+    _uart_pins(ck, devices, gpio)
     api = _api(ck, _table(ck, doc, "api"))
 
     sensing = [d for d, spec in (devices or {}).items() if spec.device_class == "box-sensors"]
@@ -1157,14 +1159,13 @@ def _gpio(ck: _Checker, doc: Mapping[str, Any], boxes: Any) -> GpioConfig | None
     if sensors and isinstance(boxes, int) and len(sensors) != boxes:
         ck.add(("gpio", "box_sensors"), f"lists {len(sensors)} sensors for {boxes} boxes",
                "give one pin per box, box 1 first, or leave box_sensors out")
+    config = GpioConfig(buttons=buttons, key_switch=top["key_switch"], box_sensors=sensors,
+                        light=light, buzzer=top["buzzer"], pull_up=top["pull_up"],
+                        sensors_active_low=top["sensors_active_low"],
+                        bounce_ms=top["bounce_ms"], repeat_guard_ms=top["repeat_guard_ms"])
     # One pin, one job: a pin used twice is a wiring mistake.
     used: dict[int, tuple[str, int | str]] = {}
-    assigned = [(f"gpio.buttons.{k}", v) for k, v in buttons.items()] + \
-        [(f"gpio.light.{k}", v) for k, v in light.items()] + \
-        [(f"gpio.{k}", top[k]) for k in ("key_switch", "buzzer") if top[k] is not None] + \
-        [(f"gpio.box_sensors[{i + 1}]", v) for i, v in enumerate(sensors)]
-    assigned.sort(key=lambda item: ck.line(tuple(item[0].split("[")[0].split("."))) or 0)
-    for name, pin in assigned:
+    for name, pin in _panel_pins(ck, config):
         bcm = _gpio_number(pin)     # every spelling of a pin is one number: 17 == "BOARD11"
         if bcm in used:
             path = tuple(name.split("[")[0].split("."))
@@ -1175,10 +1176,58 @@ def _gpio(ck: _Checker, doc: Mapping[str, Any], boxes: Any) -> GpioConfig | None
             ck.add(path, same, "give every input and output its own pin")
         else:
             used[bcm] = (name, pin)
-    return GpioConfig(buttons=buttons, key_switch=top["key_switch"], box_sensors=sensors,
-                      light=light, buzzer=top["buzzer"], pull_up=top["pull_up"],
-                      sensors_active_low=top["sensors_active_low"], bounce_ms=top["bounce_ms"],
-                      repeat_guard_ms=top["repeat_guard_ms"])
+    return config
+
+
+def _panel_pins(ck: _Checker, gpio: GpioConfig) -> list[tuple[str, int | str]]:
+    """Every pin of the panel with its key ("gpio.buttons.confirm", "gpio.box_sensors[3]"),
+    in the file's order."""
+    assigned = [(f"gpio.buttons.{k}", v) for k, v in gpio.buttons.items()] + \
+        [(f"gpio.light.{k}", v) for k, v in gpio.light.items()] + \
+        [(f"gpio.{k}", getattr(gpio, k)) for k in ("key_switch", "buzzer")
+         if getattr(gpio, k) is not None] + \
+        [(f"gpio.box_sensors[{i + 1}]", v) for i, v in enumerate(gpio.box_sensors)]
+    assigned.sort(key=lambda item: ck.line(_pin_key(item[0])) or 0)
+    return assigned
+
+
+def _pin_key(name: str) -> tuple[str, ...]:
+    return tuple(name.split("[")[0].split("."))
+
+
+# The Pi's on-board UART, whatever it is called (serial0 is the alias Raspberry Pi OS gives it;
+# ttyAMA0 the PL011, ttyS0 the mini UART): its TXD and RXD are fixed on GPIO14 and GPIO15.
+UART_PORTS = frozenset({"/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0"})
+UART_PINS = {14: "TXD", 15: "RXD"}
+
+
+def _uart_pins(ck: _Checker, devices: Mapping[str, DeviceSpec] | None,
+               gpio: GpioConfig | None) -> None:
+    """A panel pin on the UART a device uses: the panel and the device would fight over the
+    line (a button reading the device's frames, a lamp driving its line)."""
+    if gpio is None or not devices:
+        return
+    uart = None
+    for dev_id, spec in devices.items():
+        if spec.transport != "serial" or not spec.port.startswith("/"):
+            continue
+        # A stable name may be a link to the UART (a udev rule's /dev/tablectl/shoe).
+        real = spec.port if spec.port in UART_PORTS else os.path.realpath(spec.port)
+        if real in UART_PORTS:
+            shown = spec.port if real == spec.port else f"{spec.port}, that is {real}"
+            uart = (dev_id, shown)
+            break
+    if uart is None:
+        return
+    dev_id, shown = uart
+    for name, pin in _panel_pins(ck, gpio):
+        bcm = _gpio_number(pin)
+        if bcm in UART_PINS:
+            ck.add(_pin_key(name),
+                   f"pin {pin!r} is GPIO{bcm}, the {UART_PINS[bcm]} of the Pi's on-board UART, "
+                   f"which devices.{dev_id}.port uses ({shown})",
+                   f"move {name} to another pin: the UART's pins are fixed (GPIO14 TXD, "
+                   f"GPIO15 RXD); or put devices.{dev_id} on a USB serial adapter")
 
 
 def _api(ck: _Checker, doc: dict[str, Any]) -> ApiConfig:

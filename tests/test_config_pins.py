@@ -109,3 +109,58 @@ def test_a_panel_of_mixed_spellings_that_passes_the_check_opens():
             pass
     finally:
         factory.reset()
+
+
+# --- pins the Pi gives to something else ------------------------------------------------------
+
+# The on-board UART's device names: its TXD is GPIO14 (physical pin 8), its RXD GPIO15 (pin 10).
+UART_PORTS = ["/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0"]
+
+
+def on_port(port):
+    return BASE.replace('port = "/dev/tablectl/shoe"', f'port = "{port}"')
+
+
+@pytest.mark.parametrize("port", UART_PORTS)
+@pytest.mark.parametrize("key, line, pin, bcm", [
+    ("gpio.buzzer", "buzzer = 14", 14, 14),
+    ("gpio.key_switch", 'key_switch = "BOARD10"', "BOARD10", 15),
+    ("gpio.buttons.confirm", 'confirm = "GPIO15"', "GPIO15", 15),
+    ("gpio.box_sensors", 'box_sensors = [5, 6, 12, "J8:8", 20, 21, 26]', "J8:8", 14)],
+    ids=lambda v: str(v))
+def test_a_panel_pin_on_the_uart_a_device_uses_is_named_with_both_keys(port, key, line, pin,
+                                                                        bcm):
+    """A device on the Pi's on-board UART (/dev/serial0, /dev/ttyAMA0, /dev/ttyS0) has its
+    TXD and RXD on GPIO14 and GPIO15: a panel pin there passed the check, and the panel and
+    the device then fought over the pin (a button read the device's frames, a lamp drove its
+    line). Refused at the pin's line, naming the device's port, however the pin is written."""
+    section = "[gpio.buttons]" if key.startswith("gpio.buttons") else "[gpio]"
+    text = on_port(port) + f"\n{section}\n{line}\n"
+    p = problems(text)[key]
+    assert p.line == line_of(text, line)
+    assert f"{pin!r}" in p.reason and f"GPIO{bcm}" in p.reason
+    assert ("TXD" if bcm == 14 else "RXD") in p.reason
+    assert "devices.shoe.port" in p.reason and port in p.reason
+    assert "move" in p.fix and "fixed" in p.fix and key in p.fix
+
+
+def test_a_uart_pin_is_free_while_no_device_uses_the_uart():
+    text = BASE + '\n[gpio]\nbuzzer = 14\nkey_switch = "GPIO15"\n'
+    assert parse_text(text).gpio.buzzer == 14
+    usb = on_port("/dev/ttyUSB0") + '\n[gpio]\nbuzzer = 14\nkey_switch = "GPIO15"\n'
+    assert parse_text(usb).gpio.key_switch == "GPIO15"
+    other = on_port("/dev/ttyAMA0") + '\n[gpio]\nbuzzer = 17\n'
+    assert parse_text(other).gpio.buzzer == 17
+
+
+def test_a_stable_name_that_is_the_uart_is_seen_through(tmp_path):
+    """A udev rule may give the UART a stable name (/dev/tablectl/shoe -> ttyAMA0): the check
+    follows the link."""
+    link = tmp_path / "shoe"
+    link.symlink_to("/dev/ttyAMA0")
+    text = on_port(link) + "\n[gpio]\nbuzzer = 14\n"
+    p = problems(text)["gpio.buzzer"]
+    assert str(link) in p.reason and "/dev/ttyAMA0" in p.reason and "GPIO14" in p.reason
+    elsewhere = tmp_path / "dice"
+    elsewhere.symlink_to("/dev/ttyUSB0")
+    assert parse_text(on_port(elsewhere) + "\n[gpio]\nbuzzer = 14\n").gpio.buzzer == 14
