@@ -1176,7 +1176,36 @@ def _gpio(ck: _Checker, doc: Mapping[str, Any], boxes: Any) -> GpioConfig | None
             ck.add(path, same, "give every input and output its own pin")
         else:
             used[bcm] = (name, pin)
+        _fixed_pull_up(ck, config, name, pin, bcm)
     return config
+
+
+# GPIO2 and GPIO3 (I2C SDA and SCL) have a 1.8 kOhm pull-up to 3.3 V on the board: gpiozero
+# refuses to pull them down (PinFixedPull), so the panel could not open an input so set.
+FIXED_PULL_UP = frozenset({2, 3})
+
+
+def _fixed_pull_up(ck: _Checker, gpio: GpioConfig, name: str, pin: int | str,
+                   bcm: int | None) -> None:
+    if bcm not in FIXED_PULL_UP:
+        return
+    if name.startswith("gpio.box_sensors"):
+        if gpio.sensors_active_low:
+            return
+        setting = "sensors_active_low = false"
+        other = "a sensor that pulls the pin low with a card on the box (sensors_active_low = true)"
+    elif name.startswith(("gpio.buttons.", "gpio.key_switch")):
+        if gpio.pull_up:
+            return
+        setting = "pull_up = false"
+        other = "buttons and key switch that close to ground (pull_up = true)"
+    else:
+        return                                  # an output: the pull-up does not hinder it
+    ck.add(_pin_key(name),
+           f"pin {pin!r} is GPIO{bcm}, which has a fixed pull-up to 3.3 V on the Pi (the I2C "
+           f"pins GPIO2 and GPIO3): with gpio.{setting} the input would have to be pulled down, "
+           "which the panel cannot do, so it would not open",
+           f"move {name} to another pin, or use {other}")
 
 
 def _panel_pins(ck: _Checker, gpio: GpioConfig) -> list[tuple[str, int | str]]:

@@ -164,3 +164,51 @@ def test_a_stable_name_that_is_the_uart_is_seen_through(tmp_path):
     elsewhere = tmp_path / "dice"
     elsewhere.symlink_to("/dev/ttyUSB0")
     assert parse_text(on_port(elsewhere) + "\n[gpio]\nbuzzer = 14\n").gpio.buzzer == 14
+
+
+def panel_opens(gpio):
+    """What gpiozero (on its mock Raspberry Pi) says of opening the whole panel."""
+    factory = MockFactory()
+    try:
+        with Panel(gpio, lambda e: None, pin_factory=factory):
+            return "ok"
+    except Exception as exc:                  # the panel's TablectlError, naming gpiozero's
+        return str(exc)
+    finally:
+        factory.reset()
+
+
+@pytest.mark.parametrize("pin", [2, "GPIO3", "BOARD3"], ids=str)
+@pytest.mark.parametrize("key, line, setting", [
+    ("gpio.buttons.confirm", "confirm = {pin}", "pull_up = false"),
+    ("gpio.key_switch", "key_switch = {pin}", "pull_up = false"),
+    ("gpio.box_sensors", "box_sensors = [5, 6, 12, {pin}, 20, 21, 26]",
+     "sensors_active_low = false")], ids=lambda v: str(v).split()[0])
+def test_an_input_pulled_down_on_a_pin_with_a_fixed_pull_up_is_refused(pin, key, line,
+                                                                        setting):
+    """GPIO2 and GPIO3 (the I2C pins) have a fixed pull-up resistor on the board: an input
+    there cannot be pulled down (pull_up = false; a sensor with sensors_active_low = false).
+    The check passed it and the panel then failed to open at the table's start (gpiozero's
+    PinFixedPull). Refused at the pin, naming the setting and the ways out; with the pull-up
+    the same pin is accepted, and opens."""
+    line = line.format(pin=toml(pin))
+    body = f"{setting}\n{line}\n" if key != "gpio.buttons.confirm" else \
+        f"{setting}\n[gpio.buttons]\n{line}\n"
+    text = BASE + "\n[gpio]\n" + body
+    p = problems(text)[key]
+    assert p.line == line_of(text, line)
+    assert repr(pin) in p.reason and "fixed pull-up" in p.reason
+    assert setting in p.reason and "move" in p.fix
+    up = text.replace(" = false", " = true")
+    assert panel_opens(parse_text(up).gpio) == "ok"
+    # what the check refuses is what the panel could not open
+    import dataclasses
+    down = dataclasses.replace(parse_text(up).gpio, pull_up=False, sensors_active_low=False)
+    assert "PinFixedPull" in panel_opens(down)
+
+
+def test_outputs_on_the_fixed_pull_up_pins_are_accepted():
+    text = BASE + '\n[gpio]\npull_up = false\nsensors_active_low = false\nbuzzer = 2\n' \
+        '[gpio.light]\nred = "GPIO3"\n'
+    gpio = parse_text(text).gpio
+    assert gpio.buzzer == 2 and panel_opens(gpio) == "ok"
