@@ -1,6 +1,8 @@
 """Helpers for the Hold'em betting tests."""
 import copy
 
+from controller.rig import Rig
+from controller.rules.cards import Card
 from controller.rules.errors import RuleError
 
 
@@ -12,3 +14,27 @@ def accepts(state, seat, action, amount=None):
     except RuleError:
         return False
     return True
+
+
+def full_deck(first):
+    """A 52-card deck that deals ``first`` first, the other cards after them in code order."""
+    return first + [str(c) for c in (Card.from_code(i) for i in range(52))
+                    if str(c) not in first]
+
+
+def holdem_rig(tmp_path, seed, holdem, deck):
+    """A daemon (tablectl run) at a Hold'em table dealt from a simulated shoe loaded with
+    ``deck``, opened and waiting for bets. The caller stops it (``rig.stop()``)."""
+    rig = Rig(tmp_path, "texas-holdem", "shoe", seed=seed, holdem=holdem)
+    try:
+        rig.start_devices()
+        rig.start_controller()
+        rig.wait_links()
+        rig.must("open_table", "supervisor")
+        rig.devices["shoe"].load_deck(deck)
+        rig.must("deck_ready")
+        rig.wait_state("bets_open")
+    except BaseException:
+        rig.stop()
+        raise
+    return rig

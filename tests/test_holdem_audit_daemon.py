@@ -8,8 +8,8 @@ import signal
 import pytest
 
 from controller.journal import Journal
-from controller.rig import Rig
-from controller.rules.cards import Card
+
+from holdem_helpers import full_deck, holdem_rig
 
 pytestmark = pytest.mark.hil
 
@@ -19,24 +19,12 @@ HAND = ["2c", "3h", "As", "7d", "8s", "Ad",      # box 3: 2c 7d; box 6: 3h 8s; b
         "5h", "Kc", "Qh", "9d", "6c", "4s", "Tc", "Jc"]
 
 
-def full_deck(first):
-    return first + [str(c) for c in (Card.from_code(i) for i in range(52))
-                    if str(c) not in first]
-
-
 def test_a_restart_in_every_betting_round_rebuilds_the_hand_exactly(tmp_path):
-    rig = Rig(tmp_path, "texas-holdem", "shoe", seed=5,
-              holdem={"small_blind": 5, "big_blind": 10, "structure": "no-limit",
-                      "rake_percent": 5})
+    rig = holdem_rig(tmp_path, 5, {"small_blind": 5, "big_blind": 10,
+                                   "structure": "no-limit", "rake_percent": 5},
+                     full_deck(HAND))
     try:
-        rig.start_devices()
-        rig.start_controller()
-        rig.wait_links()
         shoe = rig.devices["shoe"]
-        rig.must("open_table", "supervisor")
-        shoe.load_deck(full_deck(HAND))
-        rig.must("deck_ready")
-        rig.wait_state("bets_open")
         rig.must("seat_players", seats=[1, 3, 6], stacks={"1": 500, "3": 300, "6": 45},
                  button=1)
 
@@ -111,17 +99,10 @@ def test_a_board_card_the_shoe_reads_twice_voids_the_hand_at_once(tmp_path):
     # each card once): the daemon rules it there, as the shoe's failure while dealing (art. 9,
     # H11 void by default), and returns every chip, before any betting on that board.
     cards = HAND[:8] + ["Kc"] + HAND[9:]          # burn 5h, flop Kc Kc 9d
-    rig = Rig(tmp_path, "texas-holdem", "shoe", seed=6,
-              holdem={"small_blind": 5, "big_blind": 10})
+    rig = holdem_rig(tmp_path, 6, {"small_blind": 5, "big_blind": 10},
+                     cards + [c for c in full_deck([]) if c not in cards][:30])
     try:
-        rig.start_devices()
-        rig.start_controller()
-        rig.wait_links()
         shoe = rig.devices["shoe"]
-        rig.must("open_table", "supervisor")
-        shoe.load_deck(cards + [c for c in full_deck([]) if c not in cards][:30])
-        rig.must("deck_ready")
-        rig.wait_state("bets_open")
         rig.must("seat_players", seats=[1, 3, 6], stacks=[500, 500, 500], button=1)
         for _ in range(6):
             mark = rig.mark()

@@ -12,11 +12,11 @@ from controller import __version__
 from controller.config import parse_text
 from controller.errors import TablectlError
 from controller.journal import Journal
-from controller.rig import Rig
 from controller.rules import get_game
-from controller.rules.cards import Card
 from controller.sdnotify import Notifier
 from controller.service import Service
+
+from holdem_helpers import full_deck, holdem_rig
 
 # 11/2008 art. 6(1): hole cards one at a time from the left of the button (button at 1: seats
 # 3, 6, 1, 3, 6, 1); art. 7(1), 8(1), 8(3): burn, flop, burn, turn, burn, river.
@@ -26,25 +26,12 @@ HAND = ["2c", "3h", "As", "7d", "8s", "Ad",      # box 3: 2c 7d; box 6: 3h 8s; b
         "Tc", "Jc"]                               # burn, river
 
 
-def full_deck(first):
-    rest = [str(c) for c in (Card.from_code(i) for i in range(52)) if str(c) not in first]
-    return first + rest
-
-
 @pytest.mark.hil
 def test_daemon_table_uses_the_configured_blinds_structure_and_rake(tmp_path):
-    rig = Rig(tmp_path, "texas-holdem", "shoe", seed=3,
-              holdem={"small_blind": 5, "big_blind": 10, "structure": "limit",
-                      "rake_percent": 4.5})
+    rig = holdem_rig(tmp_path, 3, {"small_blind": 5, "big_blind": 10, "structure": "limit",
+                                   "rake_percent": 4.5}, full_deck(HAND))
     try:
-        rig.start_devices()
-        rig.start_controller()
-        rig.wait_links()
         shoe = rig.devices["shoe"]
-        rig.must("open_table", "supervisor")
-        shoe.load_deck(full_deck(HAND))
-        rig.must("deck_ready")
-        rig.wait_state("bets_open")
         rig.must("seat_players", seats=[1, 3, 6], stacks=[500, 500, 500], button=1)
         drawn = iter(HAND)
 
