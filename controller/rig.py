@@ -205,6 +205,17 @@ class Rig:
                                        f"{[e['kind'] for e in self.events[-8:]]}")
                 self._cond.wait(left)
 
+    def open_with_deck(self, deck: list[str]) -> None:
+        """Start the simulated devices and the daemon, open the table, load ``deck`` into the
+        simulated shoe and say it is ready: the table waits for bets."""
+        self.start_devices()
+        self.start_controller()
+        self.wait_links()
+        self.must("open_table", "supervisor")
+        self.devices["shoe"].load_deck(deck)
+        self.must("deck_ready")
+        self.wait_state("bets_open")
+
     def wait_state(self, *states: str, since: int = 0, timeout: float = 15.0) -> str:
         """Wait until the table is in one of ``states`` (by its published state changes)."""
         deadline = time.monotonic() + timeout

@@ -27,13 +27,7 @@ def holdem_rig(tmp_path, seed, holdem, deck):
     ``deck``, opened and waiting for bets. The caller stops it (``rig.stop()``)."""
     rig = Rig(tmp_path, "texas-holdem", "shoe", seed=seed, holdem=holdem)
     try:
-        rig.start_devices()
-        rig.start_controller()
-        rig.wait_links()
-        rig.must("open_table", "supervisor")
-        rig.devices["shoe"].load_deck(deck)
-        rig.must("deck_ready")
-        rig.wait_state("bets_open")
+        rig.open_with_deck(deck)
     except BaseException:
         rig.stop()
         raise

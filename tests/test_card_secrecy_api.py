@@ -372,15 +372,21 @@ def test_fortune_shuffler_rounds_leak_no_card(tmp_path, seqlog):
     assert n >= 9 and revealed >= 9
 
 
+async def pan9_shaken(live, c):
+    """A Super Pan 9 table from the shoe: the banker on seat 3, bets on seats 1 and 5, the dice
+    shaken (2 2 4 6); the deal has begun."""
+    await open_shoe(live, c)
+    await c.command("set_banker", seat=3, capital=500)
+    await c.command("place_bet", box=1, wager="seat", amount=20)
+    await c.command("place_bet", box=5, wager="seat", amount=30)
+    live.devices["dice"].set_next_dice([2, 2, 4, 6])
+    await c.command("shake")
+    await c.until("dealing")
+
+
 def test_super_pan_9_shoe_round_leaks_no_card(tmp_path, seqlog):
     async def script(live, c):
-        await open_shoe(live, c)
-        await c.command("set_banker", seat=3, capital=500)
-        await c.command("place_bet", box=1, wager="seat", amount=20)
-        await c.command("place_bet", box=5, wager="seat", amount=30)
-        live.devices["dice"].set_next_dice([2, 2, 4, 6])
-        await c.command("shake")
-        await c.until("dealing")
+        await pan9_shaken(live, c)
         await c.until_not("dealing", lambda: c.device(live.devices["shoe"].draw))
         await c.command("confirm_result")
     live, n, revealed = play(tmp_path, seqlog, "super-pan-9", "shoe", script)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_card_secrecy_api import open_shoe, play, seqlog  # noqa: F401 (fixture)
+from test_card_secrecy_api import pan9_shaken, play, seqlog  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.hil
 
@@ -16,13 +16,7 @@ def test_super_pan_9_a_void_rounds_cards_and_an_exposed_card_leak_nothing(tmp_pa
     """261/96/M art. 4 (an exposed card stays valid, the round goes on), P5 (a misdeal voids
     the round) and art. 5(6): of the void round only the exposed card is ever shown."""
     async def script(live, c):
-        await open_shoe(live, c)
-        await c.command("set_banker", seat=3, capital=500)
-        await c.command("place_bet", box=1, wager="seat", amount=20)
-        await c.command("place_bet", box=5, wager="seat", amount=30)
-        live.devices["dice"].set_next_dice([2, 2, 4, 6])
-        await c.command("shake")
-        await c.until("dealing")
+        await pan9_shaken(live, c)
         for _ in range(2):
             await c.device(live.devices["shoe"].draw)
         seat = live.do(lambda: str(live.table._last_dealt))

@@ -31,13 +31,7 @@ def _shown(text):
 
 
 def _open(rig, game, cards):
-    rig.start_devices()
-    rig.start_controller()
-    rig.wait_links()
-    rig.must("open_table", "supervisor")
-    rig.devices["shoe"].load_deck(cards)
-    rig.must("deck_ready")
-    rig.wait_state("bets_open")
+    rig.open_with_deck(cards)
     main, side = WAGERS[game]
     rig.must("place_bet", box=1, wager=main, amount=10)
     rig.must("place_bet", box=1, wager=side, amount=10)
