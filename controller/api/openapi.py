@@ -60,6 +60,11 @@ PARAMS: dict[str, dict[str, Any]] = {
     "supervisor": {"type": "string", "minLength": 1,
                    "description": "who checked the deck (for the journal)"},
     "recipient": {"type": "string", "description": "'croupier', 'board' or 'box N'"},
+    # exposed_card: a position, never a face (a face could be probed by the refusals)
+    "card": {"type": ["integer", "null"], "minimum": 1,
+             "description": "exposed_card: which of the recipient's cards was exposed, by its "
+                            "place in the order they were dealt to it, 1 = its first (those "
+                            "set aside counted); left out or null: the last one dealt"},
     "reason": {"type": "string", "minLength": 1},
     "mode": {"type": "string", "enum": ["shoe", "shuffler"]},
 }

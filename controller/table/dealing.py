@@ -90,6 +90,12 @@ class DealingTracker:
         step = self.expected
         return 0 if step is None else step.deal.cards - self._cards_in_step
 
+    def owed_to(self, recipient: Recipient) -> int:
+        """Cards the plan still owes ``recipient`` (those of the step under way included)."""
+        owed = sum(s.deal.cards for s in self.plan[self._next:] if s.deal.recipient == recipient)
+        step = self.expected
+        return owed - (self._cards_in_step if step and step.deal.recipient == recipient else 0)
+
     def remaining_cards(self) -> int:
         return sum(s.deal.cards for s in self.plan[self._next:]) - self._cards_in_step
 

@@ -202,8 +202,10 @@ COMMANDS: dict[str, CommandSpec] = {c.name: c for c in (
     CommandSpec("confirm_result", ("dealer", "supervisor"), (), "the result is paid; round over"),
     CommandSpec("next_round", ("dealer", "supervisor"), (), "start the next round"),
     CommandSpec("misdeal", ("dealer", "supervisor"), (), "the croupier declares a misdeal"),
-    CommandSpec("exposed_card", ("dealer", "supervisor"), ("recipient",),
-                "a card of 'croupier', 'board' (Hold'em) or 'box N' was exposed by mistake"),
+    CommandSpec("exposed_card", ("dealer", "supervisor"), ("recipient", "card"),
+                "a card of 'croupier', 'board' (Hold'em) or 'box N' was exposed by mistake; "
+                "card: which, by its place among the recipient's cards in the order dealt "
+                "to it (1 = its first); left out: the last one dealt"),
     CommandSpec("void_round", ("supervisor",), ("reason",), "void the round by hand"),
     CommandSpec("clear_malfunction", ("supervisor",), (),
                 "the device is fixed or replaced: its jam or malfunction is cleared; in "
@@ -683,11 +685,13 @@ class Table:
     def _rule(self, irregularity: Irregularity, detail: str, *, recipient: Recipient | None = None,
               slot: int | None = None, device: str | None = None,
               phase: Phase | None = None, hold: bool = True,
-              whole: bool = False) -> Ruling | None:
+              whole: bool = False, position: int | None = None) -> Ruling | None:
         """Ask the game, record the ruling with its article, and carry out its remedy.
         ``hold=False``: what the ruling leaves to the supervisor concerns a device the rest of
         the round does not use; its condition stops the next round, not this one.
-        ``whole``: an exposed card of a hand the shuffler put out whole (``_dealt_whole``)."""
+        ``whole``: an exposed card of a hand the shuffler put out whole (``_dealt_whole``).
+        ``position``: the exposed card as the croupier named it (``exposed_card`` ``card``),
+        recorded with the ruling."""
         try:
             ruling = self._ask(irregularity, phase)
         except RuleError as exc:
@@ -699,6 +703,8 @@ class Table:
                  "detail": detail, **ruling.to_json()}
         if recipient is not None:
             entry["recipient"] = str(recipient)
+        if position is not None:
+            entry["position"] = position
         if device is not None:
             entry["device"] = device
         if self.round is not None:
@@ -753,7 +759,7 @@ class Table:
                 and remedy is not Remedy.SET_ASIDE:
             # It is face up at the table now: the display may show it.
             self._publish("card_exposed", recipient=str(self.vault.slot_recipient(slot)),
-                          card=self.vault.expose(slot))
+                          position=self.vault.position(slot), card=self.vault.expose(slot))
         if ruling.needs_supervisor and hold and self.state in DEALT_STATES:
             # Every card is out and the round stands (e.g. a card put right, 261/96/M P5):
             # nothing is left to deal that a hold could keep back, and a malfunction here
@@ -2818,11 +2824,14 @@ class Table:
         self._require("dealing", "player_decisions", "croupier_reveal", what="declare a misdeal")
         self._rule(Irregularity.MISDEAL, "the croupier declared a misdeal")
 
-    def _cmd_exposed_card(self, recipient: str) -> None:
+    def _cmd_exposed_card(self, recipient: str, card: Any = None) -> None:
         self._require("dealing", "player_decisions", what="report an exposed card")
         rec = _parse_recipient(recipient, self.layout_boxes)
         if self.flow.dice and rec == CROUPIER and self.round.banker is not None:
             rec = box_recipient(self.round.banker)      # the banker holds a seat's hand
+        if card is not None:
+            self._exposed_at(rec, card)
+            return
         slot = self._last_slot.get(rec)
         if slot is None:
             raise TablectlError(f"{rec} has no card yet; name the recipient whose card "
@@ -2865,6 +2874,55 @@ class Table:
             return
         self._rule(irr, f"the croupier reported a card of {rec} exposed", recipient=rec, slot=slot,
                    phase=phase)
+
+    def _exposed_at(self, rec: Recipient, position: Any) -> None:
+        """The croupier names the exposed card: the ``position``-th card dealt to ``rec``
+        (1 = its first, those set aside counted). It is ruled, set aside, replaced and shown
+        as the game's article says for that card, and only that one. Refused, nothing
+        changed, for a position the table cannot take; no refusal depends on a face-down
+        card's face, only on what the table shows (how many cards, which are face up or set
+        aside)."""
+        mine = self.vault.positions(rec)
+        if not mine:
+            raise TablectlError(f"{rec} has no card yet; name the recipient whose card "
+                                "was exposed")
+        n = len(mine)
+        named = (f"name its place among the {n} card{'s' if n != 1 else ''} dealt to {rec} so "
+                 f"far, in the order dealt, from 1 to {n} (1 = its first), or leave card out "
+                 "for the last one dealt")
+        if isinstance(position, bool) or not isinstance(position, int):
+            raise TablectlError(f"exposed_card: card must be a whole number from 1 to {n}, "
+                                f"got {type(position).__name__} {position!r:.20}; {named}")
+        owed = self.tracker.owed_to(rec) if self.tracker is not None else 0
+        if n < position <= n + owed:
+            raise TablectlError(f"card {position} of {rec} is not dealt yet; {named}")
+        if not 1 <= position <= n:
+            raise TablectlError(f"card {position} is out of range for {rec}; {named}")
+        slot = mine[position - 1]
+        if self.vault.is_set_aside(slot):
+            raise TablectlError(f"card {position} of {rec} is set aside already, face up where "
+                                "it was exposed; nothing more to report for it")
+        if self.vault.is_face_up(slot):
+            raise TablectlError(f"card {position} of {rec} is already face up")
+        if self._in_whole_hand(slot):
+            raise TablectlError(
+                f"the cards of {rec} came out of the shuffler in one hand, so which of them is "
+                f"card {position} cannot be told from the one the croupier saw; report the "
+                "exposure without card (the ruling names the recipient and shows no card)")
+        self._rule(self._exposure(rec), f"the croupier reported card {position} of {rec} exposed",
+                   recipient=rec, slot=slot, phase=self._exposure_phase(rec), position=position)
+
+    def _in_whole_hand(self, slot: int) -> bool:
+        """The card of ``slot`` came out of the shuffler in one hand with another card its
+        recipient still holds (Q Poker, Fortune 3 Card Poker three at a time, art. 7(2);
+        Super Pan 9 a seat's two, 261/96/M art. 2(3)): the device's order in the hand is not
+        one the croupier can see at the table. A card dealt on its own (a replacement) is not."""
+        if self.mode is not Mode.SHUFFLER or not (self.flow.hands_open_after_deal
+                                                  or self.flow.dice):
+            return False
+        rec = self.vault.slot_recipient(slot)
+        return any(0 <= i < self.vault.slots() and self.vault.slot_recipient(i) == rec
+                   and not self.vault.is_set_aside(i) for i in (slot - 1, slot + 1))
 
     def _dealt_whole(self, slot: int) -> bool:
         """Q Poker, Fortune 3 Card Poker: the card of ``slot`` came out of the shuffler in one

@@ -239,6 +239,15 @@ class CardVault:
         """The card of ``slot`` landed elsewhere than planned (a box sensor saw it)."""
         self._slots[slot].recipient = recipient
 
+    def positions(self, recipient: Recipient) -> list[int]:
+        """The slots of every card dealt to ``recipient``, in the order dealt to it, those set
+        aside too: the card the croupier names as its n-th is slot ``[n - 1]``."""
+        return [i for i, s in enumerate(self._slots) if s.recipient == recipient]
+
+    def position(self, slot: int) -> int:
+        """Where the card of ``slot`` is among its recipient's cards, from 1 (see positions)."""
+        return self.positions(self._slots[slot].recipient).index(slot) + 1
+
     def last_slots(self, recipient: Recipient, n: int) -> list[int]:
         """The slots of the last ``n`` cards dealt to ``recipient``."""
         mine = [i for i, s in enumerate(self._slots)
