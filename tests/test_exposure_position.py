@@ -235,7 +235,10 @@ def test_without_a_position_the_last_card_dealt_is_the_exposed_one():
     (0, r"card 0 .*1 to 2"), (-1, r"1 to 2"), (4, r"card 4 .*1 to 2"),
     ("1", r"whole number from 1 to 2"), (1.0, r"whole number from 1 to 2"),
     (True, r"whole number from 1 to 2"), ([1], r"whole number from 1 to 2"),
-    (3, r"card 3 of box 1 is not dealt yet.*1 to 2")])
+    (3, r"card 3 of box 1 is not dealt yet.*1 to 2"),
+    # too long to be spelled in a message (Python refuses to turn it into text)
+    pytest.param(10 ** 5000, r"out of range.*1 to 2", id="huge"),
+    pytest.param([10 ** 5000], r"whole number from 1 to 2", id="huge-in-a-list")])
 def test_a_position_out_of_range_or_not_a_whole_number_is_refused_naming_the_range(card, words):
     t = q_poker("As", "2c", "Kd")                   # box 1 holds two cards of three
     before = unchanged(t)

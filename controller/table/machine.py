@@ -2892,12 +2892,12 @@ class Table:
                  "for the last one dealt")
         if isinstance(position, bool) or not isinstance(position, int):
             raise TablectlError(f"exposed_card: card must be a whole number from 1 to {n}, "
-                                f"got {type(position).__name__} {position!r:.20}; {named}")
+                                f"got {type(position).__name__} {_brief(position)}; {named}")
         owed = self.tracker.owed_to(rec) if self.tracker is not None else 0
         if n < position <= n + owed:
             raise TablectlError(f"card {position} of {rec} is not dealt yet; {named}")
         if not 1 <= position <= n:
-            raise TablectlError(f"card {position} is out of range for {rec}; {named}")
+            raise TablectlError(f"card {_brief(position)} is out of range for {rec}; {named}")
         slot = mine[position - 1]
         if self.vault.is_set_aside(slot):
             raise TablectlError(f"card {position} of {rec} is set aside already, face up where "
@@ -3196,6 +3196,16 @@ TEXT_EXAMPLES = {"wager": "versus_croupier", "player": "A", "decision": "play",
 # What each free text parameter is, for the refusal of a character it may not hold.
 TEXT_WORDS = {"player": "a player's name", "reason": "a reason", "supervisor":
               "the supervisor's name"}
+
+
+def _brief(value: Any) -> str:
+    """``value`` as a refusal may quote it: its first characters (a whole number too long
+    for Python to spell is named as such, not spelled: spelling it would raise)."""
+    try:
+        text = repr(value)
+    except ValueError:
+        return "(a number too long to print)"
+    return text if len(text) <= 20 else text[:20] + "..."
 
 
 def _and(names: list[str]) -> str:
