@@ -458,7 +458,7 @@
   // starts with nobody seated), a bet's seated tick (one seated player a box). A key ending
   // in "-" spends every field it begins. The bet forms keep their wager, amount and player
   // for the next bet.
-  const SPENT = { void_round: ["void-reason"], enter_cards: ["enter-cards"], seat_players: ["seat-stack-", "button-seat"], place_bet: ["seated-"] };
+  const SPENT = { void_round: ["void-reason"], enter_cards: ["enter-cards"], seat_players: ["seat-stack-", "button-seat"], place_bet: ["seated-"], exposed_card: ["exposed-card"] };
   const spent = (name, key) => (SPENT[name] || []).some((k) => (k.endsWith("-") ? key.startsWith(k) : key === k));
 
   async function send(name, args) {
@@ -664,7 +664,26 @@
     if (["dealing", "player_decisions", "croupier_reveal"].includes(s) && can("misdeal")) add(button("misdeal", {}, { class: "warn" }));
     if (["dealing", "player_decisions"].includes(s) && can("exposed_card")) {
       const rec = field("select", "exposed-recipient", { "aria-label": "recipient" }, Object.keys(v.hands || {}).map((name) => el("option", { value: name, text: name })));
-      add(rec, button("exposed_card", () => ({ recipient: rec.value }), { class: "warn" }));
+      // Which card: its place among the recipient's cards in the order dealt to it (1 = its
+      // first, those set aside counted), never its face; "last" leaves card out and the table
+      // takes the last one dealt. The view does not say whose the set-aside cards were, so
+      // they widen every list; the table refuses a place it does not have, naming the range.
+      const which = field("select", "exposed-card", { "aria-label": "card" });
+      const places = () => {
+        const n = ((v.hands || {})[rec.value] || []).length + (v.set_aside || []).length;
+        const kept = drafts["exposed-card"] || "";
+        put(which, el("option", { value: "", text: pair("labels", "exposed_last").join(" ") }),
+          ...Array.from({ length: n }, (_, i) => el("option", { value: String(i + 1), text: String(i + 1) })));
+        which.value = Number(kept) <= n ? kept : "";
+        drafts["exposed-card"] = which.value;
+      };
+      places();
+      rec.addEventListener("change", places);
+      add(rec, el("label", {}, bi("labels", "exposed_which"), " ", which), button("exposed_card", () => {
+        const args = { recipient: rec.value };
+        if (which.value !== "") args.card = Number(which.value);
+        return args;
+      }, { class: "warn" }));
     }
     if (s === "croupier_reveal" && can("enter_cards")) {
       const unread = Object.keys(v.hands || {}).filter((k) => (v.hands[k] || []).includes(null));

@@ -29,6 +29,7 @@ window.L = {
     main_pot: ["主池", "Main pot"], side_pot: ["邊池", "Side pot"], eligible: ["可贏取的門", "Boxes eligible"],
     won_by: ["贏得", "Won by"], pot_returned: ["彩池已退回", "Pot returned"],
     adjust: ["加減點", "Points declared"],
+    exposed_which: ["第幾張", "Which card"], exposed_last: ["最後派出的一張", "the last one dealt"],
     unreachable: ["未能連線到控制器，未有執行；連線恢復後再試", "The controller cannot be reached, so nothing was done; try again once the link is back"],
   },
   modes: { shoe: ["派牌盒", "shoe"], shuffler: ["洗牌機", "shuffler"] },
