@@ -430,6 +430,8 @@ def test_traceability_cites_only_tests_that_exist():
     defined = set()
     for name in ("test_fortune_3_card_poker.py", "test_three_card.py", "test_odds.py",
                  "test_table_machine.py", "test_fortune_audit.py",
-                 "test_qpoker_audit.py", "test_qpoker_audit_daemon.py"):
+                 "test_qpoker_audit.py", "test_qpoker_audit_daemon.py",
+                 "test_exposure_position.py", "test_exposure_position_daemon.py",
+                 "test_exposure_position_secrecy.py"):
         defined |= set(re.findall(r"^def (test_\w+)", (root / "tests" / name).read_text(), re.M))
     assert cited and cited <= defined, sorted(cited - defined)

@@ -463,6 +463,7 @@ def test_traceability_cites_only_tests_that_exist():
     for name in ("test_q_poker.py", "test_three_card.py", "test_odds.py",
                  "test_table_refusals.py", "test_table_machine.py", "test_config.py",
                  "test_table_seated_player.py", "test_qpoker_audit.py",
-                 "test_qpoker_audit_daemon.py"):
+                 "test_qpoker_audit_daemon.py", "test_exposure_position.py",
+                 "test_exposure_position_secrecy.py", "test_exposure_position_console.py"):
         defined |= set(re.findall(r"^def (test_\w+)", (root / "tests" / name).read_text(), re.M))
     assert cited and cited <= defined, sorted(cited - defined)

@@ -914,7 +914,9 @@ def test_traceability_cites_only_tests_that_exist():
                                 "test_table_pan9_co_bank.py", "test_api.py",
                                 "test_console_browser.py", "test_table_wrong_count.py",
                                 "test_table_dealing.py", "test_config_pan9.py",
-                                "test_pan9_audit.py", "test_pan9_audit_daemon.py")
+                                "test_pan9_audit.py", "test_pan9_audit_daemon.py",
+                                "test_exposure_position.py",
+                                "test_exposure_position_secrecy.py")
                  for name in re.findall(r"^def (test_\w+)", root.joinpath("tests", f)
                                         .read_text(), re.M)}
     assert cited and cited <= here | elsewhere, cited - here - elsewhere

@@ -494,7 +494,8 @@ def test_traceability_names_only_tests_that_exist_and_every_article_has_one():
               "test_table_holdem_shuffler_failure.py", "test_table_holdem.py",
               "test_table_wrong_count.py", "test_table_dealing.py", "test_holdem_view.py",
               "test_api.py", "test_holdem_audit.py",
-              "test_holdem_audit_daemon.py"):
+              "test_holdem_audit_daemon.py", "test_exposure_position.py",
+              "test_exposure_position_daemon.py"):
         defined |= set(re.findall(r"^def (test_\w+)", (tests_dir / f).read_text(), re.M))
     named = set(re.findall(r"`(test_\w+)`", text))
     assert named and named <= defined, sorted(named - defined)
