@@ -316,3 +316,20 @@ def test_a_position_in_a_hand_the_shuffler_put_out_whole_is_refused(game, recipi
     assert unchanged(t) == before
     t.command("exposed_card", recipient=recipient)     # as before
     assert exposed(t) == []
+
+
+def test_a_card_set_aside_unseen_is_refused_without_calling_it_face_up():
+    # 78/2008 art. 11(2), F4: the croupier's hand put out whole is set aside whole, none of it
+    # shown. Naming one of those cards is refused, and the refusal says nothing of its face.
+    t = table("fortune-3-card-poker", "shuffler")
+    t.command("place_bet", box=1, wager="ante", amount=10)
+    t.command("close_bets")
+    hand(t, "As", "Kd", "Qh")
+    hand(t, "2c", "3c", "5d")                       # the croupier's
+    t.command("exposed_card", recipient="croupier")
+    assert set_aside(t) == [None, None, None]
+    before = unchanged(t)
+    with pytest.raises(TablectlError, match=r"card 2 of croupier is set aside already") as err:
+        t.command("exposed_card", recipient="croupier", card=2)
+    assert "face up" not in str(err.value)
+    assert unchanged(t) == before

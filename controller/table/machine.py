@@ -2900,8 +2900,8 @@ class Table:
             raise TablectlError(f"card {_brief(position)} is out of range for {rec}; {named}")
         slot = mine[position - 1]
         if self.vault.is_set_aside(slot):
-            raise TablectlError(f"card {position} of {rec} is set aside already, face up where "
-                                "it was exposed; nothing more to report for it")
+            raise TablectlError(f"card {position} of {rec} is set aside already: it is no "
+                                "longer in the hand, and nothing more is to be reported for it")
         if self.vault.is_face_up(slot):
             raise TablectlError(f"card {position} of {rec} is already face up")
         if self._in_whole_hand(slot):
