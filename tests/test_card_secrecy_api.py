@@ -6,9 +6,10 @@ after every step; the dealer gives its commands over the API. Everything they re
 HTTP response body and every byte of the stream) and every log line is recorded. The journal
 says, independently of what was published, when each card was dealt, to whom, and when the
 regulation turned it face up (a card dealt face up, the players' hands opened, the croupier's
-reveal, an exposed card, a card set aside). Then every card's text (``As``, ``10s``/``Ts``,
-``A♠``) and its wire code (under a key naming a card) is searched for in what each client held
-before that card's reveal: it must not be there.
+reveal, an exposed card or one set aside: the one the croupier named by its place, or the
+recipient's last). Then every card's text (``As``, ``10s``/``Ts``, ``A♠``) and its wire code
+(under a key naming a card) is searched for in what each client held before that card's
+reveal: it must not be there.
 """
 from __future__ import annotations
 
@@ -40,54 +41,87 @@ class CardFate:
     dealt_seq: int
     recipient: str | None = None
     revealed_seq: float = float("inf")      # never revealed: inf
+    set_aside: bool = False                 # out of the hand: its opening does not show it
 
 
-def card_fates(journal) -> tuple[list[CardFate], list[int]]:
+def card_fates(journal, problems: list[str] | None = None
+               ) -> tuple[list[CardFate], list[int]]:
     """Every card dealt, with the journal seq at which it became face up at the table; and the
-    seqs of the published records in order (the n-th stream event is the n-th of them)."""
+    seqs of the published records in order (the n-th stream event is the n-th of them).
+
+    An exposed card is the one the croupier named (``exposed_card`` ``card``: its place among
+    the recipient's cards in the order dealt, set-aside ones counted), or the recipient's last
+    card when he named none: read from the command in the journal, not from what the table
+    published, so a table that shows another card of the hand is caught showing a card face
+    down. The ``position`` each ``card_exposed`` carries must be that card's: one that is not
+    is added to ``problems`` (raised without it). A card set aside with others (a hand the
+    shuffler put out whole) is set aside unseen."""
     fates: list[CardFate] = []
-    pending: list[tuple[CardFate, bool]] = []
+    pending: list[CardFate] = []
     hands: dict[str, list[CardFate]] = {}
     published: list[int] = []
+    named: Any = None           # the card an exposed_card command just named, if any
+    aside = 0                   # the cards set aside so far this round
     for rec in journal.records():
         p = rec.payload if isinstance(rec.payload, dict) else {}
+        if rec.kind in ("command", "device", "restart"):
+            named = ((p.get("args") or {}).get("card")
+                     if rec.kind == "command" and p.get("name") == "exposed_card" else None)
         if rec.kind == "device":
             e = p["event"]
             cards = ([e["card"]] if e["kind"] in ("card_drawn", "card_dispensed") and e.get("card")
                      else e.get("cards") or [] if e["kind"] == "hand_dispensed" else [])
             if cards:
-                pending.clear()          # cards that went to no recipient stay face down
+                pending.clear()          # cards that went to no recipient
                 for c in cards:
                     f = CardFate(c, rec.seq)
                     fates.append(f)
-                    pending.append((f, bool(e.get("face_up"))))
+                    pending.append(f)
+                    if e.get("face_up"):     # in everyone's sight, whoever it goes to
+                        f.revealed_seq = rec.seq
             continue
         if rec.kind not in PUBLICATIONS:
             continue
         published.append(rec.seq)
         kind = p.get("kind")
         if kind == "round_started":
-            hands = {}
+            hands, aside = {}, 0
         elif kind == "card":
             who = p["recipient"]
-            for f, face_up in pending[:p["count"]]:
+            for f in pending[:p["count"]]:
                 f.recipient = who
                 hands.setdefault(who, []).append(f)
-                # dealt face up (by accident, or the Hold'em board as the plan deals it)
-                if face_up:
-                    f.revealed_seq = min(f.revealed_seq, f.dealt_seq)
-                if who == "board":
+                if who == "board":      # the Hold'em board, face up as the plan deals it
                     f.revealed_seq = min(f.revealed_seq, rec.seq)
             del pending[:p["count"]]
         elif kind in ("hand_opened", "hand_revealed"):
             for f in hands.get(p["recipient"], []):
-                f.revealed_seq = min(f.revealed_seq, rec.seq)
-        elif kind == "card_exposed":
-            last = hands.get(p["recipient"], [])[-1:]
-            for f in last:
-                f.revealed_seq = min(f.revealed_seq, rec.seq)
-        elif kind == "card_set_aside":
-            for f in hands.get("croupier", [])[-len(p.get("cards") or [1]):]:
+                if not f.set_aside:
+                    f.revealed_seq = min(f.revealed_seq, rec.seq)
+        elif kind in ("card_exposed", "card_set_aside"):
+            mine = hands.get(p["recipient"], [])
+            at = named if isinstance(named, int) and 1 <= named <= len(mine) else len(mine)
+            if kind == "card_exposed":
+                if p.get("position") != at:
+                    wrong = (f"card_exposed at seq {rec.seq} has position {p.get('position')} "
+                             f"of {p['recipient']}; the card exposed is its card {at} of "
+                             f"{len(mine)}")
+                    if problems is None:
+                        raise AssertionError(wrong)
+                    problems.append(wrong)
+                turned = mine[at - 1:at]
+            else:
+                now = len(p.get("cards") or [])
+                if now - aside > 1:          # a whole hand set aside: none of it shown
+                    for f in mine:
+                        f.set_aside = True
+                    turned = []
+                else:
+                    turned = mine[at - 1:at] if p.get("recipient") != "burn" else []
+                    for f in turned:
+                        f.set_aside = True
+                aside = now
+            for f in turned:
                 f.revealed_seq = min(f.revealed_seq, rec.seq)
     return fates, published
 
@@ -260,9 +294,9 @@ class Clients:
 
 def check(live: LiveTable, clients: Clients, log: "SeqLog") -> int:
     """Assert no leak anywhere; return how many card identities were checked."""
-    fates, published = card_fates(live.journal)
+    problems: list[str] = []
+    fates, published = card_fates(live.journal, problems)
     assert fates, "no card was dealt"
-    problems = []
     for cap in clients.caps.values():
         for seq, what, data in cap.items:
             for card in leaks(fates, seq, data):
@@ -470,3 +504,30 @@ def test_a_device_text_naming_a_card_reaches_no_client_and_no_log(tmp_path, seql
         await c.until("malfunction")
     live, n, revealed = play(tmp_path, seqlog, "q-poker", "shoe", script)
     assert n == 2 and revealed == 0
+
+
+def test_the_watch_takes_the_card_the_croupier_named_as_the_one_exposed(tmp_path):
+    """The checker itself: a card named by its place (``exposed_card`` ``card``) is the one
+    face up, not its recipient's last; the croupier's card named is set aside face up
+    (78/2008 art. 11(2)), and the rest of his hand and the cards still coming stay down."""
+    from drivers import events as ev
+    from test_api_support import make_runner
+    runner = make_runner(tmp_path / "j.db", "fortune-3-card-poker")
+    runner.command("open_table", role="supervisor")
+    runner.command("deck_ready")
+    runner.command("place_bet", box=1, wager="ante", amount=10)
+    for text in ("As", "Kd", "Th", "2c"):         # box 1, croupier, box 1, croupier
+        runner.device(ev.CardDrawn(device="shoe", ts=0.0, card=Card.parse(text)))
+    before = runner.journal.head()[0]
+    runner.command("exposed_card", recipient="box 1", card=1)
+    runner.command("exposed_card", recipient="croupier", card=1)
+    runner.device(ev.CardDrawn(device="shoe", ts=0.0, card=Card.parse("5h")))
+    after = runner.journal.head()[0]
+    problems: list[str] = []
+    fates, _ = card_fates(runner.journal, problems)
+    assert problems == []
+    assert leaks(fates, before, b'{"x": "As"}') and leaks(fates, before, b'{"x": "Kd"}')
+    assert leaks(fates, after, b'{"x": "As", "y": "Kd"}') == []     # the two named
+    assert leaks(fates, after, b'{"x": "Th"}') and leaks(fates, after, b'{"x": "2c"}')
+    assert leaks(fates, after, b'{"x": "5h"}')
+    runner.journal.close()

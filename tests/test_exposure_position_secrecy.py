@@ -4,77 +4,18 @@ dealer client holding the event stream open and reading every query after every 
 log (tests/test_card_secrecy_api.py, whose checks these are).
 
 The journal says which card became face up: the one at the position the dealer's command
-named among the recipient's cards dealt so far (read from the command, not from what the
-table published). Only that card may leave the controller; the other cards of the hand stay
-face down until the regulation's moment."""
+named among the recipient's cards dealt so far (test_card_secrecy_api.card_fates reads it from
+the command, not from what the table published, and holds each ``card_exposed``'s
+``position`` to it). Only that card may leave the controller; the other cards of the hand
+stay face down until the regulation's moment."""
 from __future__ import annotations
 
 import pytest
 
-import test_card_secrecy_api as secrecy
-from test_card_secrecy_api import CardFate, PUBLICATIONS, open_shoe, pan9_shaken, play
+from test_card_secrecy_api import open_shoe, pan9_shaken, play
 from test_card_secrecy_api import seqlog  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.hil
-
-
-def card_fates(journal):
-    """As test_card_secrecy_api.card_fates, the card exposed or set aside being the one at the
-    position the ``exposed_card`` command named (the last one dealt when it named none)."""
-    fates: list[CardFate] = []
-    pending: list[tuple[CardFate, bool]] = []
-    hands: dict[str, list[CardFate]] = {}
-    published: list[int] = []
-    named = None
-    for rec in journal.records():
-        p = rec.payload if isinstance(rec.payload, dict) else {}
-        if rec.kind == "command":
-            named = (p.get("args") or {}).get("card") if p.get("name") == "exposed_card" \
-                else None
-            continue
-        if rec.kind == "device":
-            named = None
-            e = p["event"]
-            cards = ([e["card"]] if e["kind"] in ("card_drawn", "card_dispensed") and e.get("card")
-                     else e.get("cards") or [] if e["kind"] == "hand_dispensed" else [])
-            if cards:
-                pending.clear()
-                for c in cards:
-                    f = CardFate(c, rec.seq)
-                    fates.append(f)
-                    pending.append((f, bool(e.get("face_up"))))
-            continue
-        if rec.kind not in PUBLICATIONS:
-            continue
-        published.append(rec.seq)
-        kind = p.get("kind")
-        if kind == "round_started":
-            hands = {}
-        elif kind == "card":
-            who = p["recipient"]
-            for f, face_up in pending[:p["count"]]:
-                f.recipient = who
-                hands.setdefault(who, []).append(f)
-                if face_up:
-                    f.revealed_seq = min(f.revealed_seq, f.dealt_seq)
-                if who == "board":
-                    f.revealed_seq = min(f.revealed_seq, rec.seq)
-            del pending[:p["count"]]
-        elif kind in ("hand_opened", "hand_revealed"):
-            for f in hands.get(p["recipient"], []):
-                f.revealed_seq = min(f.revealed_seq, rec.seq)
-        elif kind in ("card_exposed", "card_set_aside"):
-            mine = hands.get(p["recipient"], [])
-            turned = [mine[named - 1]] if named else mine[-1:] if kind == "card_exposed" \
-                else mine[-len(p.get("cards") or [1]):]
-            for f in turned:
-                f.revealed_seq = min(f.revealed_seq, rec.seq)
-    return fates, published
-
-
-@pytest.fixture(autouse=True)
-def named_positions(monkeypatch):
-    monkeypatch.setattr(secrecy, "card_fates", card_fates)
 
 
 def test_q_poker_a_players_first_card_named_leaks_none_of_his_others(tmp_path, seqlog):

@@ -108,7 +108,7 @@ class Oracle:
 
     def face_down_card(self) -> str | None:
         """A card dealt in this round and still face down, or the next in the deck."""
-        fates, _ = fates_of(self.live.journal)
+        fates, _ = card_fates(self.live.journal)
         seq = self.head()
         hidden = set(hidden_at(fates, seq))
         dealt = [f.card for f in fates if f.card in hidden]
@@ -252,7 +252,7 @@ def of_round(what: str, line: bytes, rid: str) -> bytes:
 def reader_leaks(live: Any, readings: list[tuple[int, str, bytes]]) -> list[str]:
     """The journal readers' output holding a card of the round open at that moment that was
     still face down then."""
-    fates, _ = fates_of(live.journal)
+    fates, _ = card_fates(live.journal)
     opens = {r.seq: r.round_id for r in live.journal.records(kinds=["round_open"])}
     closes = [r.seq for r in live.journal.records(kinds=["round_close"])]
     problems = []
@@ -273,21 +273,6 @@ def reader_leaks(live: Any, readings: list[tuple[int, str, bytes]]) -> list[str]
     return problems
 
 
-def fates_of(journal: Any) -> tuple[list[Any], list[int]]:
-    """card_fates, and a hole card set aside face up (Hold'em art. 9(1): one exposed while the
-    hole cards are dealt is replaced, and is face up at the table from then on)."""
-    fates, published = card_fates(journal)
-    for rec in journal.records(kinds=["table"]):
-        p = rec.payload if isinstance(rec.payload, dict) else {}
-        if p.get("kind") != "card_set_aside" or p.get("recipient") == "croupier":
-            continue
-        for c in p.get("cards") or []:
-            dealt = [f for f in fates if f.card == c and f.dealt_seq <= rec.seq]
-            if c and dealt:
-                dealt[-1].revealed_seq = min(dealt[-1].revealed_seq, rec.seq)
-    return fates, published
-
-
 def seen_at(fates: list[Any], seq: int, data: bytes) -> list[str]:
     """The cards face down at ``seq`` that ``data`` shows: test_card_secrecy_api.leaks (the
     card's text, with its suit's sign, ``10`` for ``T``, its code under a card key), and
@@ -302,7 +287,7 @@ def seen_at(fates: list[Any], seq: int, data: bytes) -> list[str]:
 def client_leaks(live: Any, clients: Clients, log: Any) -> list[str]:
     """Everything the clients received (every response, every event of the stream) and every
     log line, each searched for the cards face down when it left."""
-    fates, published = fates_of(live.journal)
+    fates, published = card_fates(live.journal)
     places = [(seq, f"{cap.role} {w}", d) for cap in clients.caps.values()
               for seq, w, d in cap.items]
     places += [(seq, "log", line) for seq, line in log.lines]
