@@ -10,7 +10,12 @@ is open the journal's readers are run as the pit would run them beside the daemo
 malfunction whose words name a card face down at the table (spelled `Kc`, `KC`, `K♣`, `10C`,
 or two packed, `KcQh`),
 a card that cannot be read, a card drawn face up, a refused command, a door opened, a card
-reported exposed, a misdeal.
+reported exposed, a misdeal. An exposed card is reported by its place among its recipient's
+cards (``exposed_card`` ``card``, any of them) or, as the panel's button reports it, as the last
+one dealt; each session also names one dealt before its recipient's last, so that a table
+showing another card of the hand shows a card still face down. Where the table refuses the
+report, the refusal must change nothing: the journal holds the command and its refusal only,
+and the table is as it was.
 
 The journal says, independently of what was published, when each card came out and when the
 regulation turned it up (tests/test_card_secrecy_api.card_fates). A card face down at a moment
@@ -66,6 +71,9 @@ class Oracle:
         self.readings: list[tuple[int, str, bytes]] = []     # the journal readers' output
         self.faults: list[str] = []
         self.open_round = False       # the readers told to show the open round (the self-check)
+        self.problems: list[str] = []     # what a refusal changed
+        self.named: list[tuple[str, int, int]] = []   # taken by place: whose, which, of how many
+        self.named_owed = 3       # tries left at naming a card dealt before its recipient's last
 
     def state(self) -> str:
         return self.live.do(lambda: self.live.table.state)
@@ -75,13 +83,89 @@ class Oracle:
 
     async def command(self, name: str, role: str = "dealer", **args: Any) -> dict[str, Any]:
         """A command over the API; a refusal is a result too (its body is checked)."""
+        doc = await self.post(name, role, **args)
+        await self.c.look()
+        return doc
+
+    async def post(self, name: str, role: str = "dealer", **args: Any) -> dict[str, Any]:
         from test_api_support import TOKENS
         async with self.c.session.post(f"{self.live.url}/api/commands/{name}", json=args,
                                        headers={"Authorization": f"Bearer {TOKENS[role]}"}) as r:
             body = await r.read()
         self.c.caps["dealer"].items.append((self.head(), f"POST {name}", body))
-        await self.c.look()
         return json.loads(body)
+
+    def hands(self) -> list[tuple[str, int, list[int]]]:
+        """Each recipient dealt a card this round: how many it was dealt, and the places (from
+        1, in the order dealt) of those still face down in its hand."""
+        def read() -> list[tuple[str, int, list[int]]]:
+            v = self.live.table.vault
+            return [(str(r), len(v.positions(r)),
+                     [n for n, slot in enumerate(v.positions(r), 1)
+                      if not v.is_face_up(slot) and not v.is_set_aside(slot)])
+                    for r in v.recipients() if str(r) != "burn"]
+        return self.live.do(read)
+
+    def table_now(self) -> str:
+        """What a refusal must leave as it was: the public view, every card's place, face and
+        whether it is set aside, and the cards the deal still owes."""
+        def read() -> str:
+            t = self.live.table
+            slots = [(str(t.vault.slot_recipient(i)), t.vault.is_face_up(i),
+                      t.vault.is_set_aside(i)) for i in range(t.vault.slots())]
+            owed = t.tracker.remaining_cards() if t.tracker is not None else None
+            return json.dumps([t.public_view(), slots, owed], sort_keys=True, default=str)
+        return self.live.do(read)
+
+    async def expose(self, recipient: str, card: int | None) -> dict[str, Any]:
+        """``exposed_card``, naming the card by its place if ``card``. Refused, it must change
+        nothing: journaled as the command and its refusal, nothing published, the table as
+        it was (compared when nothing else came in meanwhile, as a shuffler dealing may)."""
+        args: dict[str, Any] = {"recipient": recipient}
+        if card is not None:
+            args["card"] = card
+        head, before = self.head(), self.table_now()
+        doc = await self.post("exposed_card", **args)
+        after = self.table_now()
+        records = self.live.do(lambda: [(r.seq, r.kind, r.payload) for r in
+                                        self.live.journal.records(since=head)])
+        await self.c.look()
+        at = next((i for i, (_, kind, p) in enumerate(records) if kind == "command"
+                   and p.get("name") == "exposed_card" and p.get("args") == args), None)
+        if at is None:
+            self.problems.append(f"exposed_card {args} is not in the journal")
+            return doc
+        mine = []
+        for _, kind, p in records[at + 1:]:
+            if kind in ("command", "device", "restart"):
+                break
+            mine.append(kind)
+        if not doc["ok"]:
+            error = doc.get("error")
+            where = (f"exposed_card {args} at seq {records[at][0]}, refused "
+                     f"({error.get('message') if isinstance(error, dict) else error!r})")
+            if mine != ["refused"]:
+                self.problems.append(f"{where}, journaled with {mine}")
+            if len(records) == 2 and after != before:
+                i = next(i for i, (a, b) in enumerate(zip(before + " ", after)) if a != b)
+                self.problems.append(f"{where}: the table changed, ...{before[i - 80:i + 40]!r} "
+                                     f"became ...{after[i - 80:i + 40]!r}")
+        elif card is not None:
+            n = next((n for r, n, _ in self.hands() if r == recipient), card)
+            self.named.append((recipient, card, n))
+        return doc
+
+    async def named_exposure(self) -> None:
+        """A card reported exposed by its place, one its recipient was dealt before its last
+        (a table that took the last instead would show a card still face down)."""
+        held = [(r, [p for p in down if p < n]) for r, n, down in self.hands()]
+        held = [(r, places) for r, places in held if places]
+        if not held:
+            return
+        recipient, places = self.rng.choice(held)
+        self.faults.append("named")
+        doc = await self.expose(recipient, self.rng.choice(places))
+        self.named_owed = 0 if doc["ok"] else self.named_owed - 1
 
     def read_journal(self) -> None:
         """The journal's readers, run beside the table as the pit runs them."""
@@ -108,7 +192,7 @@ class Oracle:
 
     def face_down_card(self) -> str | None:
         """A card dealt in this round and still face down, or the next in the deck."""
-        fates, _ = card_fates(self.live.journal)
+        fates, _ = card_fates(self.live.journal, [])
         seq = self.head()
         hidden = set(hidden_at(fates, seq))
         dealt = [f.card for f in fates if f.card in hidden]
@@ -144,8 +228,11 @@ class Oracle:
         elif what == "door":
             await self.c.device(dev[cards].inject, "door_open")
         elif what == "exposed":
-            boxes = self.live.do(lambda: [str(r) for r in self.live.table.vault.recipients()])
-            await self.command("exposed_card", recipient=rng.choice(boxes or ["box 1"]))
+            # by its place (1 to the cards dealt to the recipient) or, as the panel's
+            # button reports it, the last one dealt
+            held = self.hands() or [("box 1", 0, [])]
+            recipient, n, _ = rng.choice(held)
+            await self.expose(recipient, rng.randint(1, n) if n and rng.random() < 0.7 else None)
         elif what == "misdeal":
             await self.command("misdeal")
 
@@ -201,6 +288,9 @@ class Oracle:
                 at.pop(0)
                 await self.fault()
             state = self.state()
+            if self.named_owed and state in ("dealing", "player_decisions"):
+                await self.named_exposure()
+                state = self.state()
             if self.rng.random() < 0.3 or step == 1:
                 self.read_journal()
             if state in ROUND_OVER or state == "settlement":
@@ -252,7 +342,7 @@ def of_round(what: str, line: bytes, rid: str) -> bytes:
 def reader_leaks(live: Any, readings: list[tuple[int, str, bytes]]) -> list[str]:
     """The journal readers' output holding a card of the round open at that moment that was
     still face down then."""
-    fates, _ = card_fates(live.journal)
+    fates, _ = card_fates(live.journal, [])     # a wrong position: client_leaks says so
     opens = {r.seq: r.round_id for r in live.journal.records(kinds=["round_open"])}
     closes = [r.seq for r in live.journal.records(kinds=["round_close"])]
     problems = []
@@ -287,7 +377,8 @@ def seen_at(fates: list[Any], seq: int, data: bytes) -> list[str]:
 def client_leaks(live: Any, clients: Clients, log: Any) -> list[str]:
     """Everything the clients received (every response, every event of the stream) and every
     log line, each searched for the cards face down when it left."""
-    fates, published = card_fates(live.journal)
+    problems: list[str] = []
+    fates, published = card_fates(live.journal, problems)
     places = [(seq, f"{cap.role} {w}", d) for cap in clients.caps.values()
               for seq, w, d in cap.items]
     places += [(seq, "log", line) for seq, line in log.lines]
@@ -295,14 +386,16 @@ def client_leaks(live: Any, clients: Clients, log: Any) -> list[str]:
         for eid, kind, block in cap.stream_events:
             seq = published[eid - 1] if eid else (0 if kind == "snapshot" else published[-1])
             places.append((seq, f"{cap.role} stream {kind} #{eid}", block))
-    return [f"{where} at seq {seq}: {card}: {data[:160]!r}"
-            for seq, where, data in places for card in seen_at(fates, seq, data)]
+    return problems + [f"{where} at seq {seq}: {card}: {data[:160]!r}"
+                       for seq, where, data in places for card in seen_at(fates, seq, data)]
 
 
-def run(tmp_path, seqlog, game: str, mode: str, seed: int, rounds: int, faults: int) -> None:
+def run(tmp_path, seqlog, game: str, mode: str, seed: int, rounds: int, faults: int
+        ) -> "Oracle":
     o, problems = oracle(tmp_path, seqlog, game, mode, seed, rounds, faults)
     assert not problems, f"seed {seed}, faults {o.faults}:\n" + "\n".join(problems[:20])
     assert o.readings, "the journal's readers were never run"
+    return o
 
 
 def oracle(tmp_path, seqlog, game: str, mode: str, seed: int, rounds: int, faults: int,
@@ -324,7 +417,8 @@ def oracle(tmp_path, seqlog, game: str, mode: str, seed: int, rounds: int, fault
                 await c.look()
                 return o, c
         o, clients = asyncio.run(main())
-        problems = client_leaks(live, clients, seqlog) + reader_leaks(live, o.readings)
+        problems = (o.problems + client_leaks(live, clients, seqlog)
+                    + reader_leaks(live, o.readings))
     finally:
         live.close()
     return o, problems
@@ -335,7 +429,9 @@ DEFAULT = [("q-poker", "shoe"), ("texas-holdem", "shuffler")]
 
 @pytest.mark.parametrize("game,mode", DEFAULT)
 def test_no_face_down_card_leaves_under_random_faults(tmp_path, seqlog, game, mode):
-    run(tmp_path, seqlog, game, mode, seed=1, rounds=1, faults=2)
+    o = run(tmp_path, seqlog, game, mode, seed=1, rounds=1, faults=2)
+    # a card named by its place before its recipient's last was taken
+    assert any(card < n for _, card, n in o.named), (o.faults, o.named)
 
 
 def test_the_oracle_sees_the_cards_of_the_open_round_when_the_readers_show_them(tmp_path,
