@@ -1116,6 +1116,15 @@ class Table:
         self._publish("shuffle", device=e.device, status="started")
 
     def _on_shuffle_done(self, e: ev.ShuffleDone) -> None:
+        if self.mode is not Mode.SHUFFLER or not (self.state == "shuffling"
+                                                  or self._awaiting_shuffle):
+            # No shuffle is owed: the report of one already taken, sent again under a new
+            # session's number (protocol 3.2), or a shuffle of the firmware's own while the
+            # round's cards are out. Taken as the deck's, the next round would skip the check
+            # and shuffle of the deck it gathers (or, by shoe, the croupier's fresh deck).
+            self._irregular_event(e, "a shuffle the table did not ask for: the next round's "
+                                  "deck is still checked and shuffled when it is gathered")
+            return
         self._deck_ready = True
         self._shuffle_after_check = False
         self._awaiting_shuffle = False
