@@ -24,12 +24,33 @@ def _problem(driver: Any) -> str | None:
     return getattr(driver, "problem", None) if driver is not None else None
 
 
+# What each condition the table keeps on a device means, and what puts it right. Fixed words:
+# the device's own (a malfunction's text, a jam's place) may name a card and stay in the journal.
+CONDITION_PROBLEMS = {
+    "jam": "the {device} jammed: clear the jam at the device and close it, then the "
+           "supervisor gives clear_malfunction",
+    "malfunction": "the {device} reported a malfunction or sent what the controller cannot "
+                   "read (its words are in the journal): have it checked, then the supervisor "
+                   "gives clear_malfunction",
+    "door_open": "the {device}'s {door} is open: close it",
+}
+
+
+def _condition_problem(name: str, device_class: str, conditions: list[str]) -> str | None:
+    """The conditions of a linked device in words, with the way out of each; None without."""
+    door = "lid" if device_class == "dice" else "door"
+    texts = [CONDITION_PROBLEMS[c].format(device=name, door=door)
+             for c in conditions if c in CONDITION_PROBLEMS]
+    return "; ".join(texts) or None
+
+
 def device_health(table: Any, drivers: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
     """One entry per configured device: ``device``, ``class``, ``link`` (``up``, ``lost`` or
     ``unknown``), ``last_heard_s``, ``identity`` (vendor, model, serial, firmware version and
     hash, as the device said at its last hello), ``conditions`` and ``problem`` (while the
-    link is not up: the driver's latest reason it cannot link, with what to check; else
-    None). Then, in the same shape, an entry for each part of the controller in ``drivers``
+    link is not up: the driver's latest reason it cannot link, with what to check; else, or
+    when the driver has none, what the conditions mean and the way out of each; None when
+    there is nothing to tell). Then, in the same shape, an entry for each part of the controller in ``drivers``
     (one with ``health_entry()``) that has something to tell the pit: the wall clock, class
     ``clock``, while it is behind the journal."""
     drivers = drivers or {}
@@ -55,7 +76,8 @@ def device_health(table: Any, drivers: Mapping[str, Any] | None = None) -> list[
                     "link": link, "last_heard_s": _last_heard(driver) if driver else None,
                     "identity": dict(table.identities.get(name, {})) or None,
                     "conditions": conditions,
-                    "problem": _problem(driver) if link != "up" else None})
+                    "problem": (_problem(driver) if link != "up" else None)
+                    or _condition_problem(name, table.devices.get(name, ""), conditions)})
     # The controller's own parts: shown only while they have something to say.
     out += [e for e in (p.health_entry() for p in parts.values()) if e is not None]
     return out

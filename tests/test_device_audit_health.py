@@ -1,0 +1,60 @@
+"""The pit display's health of a device that is linked but out of order: the daemon in this
+process (controller.service.Service) with simulated devices on pseudo-terminals, read through
+its HTTP API."""
+import asyncio
+
+import aiohttp
+import pytest
+
+from controller.config import parse_text
+
+from test_api_service import config_text, serving
+from test_api_support import TOKENS
+
+pytestmark = pytest.mark.hil
+
+
+async def health_of(http, service, name, until):
+    headers = {"Authorization": f"Bearer {TOKENS['display']}"}
+    for _ in range(1000):
+        health = await (await http.get(f"{service.api.url}/api/health",
+                                       headers=headers)).json()
+        device = {d["device"]: d for d in health["devices"]}[name]
+        if until(device):
+            return device
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"health of {name} never came to the condition: {device}")
+
+
+@pytest.mark.parametrize("fault,condition,words", [
+    ("malfunction", "malfunction", "clear_malfunction"),
+    ("jam", "jam", "clear_malfunction"),
+    ("door_open", "door_open", "close"),
+])
+def test_a_linked_device_out_of_order_names_its_problem_and_the_way_out(tmp_path, fault,
+                                                                        condition, words):
+    # The link is up, so the health had no problem to show: the pit saw the condition's name
+    # alone, neither what it means nor what puts it right.
+    from firmware_sim import SimulatedTable
+
+    sim = SimulatedTable(seed=3, speed=200.0)
+    devices = {c: sim.add(c) for c in ("shoe", "shuffler")}
+    config = parse_text(config_text(tmp_path, devices))
+
+    async def main():
+        async with serving(config) as service:
+            async with aiohttp.ClientSession() as http:
+                await health_of(http, service, "shoe", lambda d: d["link"] == "up")
+                devices["shoe"].inject(fault, **({"text": "reader 7s"} if fault ==
+                                                  "malfunction" else {}))
+                return await health_of(http, service, "shoe",
+                                       lambda d: condition in d["conditions"])
+
+    try:
+        device = asyncio.run(main())
+    finally:
+        sim.stop()
+    assert device["link"] == "up"
+    problem = device["problem"] or ""
+    assert "shoe" in problem and words in problem
+    assert "7s" not in problem          # the device's own words may name a card
