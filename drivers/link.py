@@ -273,6 +273,8 @@ class Link:
         # (an Ack, or the NAK of a frame the host cannot read).
         self._unconfirmed: dict[int, m.Ack | m.Nak] = {}
         self._delivering: Receipt | None = None
+        # The device's frame last received damaged, and how many times in a row (section 3.1).
+        self._damaged: tuple[int, int] = (0, 0)
         self._last_rx = 0.0
         self._last_uptime = -1
         self._t0 = 0.0
@@ -574,7 +576,8 @@ class Link:
                              type=item.type, detail=item.detail)
             if item.nak is not None and self.codec.sequenced and self.state == "up":
                 if item.nak == m.NAK_CRC:           # sent again: nothing is lost
-                    self._answer(m.Nak(item.seq, item.nak))
+                    if self._damaged_again(item):
+                        self._answer(m.Nak(item.seq, item.nak))
                 elif self._confirm:
                     self._refuse_after_record(item)
                 else:
@@ -586,6 +589,8 @@ class Link:
             return
         msg = item.message
         self.stats.frames_in += 1
+        if item.seq:
+            self._damaged = (0, 0)      # a reliable frame came whole
         self._last_rx = asyncio.get_running_loop().time()
         if self._held is not None and not self._take_held():
             return
@@ -623,6 +628,26 @@ class Link:
                 left = self.take_receipt()
                 if left is not None:      # nothing of it to keep: acknowledge it now
                     self.confirm(left)
+
+    def _damaged_again(self, item: Rejected) -> bool:
+        """A reliable frame of the device's arrived damaged (its CRC): whether to ask for it
+        again at once (NAK 1). It is asked for as often as a command of the host's is sent
+        again (section 3.1); a frame that comes damaged that many times in a row is the
+        device's or the cable's fault, not noise: the table hears once, as the device's
+        malfunction, that what the device reports does not reach it, and the frame is asked for
+        no more (the device still sends it every ack timeout, no longer as fast as the line
+        goes, and a copy that comes whole is taken)."""
+        seq, n = self._damaged
+        n = n + 1 if seq == item.seq else 1
+        self._damaged = (item.seq, n)
+        if n == self.timing.retries + 1 and not self._recent.seen(item.seq):
+            what = _frame_name(item).replace(" (crc)", "")
+            self.log.error("frame damaged again and again", seq=item.seq, copies=n)
+            self._emit(ev.Malfunction(
+                device=self.spec.id, ts=self.clock(), code=LOST_EVENT_CODE,
+                text=f"sent {what} damaged {n} times in a row, so what it reports does not "
+                     "reach the controller: check the cable, then the device"))
+        return n <= self.timing.retries
 
     def _duplicate(self, seq: int, answer: m.Ack | m.Nak, what: str) -> None:
         """A reliable frame whose number was taken already (its answer was lost, or it was
@@ -785,6 +810,7 @@ class Link:
             self._recent.clear()
             self._unconfirmed.clear()
             self._tx_count = self._tx_reserved = 0
+            self._damaged = (0, 0)
             self.session = secrets.token_hex(8)
         elif memory is not None and not self._ever_up:
             # The session of a host that restarted: the device's frame that may come again
