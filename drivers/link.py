@@ -273,8 +273,9 @@ class Link:
         # (an Ack, or the NAK of a frame the host cannot read).
         self._unconfirmed: dict[int, m.Ack | m.Nak] = {}
         self._delivering: Receipt | None = None
-        # The device's frame last received damaged, and how many times in a row (section 3.1).
-        self._damaged: tuple[int, int] = (0, 0)
+        # The device's frame last received unreadable (damaged, or past the maximum length),
+        # and how many times in a row (sections 2 and 3.1).
+        self._damaged: tuple[Any, int] = (None, 0)
         self._last_rx = 0.0
         self._last_uptime = -1
         self._t0 = 0.0
@@ -574,6 +575,10 @@ class Link:
             self.stats.rejected += 1
             self.log.warning("frame dropped", reason=item.reason, seq=item.seq,
                              type=item.type, detail=item.detail)
+            if item.reason == "too-long":
+                item = self._too_long_again(item)   # the device's frame, or noise (None)
+                if item is None:
+                    return
             if item.nak is not None and self.codec.sequenced and self.state == "up":
                 if item.nak == m.NAK_CRC:           # sent again: nothing is lost
                     if self._damaged_again(item):
@@ -582,7 +587,8 @@ class Link:
                     self._refuse_after_record(item)
                 else:
                     self._answer(m.Nak(item.seq, item.nak))
-                    self._lost_event(item)
+                    if item.reason != "too-long" or self._damaged[1] == self.timing.retries + 1:
+                        self._lost_event(item)
             elif not self.codec.sequenced and self.state == "up":
                 # Its events are not acknowledged: the device never sends one again.
                 self._lost_event(item)
@@ -590,7 +596,7 @@ class Link:
         msg = item.message
         self.stats.frames_in += 1
         if item.seq:
-            self._damaged = (0, 0)      # a reliable frame came whole
+            self._damaged = (None, 0)   # a reliable frame came whole
         self._last_rx = asyncio.get_running_loop().time()
         if self._held is not None and not self._take_held():
             return
@@ -637,9 +643,7 @@ class Link:
         malfunction, that what the device reports does not reach it, and the frame is asked for
         no more (the device still sends it every ack timeout, no longer as fast as the line
         goes, and a copy that comes whole is taken)."""
-        seq, n = self._damaged
-        n = n + 1 if seq == item.seq else 1
-        self._damaged = (item.seq, n)
+        n = self._again(("crc", item.seq))
         if n == self.timing.retries + 1 and not self._recent.seen(item.seq):
             what = _frame_name(item).replace(" (crc)", "")
             self.log.error("frame damaged again and again", seq=item.seq, copies=n)
@@ -648,6 +652,27 @@ class Link:
                 text=f"sent {what} damaged {n} times in a row, so what it reports does not "
                      "reach the controller: check the cable, then the device"))
         return n <= self.timing.retries
+
+    def _too_long_again(self, item: Rejected) -> Rejected | None:
+        """A checked header naming a frame past the maximum length. Once it is as likely
+        line noise that looks like a header (a NAK would then refuse the frame of that number
+        the device has in flight): None, nothing to answer. It is the device's reliable frame
+        when it comes again under the same number and type as often as a command of the
+        host's is sent: then it is refused (NAK 3) and reported as a frame the host cannot
+        read, and so is each copy after it (the NAK may be lost; it is reported once)."""
+        cls = m.MESSAGE_TYPES.get(item.type) if item.type is not None else None
+        if not self.codec.sequenced or not item.seq or (cls is not None and not cls.RELIABLE):
+            return None         # an unsequenced frame is never sent again
+        if self._again(("too-long", item.seq, item.type)) <= self.timing.retries:
+            return None
+        return Rejected(item.reason, item.seq, item.type, item.detail,
+                        m.NAK_UNKNOWN_TYPE if cls is None else m.NAK_BAD_PAYLOAD)
+
+    def _again(self, key: tuple) -> int:
+        """How many times in a row the device's frame ``key`` came unreadable."""
+        last, n = self._damaged
+        self._damaged = (key, n + 1 if last == key else 1)
+        return self._damaged[1]
 
     def _duplicate(self, seq: int, answer: m.Ack | m.Nak, what: str) -> None:
         """A reliable frame whose number was taken already (its answer was lost, or it was
@@ -810,7 +835,7 @@ class Link:
             self._recent.clear()
             self._unconfirmed.clear()
             self._tx_count = self._tx_reserved = 0
-            self._damaged = (0, 0)
+            self._damaged = (None, 0)
             self.session = secrets.token_hex(8)
         elif memory is not None and not self._ever_up:
             # The session of a host that restarted: the device's frame that may come again

@@ -43,3 +43,86 @@ def test_a_frame_that_keeps_arriving_damaged_is_reported_and_not_nakked_for_ever
         await drv.close()
         peer.unplug()
     run(main())
+
+
+class TooLong(RawFrame):
+    """A reliable frame one byte past the protocol's maximum payload, its header and CRC
+    right (a firmware that does not split what it reports)."""
+
+    def encode(self, seq):
+        from drivers.protocol.framing import SOF, crc8, crc16
+        head = len(self.payload).to_bytes(2, "big") + bytes((seq, self.type_code))
+        body = head + bytes((crc8(head),)) + self.payload
+        return bytes((SOF,)) + body + crc16(body).to_bytes(2, "big")
+
+
+def test_a_frame_past_the_maximum_length_is_refused_and_reported_not_dropped_for_ever(
+        link_path):
+    # Its header checks but names 1025 bytes, so each copy was dropped as a false start: the
+    # device sent it again for ever, every event behind it waited, and the table heard
+    # nothing (the link up, its heartbeats flowing).
+    from drivers.protocol.framing import MAX_PAYLOAD
+
+    async def main():
+        peer, drv, q, _ = await started(link_path, "shuffler")
+        peer.send(TooLong(m.HandDispensed.TYPE, bytes(MAX_PAYLOAD + 1)))
+        peer.send(m.Jam("exit"))                        # queued behind it
+        bad, before = await next_event(q, "malfunction")
+        assert not [e for e in before if e.kind == "hand_dispensed"]
+        assert bad.code == 0 and "HandDispensed" in bad.text
+        jam, between = await next_event(q, "jam")        # the device went on
+        assert jam.where == "exit" and not [e for e in between if e.kind == "malfunction"]
+        refused = [msg for _, msg in peer.received if isinstance(msg, m.Nak)]
+        assert refused == [m.Nak(1, m.NAK_BAD_PAYLOAD)]
+        await drv.close()
+        peer.unplug()
+    run(main())
+
+
+def test_a_stray_header_naming_a_long_frame_costs_the_frame_in_flight_nothing(link_path):
+    # Once is line noise that happens to look like a header (1 start byte in 256 has a
+    # header CRC that checks): the frame of that number the device has in flight is not
+    # refused, and arrives.
+    from drivers.protocol.framing import MAX_PAYLOAD
+
+    async def main():
+        peer, drv, q, _ = await started(link_path, "shuffler")
+        peer.write(TooLong(m.HandDispensed.TYPE, bytes(MAX_PAYLOAD + 1)).encode(1)[:40])
+        peer.send(m.Jam("exit"))                         # seq 1
+        jam, before = await next_event(q, "jam")
+        assert not [e for e in before if e.kind == "malfunction"]
+        assert not [msg for _, msg in peer.received if isinstance(msg, m.Nak)]
+        await drv.close()
+        peer.unplug()
+    run(main())
+
+
+def test_the_daemons_link_refuses_a_frame_past_the_maximum_only_once_it_is_journaled(
+        link_path):
+    # Confirm mode (the daemon's): the device forgets the frame once refused, so the NAK
+    # waits until the malfunction that records its loss is durable.
+    from drivers.driver import Delivery
+    from drivers.factory import open_driver
+    from drivers.protocol.framing import MAX_PAYLOAD
+    from test_link import confirm_spec
+
+    async def main():
+        peer = Peer(link_path)
+        peer.plug()
+        q = asyncio.Queue()
+        drv = open_driver(confirm_spec(link_path), q, confirm=True, on_session=lambda mark: None)
+        await next_event(q, "link_up")
+        peer.send(TooLong(m.HandDispensed.TYPE, bytes(MAX_PAYLOAD + 1)))
+        async with asyncio.timeout(5):
+            item = await q.get()
+        assert isinstance(item, Delivery) and item.event.kind == "malfunction"
+        assert "HandDispensed" in item.event.text
+        copies = peer.copies
+        await until(lambda: peer.copies >= copies + 2)  # not refused yet: sent again
+        assert not [msg for _, msg in peer.received if isinstance(msg, m.Nak)] and q.empty()
+        item.confirm()
+        await until(lambda: peer._inflight is None)     # refused now: the device goes on
+        assert q.empty()                                # reported once
+        await drv.close()
+        peer.unplug()
+    run(main())

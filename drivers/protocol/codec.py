@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from . import messages as m
-from .framing import BadFrame, Deframer, encode_frame
+from .framing import MAX_PAYLOAD, BadFrame, Deframer, TooLong, encode_frame
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +28,9 @@ class Received:
 @dataclass(frozen=True, slots=True)
 class Rejected:
     """A frame that was dropped. ``reason``: ``crc``, ``unknown-type``, ``bad-payload``,
-    ``wrong-sender`` or (a codec with no acknowledgement) ``damaged``; ``type`` the message
+    ``wrong-sender``, ``too-long`` (a checked header naming a frame past the maximum: noise
+    once, a sender's frame when it comes again) or (a codec with no acknowledgement)
+    ``damaged``; ``type`` the message
     type code it carried, None when it cannot be told; ``nak`` the NAK reason to answer with
     (None: answer nothing)."""
 
@@ -104,6 +106,13 @@ class TablectlCodec(Codec):
     def feed(self, data: bytes) -> list[Received | Rejected]:
         out: list[Received | Rejected] = []
         for fr in self._deframer.feed(data):
+            if isinstance(fr, TooLong):
+                # No NAK here: once, it is as likely noise that looks like a header. A host's
+                # link refuses it when its sender keeps sending it (protocol.md 2).
+                out.append(self._reject("too-long", fr.seq, fr.type,
+                                        f"a header naming {fr.length} bytes of payload, past "
+                                        f"the {MAX_PAYLOAD}-byte maximum", None))
+                continue
             if isinstance(fr, BadFrame):
                 out.append(self._reject("crc", fr.seq, fr.type, "payload CRC mismatch",
                                         m.NAK_CRC))

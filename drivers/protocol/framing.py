@@ -19,7 +19,8 @@ corrupted so it can ask for it again (NAK) instead of waiting for the sender's t
 
 :class:`Deframer` is a streaming, I/O-free parser: feed it any bytes, in any chunks, and it
 yields :class:`Frame` (header and payload CRCs good) or :class:`BadFrame` (header good,
-payload CRC wrong), and counts the garbage it skipped. It never raises on input.
+payload CRC wrong), tells a checked header naming a length past the maximum
+(:class:`TooLong`), and counts the garbage it skipped. It never raises on input.
 """
 from __future__ import annotations
 
@@ -81,6 +82,17 @@ class BadFrame:
     size: int
 
 
+@dataclass(frozen=True, slots=True)
+class TooLong:
+    """A header whose CRC checks but whose LEN passes MAX_PAYLOAD: a false start (skipped
+    like one), or a sender's frame past the maximum, which it sends again and again under the
+    same ``seq`` and ``type``: the receiver can tell the two apart only by the repeats."""
+
+    seq: int
+    type: int
+    length: int
+
+
 class FramingError(ValueError):
     """A frame cannot be built (payload too long, field out of range)."""
 
@@ -124,11 +136,12 @@ class Deframer:
         """Bytes held while waiting for the rest of a frame."""
         return len(self._buf)
 
-    def feed(self, data: bytes) -> list[Frame | BadFrame]:
-        """Add bytes; return every complete frame (good or bad) they finish, in order."""
+    def feed(self, data: bytes) -> list[Frame | BadFrame | TooLong]:
+        """Add bytes; return every complete frame (good or bad) they finish, in order, and
+        every checked header naming a frame past the maximum length."""
         buf = self._buf
         buf += data
-        out: list[Frame | BadFrame] = []
+        out: list[Frame | BadFrame | TooLong] = []
         while True:
             start = buf.find(SOF)
             if start < 0:
@@ -142,7 +155,10 @@ class Deframer:
                 return out
             length = int.from_bytes(buf[1:3], "big")
             if crc8(buf[1:5]) != buf[5] or length > MAX_PAYLOAD:
-                # A false start: skip this SOF and look for the next one.
+                # A false start: skip this SOF and look for the next one. A checked header
+                # is told, too: repeated, it is a frame past the maximum (TooLong).
+                if length > MAX_PAYLOAD and crc8(buf[1:5]) == buf[5]:
+                    out.append(TooLong(buf[3], buf[4], length))
                 self.garbage_bytes += 1
                 del buf[:1]
                 continue
