@@ -78,13 +78,24 @@ class UsbTransport(Transport):
                     f"plugged in (serial numbers {found}); set usb_serial in this device's "
                     "table configuration to the one it is")
             return devices[0] if devices else None
+        found = []
         for dev in devices:
             try:
                 if usb.util.get_string(dev, dev.iSerialNumber) == self.serial:
-                    return dev
+                    found.append(dev)
             except (usb.core.USBError, ValueError):
                 continue
-        return None
+        if len(found) > 1:
+            # The serial number is the stable name: two units giving it cannot be told apart,
+            # and whichever enumerates first (another after a replug) is no choice.
+            for dev in found:
+                _dispose(dev)
+            raise TransportError(
+                f"{len(found)} USB devices {self.vendor:04x}:{self.product:04x} give the serial "
+                f"number {self.serial!r} (usb_serial of this device), so the table cannot tell "
+                "which is its own: unplug the one that is not, or have the units given "
+                "distinct serial numbers")
+        return found[0] if found else None
 
     def _open_blocking(self) -> None:
         dev = self._find()
