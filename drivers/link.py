@@ -793,7 +793,7 @@ class Link:
             self._hello_wait.set_result(problem)
             return
         remembered = self._ever_up or self._memory is not None
-        if info.resumed and remembered and not self._same_device(info):
+        if info.resumed and remembered and not self._new_session and not self._same_device(info):
             # Another unit behind the same port offers to resume ITS session: its numbers and
             # ours have nothing in common, so insist on a new session (protocol §3.2).
             self.log.warning("different device behind the port: new session",
@@ -826,10 +826,12 @@ class Link:
     def _accept(self, info: m.HelloInfo) -> str | None:
         """Take the device's HelloInfo (checked): start or resume the session, and call the
         link up (or restored). The problem that keeps it down, or None."""
-        self._new_session = False
+        # RESUMED answers only a hello that asked to resume: a device that says it to one
+        # asking for a new session (another unit behind the port) gets a new session.
+        asked, self._new_session = not self._new_session, False
         remembered = self._ever_up or self._memory is not None
         memory, self._memory = self._memory, None
-        resumed = bool(info.resumed and remembered)
+        resumed = bool(info.resumed and remembered and asked)
         if not resumed:
             # A new session: both sides number from 1 and forget what they saw.
             self._recent.clear()

@@ -126,3 +126,45 @@ def test_the_daemons_link_refuses_a_frame_past_the_maximum_only_once_it_is_journ
         await drv.close()
         peer.unplug()
     run(main())
+
+
+class AlwaysResumed(Peer):
+    """A device whose firmware says RESUMED to every hello, even to one asking for a new
+    session (protocol.md 3.2 allows it only as the answer to Hello(resume=1))."""
+
+    def hello_info(self, boot=False, resumed=False):
+        return super().hello_info(boot=boot, resumed=not boot)
+
+    def _handle(self, seq, msg):
+        if isinstance(msg, m.Hello):
+            self.received.append((seq, msg))
+            self.send_now(self.hello_info())
+            self._pump()
+            return
+        super()._handle(seq, msg)
+
+
+def test_another_unit_that_says_resumed_to_a_new_session_gets_one_and_is_heard(link_path):
+    # Another unit behind the port offers to resume; the host asks for a new session, and the
+    # unit says RESUMED again: the host asked again, and again, as fast as the line goes (13,000
+    # hellos in 5 s), and the unit never linked. Taken as resumed, the first unit's numbers
+    # would have dropped the new unit's first events as duplicates.
+    async def main():
+        peer, drv, q, up = await started(link_path, "shoe")
+        for code in (1, 2, 3):
+            peer.send(m.CardDrawn(code, False, 7))
+            await next_event(q, "card_drawn")
+        await until(lambda: peer._inflight is None)
+        peer.unplug()
+        await next_event(q, "link_lost")
+        other = AlwaysResumed(link_path, "shoe")
+        other.serial_no = "99999"
+        other.plug()
+        back, _ = await next_event(q, "link_restored")
+        assert back.identity.serial == "99999" and back.resumed is False
+        other.send(m.CardDrawn(40, False, 7))            # its own seq 1
+        drawn, _ = await next_event(q, "card_drawn")
+        assert drawn.card.code == 40
+        await drv.close()
+        other.unplug()
+    run(main())

@@ -50,9 +50,9 @@ def device_health(table: Any, drivers: Mapping[str, Any] | None = None) -> list[
     hash, as the device said at its last hello), ``conditions`` and ``problem`` (while the
     link is not up: the driver's latest reason it cannot link, with what to check; else, or
     when the driver has none, what the conditions mean and the way out of each; None when
-    there is nothing to tell). Then, in the same shape, an entry for each part of the controller in ``drivers``
-    (one with ``health_entry()``) that has something to tell the pit: the wall clock, class
-    ``clock``, while it is behind the journal."""
+    there is nothing to tell). Then, in the same shape, an entry for each part of the
+    controller in ``drivers`` (one with ``health_entry()``) that has something to tell the
+    pit: the wall clock, class ``clock``, while it is behind the journal."""
     drivers = drivers or {}
     parts = {n: d for n, d in drivers.items() if hasattr(d, "health_entry")}
     drivers = {n: d for n, d in drivers.items() if n not in parts}
