@@ -288,6 +288,10 @@ class Link:
         # answers hello but keeps no heartbeat): the next one is not called up until it does.
         self._mute = False
         self._held: m.HelloInfo | None = None    # that HelloInfo, waiting for the device
+        # This opening's hello attempt, its HelloInfos and boot notices among them, and the
+        # attempt a boot notice was last answered in (once an attempt).
+        self._attempt, self._infos, self._boots = 0, 0, 0
+        self._boot_asked: int | None = None
         self._noise = _Tally(self._log_garbage, NOISE_LOG_S)
         self.up = asyncio.Event()
         if self.timing.link_timeout_s < 2 * self.timing.heartbeat_s:
@@ -392,7 +396,9 @@ class Link:
         self._hello_wait = loop.create_future()
         assert self._lost is not None
         garbage, frames = self.stats.garbage_bytes, self.stats.frames_in + self.stats.rejected
-        for _ in range(self.timing.hello_attempts):
+        self._boots, self._infos, self._boot_asked = 0, 0, None
+        for attempt in range(self.timing.hello_attempts):
+            self._attempt = attempt
             self._send(self._hello_message())
             await asyncio.wait({self._hello_wait, self._lost},
                                timeout=self.timing.hello_timeout_s,
@@ -408,7 +414,14 @@ class Link:
                     return False
                 return True
         garbage = self.stats.garbage_bytes - garbage
-        if garbage and self.stats.frames_in + self.stats.rejected == frames:
+        if self._boots and self._boots == self._infos:
+            # It answers, but each time as a device that just started.
+            self._problem = (f"the device answers every hello with a boot notice ({self._boots} "
+                             f"in {self.timing.hello_attempts} attempts): it restarts at each "
+                             "one, or its firmware flags every HelloInfo as BOOT; check its "
+                             "power supply, then its firmware")
+            self.log.warning("no answer to hello but boot notices", problem=self._problem)
+        elif garbage and self.stats.frames_in + self.stats.rejected == frames:
             # Not silence: what the device sends cannot be framed (most often another baud).
             self._problem = (f"{garbage} bytes arrive but none is a frame: "
                              f"{self._unframed_advice()}")
@@ -784,9 +797,15 @@ class Link:
             return
         if self.state != "hello" or self._hello_wait is None or self._hello_wait.done():
             return
+        self._infos += 1
         if info.boot:
-            # The device just started and waits for our Hello: ask at once.
-            self._send(self._hello_message())
+            # The device just started and waits for our Hello: ask at once, once an attempt
+            # (a device that answers every hello so would have the two trade them as fast as
+            # the line goes; the next attempt asks again).
+            self._boots += 1
+            if self._boot_asked != self._attempt:
+                self._boot_asked = self._attempt
+                self._send(self._hello_message())
             return
         problem = self._check(info)
         if problem:

@@ -168,3 +168,38 @@ def test_another_unit_that_says_resumed_to_a_new_session_gets_one_and_is_heard(l
         await drv.close()
         other.unplug()
     run(main())
+
+
+class Rebooting(Peer):
+    """A device that answers every hello with a boot notice (it restarts at each one, a
+    brown-out, or its firmware sets the BOOT flag in every HelloInfo)."""
+
+    def _handle(self, seq, msg):
+        if isinstance(msg, m.Hello):
+            self.received.append((seq, msg))
+            self.send_now(self.hello_info(boot=True))
+            return
+        super()._handle(seq, msg)
+
+
+def test_a_device_answering_every_hello_with_a_boot_notice_is_named_not_flooded(link_path):
+    # Each boot notice was answered with a hello at once: 18,000 hellos in 3 s over a pty,
+    # and the problem shown was "no answer to hello: check that the device is powered".
+    from drivers.factory import open_driver
+    from drivers.spec import DeviceSpec
+    from test_link import FAST
+
+    async def main():
+        peer = Rebooting(link_path, "shoe")
+        peer.plug()
+        drv = open_driver(DeviceSpec(id="shoe", device_class="shoe", port=link_path, **FAST),
+                          asyncio.Queue())
+        await until(lambda: "boot notice" in (drv.problem or ""))
+        await drv.close()
+        hellos = [msg for _, msg in peer.received if isinstance(msg, m.Hello)]
+        attempts = drv.link.timing.hello_attempts
+        assert len(hellos) <= 2 * 2 * attempts      # two openings at most, one answer each
+        assert "restarts" in drv.problem and "power" in drv.problem
+        assert not drv.is_up
+        peer.unplug()
+    run(main())
