@@ -16,6 +16,12 @@ def published(run, kind, since=0):
             if r.payload.get("kind") == kind]
 
 
+def checked(ts):
+    """The shuffler's deck check: a whole deck."""
+    return ev.DeckCheckResult(device="shuffler", ts=ts, count=52, cards=(), missing=(),
+                              extra=(), duplicate=(), deck_ids=(), card_deck_ids=())
+
+
 def dealt_to_decisions(run):
     """Fortune 3 Card Poker by shuffler: one ante on box 1, both hands out."""
     run.command("open_table", "supervisor")
@@ -42,8 +48,7 @@ def test_a_shuffle_done_nobody_asked_for_is_not_the_next_rounds_shuffle(tmp_path
     before = len(asked(run))
     run.command("next_round")
     assert run.table.state == "shuffling"
-    run.device(ev.DeckCheckResult(device="shuffler", ts=3.0, count=52, cards=(), missing=(),
-                                  extra=(), duplicate=(), deck_ids=(), card_deck_ids=()))
+    run.device(checked(3.0))
     assert "shuffle" in asked(run)[before - 1:]
 
 
@@ -66,3 +71,27 @@ def test_a_shuffle_done_in_shoe_mode_does_not_stand_for_the_croupiers_deck(tmp_p
         run.command("confirm_result")
     run.command("next_round")
     assert run.table.state == "shuffling"
+
+
+def test_a_hand_out_of_the_shuffler_before_the_deal_has_the_deck_shuffled_again(tmp_path):
+    # A hand nobody asked for, with no bet on the layout: it joins no hand, and the deck
+    # shuffled for the round is short of it. The round was dealt from that deck all the same;
+    # it is checked and shuffled again first (the check counts what was gathered back).
+    run = shuffler_runner(tmp_path, "fortune-3-card-poker")
+    run.command("open_table", "supervisor")
+    run.device(checked(0.1))
+    run.device(ev.ShuffleStarted(device="shuffler", ts=0.2))
+    run.device(ev.ShuffleDone(device="shuffler", ts=0.3, count=52))
+    assert asked(run) == ["deck_check", "shuffle"] and run.table.state == "bets_open"
+    before = len(asked(run))
+    run.device(ev.HandDispensed(device="shuffler", ts=1.0,
+                                cards=tuple(C(c) for c in ("As", "Ks", "Qs"))))
+    assert published(run, "irregular_event")[-1]["event"] == "hand_dispensed"
+    assert asked(run)[before:] == ["deck_check"]
+    run.command("place_bet", box=1, wager="ante", amount=10)
+    run.command("close_bets")
+    assert "dispense_hand" not in asked(run)[before:]
+    run.device(checked(2.0))
+    assert asked(run)[-1] == "shuffle"
+    run.device(ev.ShuffleDone(device="shuffler", ts=3.0, count=52))
+    assert asked(run)[-1] == "dispense_hand"

@@ -1412,6 +1412,7 @@ class Table:
             self._irregular_event(e, "a card from the shuffler while the table deals by shoe")
             return
         if not self._card_event_allowed(e):
+            self._deck_short()
             return
         out = self.tracker.card(e.card, False)
         twice = self._read_twice(e, out)
@@ -1423,8 +1424,20 @@ class Table:
             self._irregular_event(e, "a hand from the shuffler while the table deals by shoe")
             return
         if not self._card_event_allowed(e):
+            self._deck_short()
             return
         self._take(self.tracker.hand(e.cards), self._unread(e, e.cards))
+
+    def _deck_short(self) -> None:
+        """A card or hand out of the shuffler joined no hand before the round's plan was made
+        (none asked for: no bet on the layout, a condition not cleared): the deck shuffled for
+        the round is short of it. The round's deck is checked (what was gathered back) and
+        shuffled again before its deal. Super Pan 9 rules on a card before the dice (P5)."""
+        if (self.mode is Mode.SHUFFLER and not self.flow.dice and self.tracker is None
+                and self.round is not None and self.round.void is None
+                and self.state in ("shuffling", "bets_open", "bets_closed")):
+            self._deck_ready, self._needs_shuffle, self._awaiting_shuffle = False, True, True
+            self._resume_requests()
 
     def _on_misread(self, e: ev.Misread) -> None:
         """A card left the shoe unread: it is out at the table all the same, the plan's next
