@@ -473,6 +473,11 @@ class Link:
         was_up = self.state == "up"
         self.state = "down"
         self.up.clear()
+        # Why it is down, for the pit until the next opening says better (or the link is up):
+        # a device that answers every hello and then falls silent fails no opening.
+        self._problem = f"link lost: {reason}" + ("" if "check" in reason else
+                                                  "; it is reopened by itself: check the "
+                                                  "device's cable and power")
         self._fail_pending(reason)
         if was_up:
             self.stats.links_lost += 1

@@ -58,3 +58,28 @@ def test_a_linked_device_out_of_order_names_its_problem_and_the_way_out(tmp_path
     problem = device["problem"] or ""
     assert "shoe" in problem and words in problem
     assert "7s" not in problem          # the device's own words may name a card
+
+
+def test_a_device_that_answers_hello_but_keeps_no_heartbeat_names_why_its_link_is_down(
+        tmp_path):
+    # The link is lost to silence and each hello after is answered, so no opening failed: the
+    # health said "lost" with no problem, the reason and its way out only in the journal.
+    from firmware_sim import SimulatedTable
+
+    sim = SimulatedTable(seed=3, speed=200.0)
+    devices = {c: sim.add(c) for c in ("shoe", "shuffler")}
+    config = parse_text(config_text(tmp_path, devices))
+
+    async def main():
+        async with serving(config) as service:
+            async with aiohttp.ClientSession() as http:
+                await health_of(http, service, "shoe", lambda d: d["link"] == "up")
+                devices["shoe"].inject("heartbeat_stop")
+                return await health_of(http, service, "shoe",
+                                       lambda d: d["link"] != "up" and d["problem"])
+
+    try:
+        device = asyncio.run(main())
+    finally:
+        sim.stop()
+    assert "heartbeat" in device["problem"] and "check its firmware" in device["problem"]
