@@ -276,6 +276,8 @@ class Link:
         # The device's frame last received unreadable (damaged, or past the maximum length),
         # and how many times in a row (sections 2 and 3.1).
         self._damaged: tuple[Any, int] = (None, 0)
+        self._damaged_since = 0.0       # when its first copy in a row came
+        self._damaged_told = False      # its malfunction was reported
         self._last_rx = 0.0
         self._last_uptime = -1
         self._t0 = 0.0
@@ -662,13 +664,19 @@ class Link:
         no more (the device still sends it every ack timeout, no longer as fast as the line
         goes, and a copy that comes whole is taken)."""
         n = self._again(("crc", item.seq))
-        if n == self.timing.retries + 1 and not self._recent.seen(item.seq):
+        # As long as a command of the host's is tried (its retries, an ack timeout each): a
+        # burst of noise damages the copies sent back to back on the NAKs, not those after.
+        lasted = asyncio.get_running_loop().time() - self._damaged_since
+        if (n > self.timing.retries and not self._damaged_told
+                and lasted >= (self.timing.retries + 1) * self.timing.ack_timeout_s
+                and not self._recent.seen(item.seq)):
+            self._damaged_told = True
             what = _frame_name(item).replace(" (crc)", "")
             self.log.error("frame damaged again and again", seq=item.seq, copies=n)
             self._emit(ev.Malfunction(
                 device=self.spec.id, ts=self.clock(), code=LOST_EVENT_CODE,
-                text=f"sent {what} damaged {n} times in a row, so what it reports does not "
-                     "reach the controller: check the cable, then the device"))
+                text=f"sent {what} damaged {n} times in a row over {lasted:.1f} s, so what it "
+                     "reports does not reach the controller: check the cable, then the device"))
         return n <= self.timing.retries
 
     def _too_long_again(self, item: Rejected) -> Rejected | None:
@@ -689,6 +697,9 @@ class Link:
     def _again(self, key: tuple) -> int:
         """How many times in a row the device's frame ``key`` came unreadable."""
         last, n = self._damaged
+        if last != key:
+            self._damaged_since = asyncio.get_running_loop().time()
+            self._damaged_told = False
         self._damaged = (key, n + 1 if last == key else 1)
         return self._damaged[1]
 

@@ -45,6 +45,37 @@ def test_a_frame_that_keeps_arriving_damaged_is_reported_and_not_nakked_for_ever
     run(main())
 
 
+class Burst(Peer):
+    """A device on a line hit by a burst of noise: the next ``damage`` copies of the frame in
+    flight arrive damaged (those sent back to back on the host's NAKs among them)."""
+
+    damage = 0
+
+    def write(self, data):
+        if self.damage and self._inflight and data == self._inflight[1]:
+            self.damage -= 1
+            data = data[:-1] + bytes((data[-1] ^ 0xFF,))
+        super().write(data)
+
+
+def test_a_burst_of_noise_over_a_frame_and_its_quick_copies_is_no_malfunction(link_path):
+    # The copies sent at once on the NAKs go out back to back: a burst damages them all.
+    # The device's own resends an ack timeout apart get through, and nothing is reported.
+    from test_link import SLACK
+
+    async def main():
+        peer, drv, q, _ = await started(link_path, "shoe", timing=SLACK)
+        peer.__class__ = Burst
+        peer.damage = 7                 # the first copy, 3 on the NAKs, 3 resent
+        peer.send(m.CardDrawn(12, False, 7))
+        drawn, before = await next_event(q, "card_drawn")
+        assert drawn.card.code == 12 and not [e for e in before if e.kind == "malfunction"]
+        assert peer.damage == 0
+        await drv.close()
+        peer.unplug()
+    run(main())
+
+
 class TooLong(RawFrame):
     """A reliable frame one byte past the protocol's maximum payload, its header and CRC
     right (a firmware that does not split what it reports)."""
