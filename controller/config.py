@@ -825,7 +825,7 @@ def validate(doc: Mapping[str, Any], text: str = "", path: str | Path | None = N
     pan9 = _pan9(ck, doc, table.get("game"))
     interpretations = _interpretations(ck, _table(ck, doc, "interpretations"), game)
     _integrity_decks(ck, integrity["decks"], game, interpretations)
-    _layout_deals(ck, game, table.get("boxes"), interpretations)
+    _layout_deals(ck, game, table.get("boxes"), interpretations, integrity["decks"])
     devices = _devices(ck, _table(ck, doc, "devices"))
     gpio = _gpio(ck, doc, table.get("boxes"))
     _uart_pins(ck, devices, gpio)
@@ -888,23 +888,64 @@ def _game(ck: _Checker, table: dict[str, Any]) -> Any:
 _LAYOUT_FIXES = {"texas-holdem": "set boxes to the player seats the table deals, 10 to 22"}
 
 
-def _layout_deals(ck: _Checker, game: Any, boxes: Any,
-                  interpretations: Mapping[str, str]) -> None:
-    """A layout the game's deck can deal in full under the table's readings (Q Poker's one
-    deck deals at most 16 boxes); the seating article alone was checked with the game."""
+def _layout_deals(ck: _Checker, game: Any, boxes: Any, interpretations: Mapping[str, str],
+                  decks: int) -> None:
+    """A layout the game's decks can deal in full under the table's readings: Q Poker's one
+    deck deals at most 16 boxes, and under ``decks = "several"`` its ``[integrity] decks``
+    at most what they hold in threes; the seating article alone was checked with the game."""
     if game is None or isinstance(boxes, bool) or not isinstance(boxes, int) or boxes <= 0:
         return
     try:
         game.check_layout(boxes)
     except RuleError:
         return                                  # reported already, against the seating article
+    several = (any(i.key == "decks" for i in game.interpretations)
+               and interpretations.get("decks", "one") != "one")
+    if not several:
+        try:
+            game.check_layout(boxes, interpretations)
+        except RuleError as exc:
+            ck.add(("table", "boxes"), str(exc),
+                   "set boxes to the table's real layout (at most 16 with one deck), or, if "
+                   "the table deals from several decks, set decks = \"several\" under "
+                   "[interpretations] and their count as decks under [integrity] "
+                   "(docs/interpretations.md, Q3)")
+        return
+    if any(p.key == "integrity.decks" for p in ck.problems):
+        return                                  # no count of decks to judge the layout by
     try:
-        game.check_layout(boxes, interpretations)
+        game.check_layout(boxes, interpretations, decks=decks)
     except RuleError as exc:
         ck.add(("table", "boxes"), str(exc),
-               "set boxes to the table's real layout (at most 16 with one deck), or set "
-               "decks = \"several\" under [interpretations] if the table deals from several "
-               "decks (docs/interpretations.md, Q3)")
+               _fewer_boxes_or_more_decks(game, interpretations, boxes, decks))
+
+
+def _fewer_boxes_or_more_decks(game: Any, interpretations: Mapping[str, str], boxes: int,
+                               decks: int) -> str:
+    """The ways out of a layout ``decks`` decks cannot deal: the most boxes they deal, or the
+    fewest decks, up to MAX_DECKS, that deal this layout."""
+    def deals(n: int, count: int) -> bool:
+        try:
+            game.check_layout(n, interpretations, decks=count)
+        except RuleError:
+            return False
+        return True
+
+    lo, hi = 0, boxes - 1                       # the most boxes these decks deal, by bisection
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if deals(mid, decks) else (lo, mid - 1)
+    fewer = f"set boxes to the table's real layout, at most {lo}"
+    more = next((d for d in range(decks + 1, MAX_DECKS + 1) if deals(boxes, d)), None)
+    if more is not None:
+        return (f"{fewer} with {decks} deck{'s' if decks > 1 else ''}, or set decks = {more} "
+                f"under [integrity] if the shoe holds that many (at most {MAX_DECKS}; "
+                "docs/configuration.md)")
+    if decks == MAX_DECKS:
+        return (f"{fewer}: {MAX_DECKS} decks, the most a shoe holds ([integrity] decks), deal "
+                "no more")
+    return (f"{fewer} with {decks} decks; not even {MAX_DECKS} ([integrity] decks, the most a "
+            "shoe holds) deal this layout")
 
 
 def _integrity_decks(ck: _Checker, decks: int, game: Any,

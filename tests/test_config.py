@@ -755,13 +755,15 @@ def test_box_sensors_on_gpio_and_as_a_device_both_are_refused():
 def test_a_q_poker_layout_one_deck_cannot_deal_is_refused_at_its_line_with_the_way_out():
     """89/2004 art. 1(1), 7: one 52-card deck deals three cards to at most 16 boxes and the
     croupier. A layout of 20 boxes under decks = "one" would take bets a full table could not
-    be dealt; the check names the limit and both ways out. Under "several" it is a layout."""
+    be dealt; the check names the limit and both ways out. Under "several" it is a layout two
+    decks deal (tests/test_config_decks_layout.py holds the limit the decks set)."""
     text = BASE.replace("boxes = 7", "boxes = 20")
     problem = only(text)
     assert problem.key == "table.boxes" and problem.line == line_of(text, "boxes = 20")
     assert "16" in problem.reason and "89/2004 art. 1(1)" in problem.reason
     assert "decks" in problem.fix and "16" in problem.fix
-    several = parse_text(text + '\n[interpretations]\ndecks = "several"\n')
+    several = parse_text(text + '\n[interpretations]\ndecks = "several"\n'
+                         '\n[integrity]\ndecks = 2\n')
     assert several.boxes == 20
 
 

@@ -134,7 +134,13 @@ class QPoker(Game):
 
     # ---------------------------------------------------------------- art. 2: the table
     def check_layout(self, layout_boxes: int,
-                     interpretations: Mapping[str, str] | None = None) -> None:
+                     interpretations: Mapping[str, str] | None = None, *,
+                     decks: int | None = None) -> None:
+        """Art. 2(1): at least seven boxes and the croupier's place, with no upper limit of
+        its own. Given the table's readings, also a layout its decks deal to a full table,
+        three cards to every box and three to the croupier (art. 7): one deck (Q3 ``one``)
+        at most 16 boxes; ``decks`` of them (Q3 ``several``, the shoe's count, 1 to 8; left
+        out, the most a shoe holds) at most ``52 × decks // 3 - 1``."""
         if isinstance(layout_boxes, bool) or not isinstance(layout_boxes, int):
             raise RuleError(f"the number of boxes must be a whole number, got {layout_boxes!r}")
         if layout_boxes < MIN_BOXES:
@@ -143,13 +149,25 @@ class QPoker(Game):
                             f"this layout has {layout_boxes}")
         # Without the table's readings only the seating article is checked: a plan checks
         # the boxes it is asked to deal (dealing_plan).
-        most = DECK_CARDS // HAND_CARDS - 1
-        if (interpretations is not None and layout_boxes > most
-                and self.resolve_interpretations(interpretations)["decks"] == "one"):
-            raise RuleError(f"one deck of {DECK_CARDS} ({art(1, 1)}, interpretation "
-                            f"decks=one) deals three cards ({art(7)}) to at most {most} boxes "
-                            f"and the croupier; this layout has {layout_boxes}, so a full "
-                            "table could not be dealt")
+        if interpretations is None:
+            return
+        if self.resolve_interpretations(interpretations)["decks"] == "one":
+            most = DECK_CARDS // HAND_CARDS - 1
+            if layout_boxes > most:
+                raise RuleError(f"one deck of {DECK_CARDS} ({art(1, 1)}, interpretation "
+                                f"decks=one) deals three cards ({art(7)}) to at most {most} "
+                                f"boxes and the croupier; this layout has {layout_boxes}, so a "
+                                "full table could not be dealt")
+            return
+        count = 8 if decks is None else decks      # 8: the most one shoe holds (integrity.md)
+        most = count * DECK_CARDS // HAND_CARDS - 1
+        if layout_boxes > most:
+            raise RuleError(f"{count} deck{'s' if count > 1 else ''} of {DECK_CARDS} "
+                            f"({art(1, 1)}, interpretation decks=several"
+                            f"{'' if decks is not None else ', the most a shoe holds'}) "
+                            f"deal{'s' if count == 1 else ''} three cards ({art(7)}) to at most "
+                            f"{most} boxes and the croupier; this layout has {layout_boxes}, so "
+                            "a full table could not be dealt")
 
     def check_bet(self, wager: str, amount: int,
                   interpretations: Mapping[str, str] | None = None) -> None:
