@@ -1265,10 +1265,32 @@ def _pin_key(name: str) -> tuple[str, ...]:
     return tuple(name.split("[")[0].split("."))
 
 
-# The Pi's on-board UART, whatever it is called (serial0 is the alias Raspberry Pi OS gives it;
-# ttyAMA0 the PL011, ttyS0 the mini UART): its TXD and RXD are fixed on GPIO14 and GPIO15.
-UART_PORTS = frozenset({"/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0"})
+# The Pi's on-board UART on GPIO14 (TXD) and GPIO15 (RXD): ttyAMA0 the PL011, ttyS0 the mini
+# UART. /dev/serial0 is the alias Raspberry Pi OS gives the primary UART: that one on a Pi 4
+# and earlier, but the debug UART connector (ttyAMA10) on a Pi 5, so it is judged by where it
+# points on the machine doing the check, looked up at SERIAL_ALIAS_PATH (a test points it
+# elsewhere).
+UART_PORTS = frozenset({"/dev/ttyAMA0", "/dev/ttyS0"})
 UART_PINS = {14: "TXD", 15: "RXD"}
+SERIAL_ALIAS = "/dev/serial0"
+SERIAL_ALIAS_PATH = SERIAL_ALIAS
+PI5_DEBUG_UART = "/dev/ttyAMA10"
+
+
+def _gpio_uart(port: str) -> tuple[str, bool] | None:
+    """How ``port`` is shown when it is the UART on GPIO14/15, and whether that is only
+    presumed (/dev/serial0, not on this machine to be looked at); None when it is not."""
+    # A stable name may be a link to the UART or the alias (a udev rule's /dev/tablectl/shoe).
+    real = port if port in UART_PORTS | {SERIAL_ALIAS} else os.path.realpath(port)
+    presumed = False
+    if real == SERIAL_ALIAS:
+        if os.path.islink(SERIAL_ALIAS_PATH):
+            real = os.path.realpath(SERIAL_ALIAS_PATH)
+        else:
+            presumed = True                     # checked on another machine: it may be
+    if real not in UART_PORTS and not presumed:
+        return None
+    return (port if real == port else f"{port}, that is {real}"), presumed
 
 
 def _uart_pins(ck: _Checker, devices: Mapping[str, DeviceSpec] | None,
@@ -1281,23 +1303,27 @@ def _uart_pins(ck: _Checker, devices: Mapping[str, DeviceSpec] | None,
     for dev_id, spec in devices.items():
         if spec.transport != "serial" or not spec.port.startswith("/"):
             continue
-        # A stable name may be a link to the UART (a udev rule's /dev/tablectl/shoe).
-        real = spec.port if spec.port in UART_PORTS else os.path.realpath(spec.port)
-        if real in UART_PORTS:
-            shown = spec.port if real == spec.port else f"{spec.port}, that is {real}"
-            uart = (dev_id, shown)
-            break
+        found = _gpio_uart(spec.port)
+        if found is not None:
+            uart = (dev_id, *found)
+            if not found[1]:
+                break                           # one known to be the UART names it best
     if uart is None:
         return
-    dev_id, shown = uart
+    dev_id, shown, presumed = uart
     for name, pin in _panel_pins(ck, gpio):
         bcm = _gpio_number(pin)
         if bcm in UART_PINS:
             ck.add(_pin_key(name),
                    f"pin {pin!r} is GPIO{bcm}, the {UART_PINS[bcm]} of the Pi's on-board UART, "
-                   f"which devices.{dev_id}.port uses ({shown})",
+                   f"which devices.{dev_id}.port uses ({shown}"
+                   + (f": the UART on GPIO14/15 up to a Raspberry Pi 4; {SERIAL_ALIAS} is not "
+                      "on this machine to tell)" if presumed else ")"),
                    f"move {name} to another pin: the UART's pins are fixed (GPIO14 TXD, "
-                   f"GPIO15 RXD); or put devices.{dev_id} on a USB serial adapter")
+                   f"GPIO15 RXD); or put devices.{dev_id} on a USB serial adapter"
+                   + (f"; on a Raspberry Pi 5, {SERIAL_ALIAS} is the debug UART connector "
+                      f"not GPIO14/15: name it, devices.{dev_id}.port = "
+                      f"\"{PI5_DEBUG_UART}\"" if presumed else ""))
 
 
 def _api(ck: _Checker, doc: dict[str, Any]) -> ApiConfig:
