@@ -10,8 +10,11 @@ the same boot to bring them to the clock after it (docs/journal.md, *The clock*)
 
 :class:`ClockWatch` holds the last look. The daemon (controller/service.py) takes one look at
 start, against the journal's last record (:meth:`ClockWatch.start`: a clock that went back
-across a restart), then one on every turn of its main loop (:meth:`ClockWatch.check`), and
-journals what they find as ``clock_behind`` and ``clock_step`` records before anything else.
+across a restart; :meth:`ClockWatch.across_stop`: within one boot, the step while the daemon
+was stopped, exactly), then one on every turn of its main loop (:meth:`ClockWatch.check`), and
+journals what they find as ``clock_step`` and ``clock_behind`` records before anything else.
+Restarted in the same boot before the clock is set, it shows the boot's warning again
+(:meth:`ClockWatch.resume`), which the journal carries from start to start.
 """
 from __future__ import annotations
 
@@ -57,12 +60,15 @@ class Sample:
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """The wall clock stepped between two looks: ``step_ns`` (positive forward)."""
+    """The wall clock stepped between two looks: ``step_ns`` (positive forward). One found at
+    start across a stop of the daemon in the same boot has ``last_seq``: the journal's last
+    record before the stop, whose clocks are ``before``."""
 
     before: Sample
     after: Sample
     threshold_ns: int
     boot: str | None
+    last_seq: int | None = None
 
     @property
     def step_ns(self) -> int:
@@ -70,9 +76,12 @@ class Step:
 
     def payload(self) -> dict[str, Any]:
         """The ``clock_step`` record's payload."""
-        return {"step_ns": self.step_ns, "before": self.before.to_json(),
-                "after": self.after.to_json(), "threshold_ns": self.threshold_ns,
-                "boot_id": self.boot}
+        out = {"step_ns": self.step_ns, "before": self.before.to_json(),
+               "after": self.after.to_json(), "threshold_ns": self.threshold_ns,
+               "boot_id": self.boot}
+        if self.last_seq is not None:
+            out.update(while_stopped=True, last_seq=self.last_seq)
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +96,17 @@ class Behind:
     @property
     def behind_ns(self) -> int:
         return self.last_wall_ns - self.now.wall_ns
+
+    @classmethod
+    def from_payload(cls, payload: Any) -> "Behind | None":
+        """A ``clock_behind`` record's payload read back, or None when it is not one."""
+        p = payload if isinstance(payload, dict) else {}
+        values = [p.get(k) for k in ("last_seq", "last_wall_ns", "wall_ns", "mono_ns")]
+        if not all(type(v) is int for v in values):
+            return None
+        boot = p.get("boot_id")
+        return cls(values[0], values[1], Sample(values[2], values[3]),
+                   boot if isinstance(boot, str) else None)
 
     def payload(self) -> dict[str, Any]:
         """The ``clock_behind`` record's payload."""
@@ -132,6 +152,32 @@ class ClockWatch:
             self.behind = Behind(last_seq, last_wall_ns, self.last, self.boot)
         return self.behind
 
+    def across_stop(self, last_seq: int, last_wall_ns: int, last_mono_ns: int,
+                    last_boot: str | None) -> Step | None:
+        """After :meth:`start`: the step of the wall clock while the daemon was stopped, when
+        the journal's last record is of this boot (``last_boot``, the boot id its run started
+        with): its ``wall - monotonic`` against the start's look's, exactly as between two
+        looks. None across a reboot (two boots' monotonic clocks cannot be compared), or
+        within the threshold."""
+        if self.boot is None or last_boot != self.boot:
+            return None
+        before = Sample(last_wall_ns, last_mono_ns)
+        if abs(self.last.offset_ns - before.offset_ns) <= self.threshold_ns:
+            return None
+        return Step(before, self.last, self.threshold_ns, self.boot, last_seq=last_seq)
+
+    def resume(self, earlier: Behind) -> bool:
+        """After :meth:`start`, restarted in the boot of ``earlier`` (the boot's clock_behind
+        record, read back): while the clock is still behind the record it named, show it
+        again, as before the restart; of two, the one the clock has further to catch up to.
+        True when it is shown."""
+        if self.boot is None or earlier.boot != self.boot or self._wall >= earlier.last_wall_ns:
+            return False
+        if self.behind is not None and self.behind.last_wall_ns >= earlier.last_wall_ns:
+            return False
+        self.behind = earlier
+        return True
+
     def check(self) -> Step | None:
         """Look again: the step since the last look when it is beyond the threshold (either
         way), else None. Each look is the next one's reference, so drift and slewing, which
@@ -155,6 +201,29 @@ class ClockWatch:
         return {"device": HEALTH_NAME, "class": "clock", "link": "unknown",
                 "last_heard_s": None, "identity": None, "conditions": [CLOCK_BEHIND],
                 "problem": self.behind.warning()}
+
+
+def run_start(journal: Any, last: Any) -> Any:
+    """The journal's last ``service`` start record at or before ``last`` (a record), or None:
+    the start of the run ``last`` belongs to, whose ``boot_id`` is that record's boot. Read
+    back from the end, as far as that start."""
+    rec = last
+    while rec is not None and not (rec.kind == "service" and isinstance(rec.payload, dict)
+                                   and rec.payload.get("event") == "start"):
+        rec = journal.last("service", until=rec.seq - 1)
+    return rec
+
+
+def boot_behind(journal: Any, began: Any) -> list[Any]:
+    """The ``clock_behind`` records the run begun at ``began`` (its ``service`` start) showed:
+    the one its start carried from an earlier start of the boot (``"clock_behind": seq``),
+    and one it wrote itself; oldest first."""
+    out = []
+    carried = began.payload.get("clock_behind")
+    if type(carried) is int and 0 < carried < began.seq:
+        out.append(journal.last(CLOCK_BEHIND, since=carried - 1, until=carried))
+    out.append(journal.last(CLOCK_BEHIND, since=began.seq))
+    return [r for r in out if r is not None]
 
 
 def seconds(ns: int) -> str:

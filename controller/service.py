@@ -37,7 +37,7 @@ from typing import Any, Mapping
 from controller import __version__
 from controller.access import reason
 from controller.clock_watch import (CLOCK_BEHIND, CLOCK_STEP, HEALTH_NAME, Behind, ClockWatch,
-                                    seconds)
+                                    Step, boot_behind, run_start, seconds)
 from controller.config import TableConfig
 from controller.cpu_latency import DEVICE as CPU_LATENCY_DEVICE
 from controller.cpu_latency import OFF as CPU_WAKEUP_OFF
@@ -215,10 +215,22 @@ class Service:
         cfg = self.config
         settings = table_settings(cfg)
         table = build_table(cfg.table_id, settings)
-        behind = self._watch_start()
-        self.journal.append(Kind.SERVICE.value, {"event": "start", "pid": os.getpid(),
-                                                 "boot_id": self.clock_watch.boot},
-                            source="service")
+        behind, stopped, resumed = self._watch_start()
+        start = {"event": "start", "pid": os.getpid(), "boot_id": self.clock_watch.boot}
+        if resumed is not None:
+            # The boot's clock_behind still shown: the next start of the boot finds it here.
+            start["clock_behind"] = resumed
+        self.journal.append(Kind.SERVICE.value, start, source="service")
+        if stopped is not None:
+            # Measured from the last record before the stop: the step across it, exactly.
+            rec = self.journal.append(CLOCK_STEP, stopped.payload(), source="service")
+            self.log.warning("wall clock stepped while the service was stopped",
+                             direction="forward" if stopped.step_ns > 0 else "back",
+                             step=seconds(stopped.step_ns), step_ns=stopped.step_ns,
+                             record=rec.seq)
+        if resumed is not None:
+            self.log.warning("wall clock still behind the journal, as at an earlier start of "
+                             "this boot", clock_behind=resumed)
         if behind is not None:
             # Journaled before anything else of this start is acted on; the table plays on
             # (an operator runs while NTP catches up), the pit sees it in the health.
@@ -270,17 +282,33 @@ class Service:
         await self._main_loop()
         return 1 if self.failed else 0
 
-    def _watch_start(self) -> Behind | None:
+    def _watch_start(self) -> tuple[Behind | None, Step | None, int | None]:
         """The clock watch's first look, against the journal's last record (before this start
-        writes any): what it found behind, or None. A last record that cannot be read is left
-        to the recovery, which names the damage."""
-        self.clock_watch = ClockWatch(self.clock)
+        writes any): what it found behind, the step while the daemon was stopped (the last
+        record of this boot), and the record of this boot's clock_behind shown again (still
+        behind it), or None for each. A last record that cannot be read is left to the
+        recovery, which names the damage."""
+        watch = self.clock_watch = ClockWatch(self.clock)
         try:
             last = self.journal.last()
+            began = run_start(self.journal, last)
         except TablectlError:
-            last = None
-        return self.clock_watch.start(last.seq if last else None,
-                                      last.wall_ns if last else None)
+            last = began = None
+        behind = watch.start(last.seq if last else None, last.wall_ns if last else None)
+        if last is None or began is None or began.payload.get("boot_id") != watch.boot:
+            return behind, None, None
+        stopped = watch.across_stop(last.seq, last.wall_ns, last.mono_ns,
+                                    began.payload.get("boot_id"))
+        resumed = None
+        try:
+            # The boot's warning, carried by the last start, or written by the run it began
+            for rec in boot_behind(self.journal, began):
+                earlier = Behind.from_payload(rec.payload)
+                if earlier is not None and watch.resume(earlier):
+                    resumed = rec.seq
+        except TablectlError:
+            pass
+        return behind, stopped, resumed
 
     def _watch_clock(self) -> None:
         """One look at the wall clock against the monotonic clock (every turn of the main

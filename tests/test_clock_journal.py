@@ -46,11 +46,15 @@ def test_a_journal_with_clock_records_verifies_replays_and_exports(tmp_path):
     assert view["state"] == "bets_open"
     assert sorted((b["box"], b["amount"]) for b in view["round"]["bets"]) == [(3, 20), (4, 10)]
     with Journal.open(path, readonly=True) as j:
-        step, = clock_records(j)
+        # the step mid-round, and (same boot) the three hours back while the daemon was down
+        step, stopped = clock_records(j)
         behind, = clock_records(j, "clock_behind")
         assert j.verify().ok
         recovery = [r.payload["report"] for r in j.records(kinds=["recovery"])]
     assert step.round_id == str(rid) and step.payload["step_ns"] == HOUR_NS
+    # (two ShiftedClocks: their bases were read microseconds apart)
+    assert stopped.payload["while_stopped"] and abs(stopped.payload["step_ns"] + 3 * HOUR_NS) \
+        < 10**9
     assert behind.round_id is None and behind.payload["behind_ns"] > 2 * HOUR_NS
     assert recovery[-1]["state_now"] == "bets_open"
 
@@ -59,7 +63,8 @@ def test_a_journal_with_clock_records_verifies_replays_and_exports(tmp_path):
     exported = tablectl("journal", "export", *args)
     assert exported.returncode == 0, exported.stderr
     lines = [json.loads(line) for line in exported.stdout.splitlines()]
-    assert [d["payload"] for d in lines if d["kind"] == "clock_step"] == [step.payload]
+    assert [d["payload"] for d in lines if d["kind"] == "clock_step"] == [step.payload,
+                                                                          stopped.payload]
     assert [d["payload"] for d in lines if d["kind"] == "clock_behind"] == [behind.payload]
 
     shown = tablectl("journal", "show", str(rid), *args)
