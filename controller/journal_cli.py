@@ -355,7 +355,9 @@ def clock_text(rec: Record) -> str:
     step, behind = p.get("step_ns"), p.get("behind_ns")
     if rec.kind == CLOCK_STEP and type(step) is int:
         way = "forward" if step > 0 else "back"
-        return f"wall clock stepped {way} {seconds(step)} (step_ns={step})"
+        # one made while the daemon was stopped is measured at start against its last record
+        when = " while the service was stopped" if p.get("while_stopped") is True else ""
+        return f"wall clock stepped {way} {seconds(step)}{when} (step_ns={step})"
     if rec.kind == CLOCK_BEHIND and type(behind) is int:
         return (f"wall clock {seconds(behind)} behind record {p.get('last_seq')} at start "
                 f"(behind_ns={behind})")

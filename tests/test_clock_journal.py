@@ -78,6 +78,10 @@ def test_a_journal_with_clock_records_verifies_replays_and_exports(tmp_path):
     assert any(f"record {step.seq}" in x and f"round {rid}" in x
                and "stepped forward 3600.000 s" in x for x in notes), rounds.stdout
     assert any(f"record {behind.seq}" in x and "behind" in x for x in notes), rounds.stdout
+    # the step across the stop says so: its wall times before it are of the last run
+    assert any(f"record {stopped.seq}" in x and "stepped back" in x
+               and "while the service was stopped" in x for x in notes), rounds.stdout
+    assert not any(f"record {step.seq}" in x and "stopped" in x for x in notes), rounds.stdout
 
     report = tablectl("integrity", "report", *args)
     assert report.returncode == 0, report.stderr
