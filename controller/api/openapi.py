@@ -99,7 +99,9 @@ def _errors(*codes: int) -> dict[str, Any]:
     text = {400: "malformed request (not JSON, a key given twice, not an object, unknown "
                  "parameter, not text where text is needed)",
             401: "no token, or a token of no role", 403: "the role lacks the right",
-            404: "no such command", 409: "the table refused it (rules or current state); "
+            404: "no such command",
+            408: "the body did not arrive in full in time; nothing was done",
+            409: "the table refused it (rules or current state); "
                                          "nothing changed",
             503: "the journal could not be written: the table is stopping and is not shown"}
     return {str(c): _response(text[c], _ERROR) for c in codes}
@@ -141,7 +143,7 @@ def build_openapi() -> dict[str, Any]:
             "requestBody": {"required": bool(body["required"]),
                             "content": {"application/json": {"schema": body}}},
             "responses": {"200": _response("done", {"$ref": "#/components/schemas/Done"}),
-                          **_errors(400, 401, 403, 404, 409, 503)}}}
+                          **_errors(400, 401, 403, 404, 408, 409, 503)}}}
     return {
         "openapi": "3.1.0",
         "info": {"title": "tablectl console API", "version": "1",

@@ -1,0 +1,73 @@
+"""The console API as a hostile client on the casino network would use it, against the real
+daemon (`tablectl run` as its own process, simulated devices on pseudo-terminals): connections
+that never finish their request, bodies that never arrive, clients that vanish mid-body. The
+table must go on, the daemon's resources stay bounded, and nothing reaches the journal.
+"""
+from __future__ import annotations
+
+import json
+import socket
+
+import pytest
+
+from test_api_support import TOKENS, DaemonTable
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory):
+    table = DaemonTable(tmp_path_factory.mktemp("audit"), "q-poker", "shoe")
+    yield table
+    table.close()
+
+
+def address(live):
+    host, port = live.url.split("//")[1].split(":")
+    return host, int(port)
+
+
+def get(live, path, role="display"):
+    import urllib.request
+    req = urllib.request.Request(live.url + path,
+                                 headers={"Authorization": f"Bearer {TOKENS[role]}"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return r.status, json.loads(r.read())
+
+
+def journal_count(live) -> int:
+    with live.journal() as journal:
+        return sum(1 for _ in journal.records())
+
+
+def half_body(role="dealer") -> bytes:
+    """A place_bet whose body says 100 bytes and sends 8."""
+    return (f"POST /api/commands/place_bet HTTP/1.1\r\nHost: table\r\n"
+            f"Authorization: Bearer {TOKENS[role]}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: 100\r\n\r\n{{\"box\": 1").encode()
+
+
+def read_answer(sock: socket.socket, timeout: float = 30.0) -> bytes:
+    sock.settimeout(timeout)
+    data = b""
+    while b"\r\n\r\n" not in data or not data.rstrip().endswith(b"}"):
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def test_a_body_that_never_arrives_in_full_is_answered_and_changes_nothing(live):
+    """A command whose body stops half way (a client that hangs, or one that means to hold a
+    connection for ever) is answered 408 naming the problem once the body is overdue, and
+    nothing reaches the journal or the table."""
+    host, port = address(live)
+    state, before = live.state(), journal_count(live)
+    with socket.create_connection((host, port)) as s:
+        s.sendall(half_body())
+        answer = read_answer(s)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 408"), answer[:200]
+    error = json.loads(body)["error"]
+    assert error["code"] == "request_timeout"
+    assert "body" in error["message"] and "send" in error["message"]
+    assert journal_count(live) == before and live.state() == state
+    assert get(live, "/api/health")[0] == 200
