@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 
 import pytest
 
@@ -17,6 +18,14 @@ def live(tmp_path_factory):
     table = DaemonTable(tmp_path_factory.mktemp("audit"), "q-poker", "shoe")
     yield table
     table.close()
+
+
+def until(pred, timeout=30.0, what="condition"):
+    """Wait until ``pred()`` holds; the ceiling is for a loaded machine."""
+    deadline = time.monotonic() + timeout
+    while not pred():
+        assert time.monotonic() < deadline, f"{what} not reached in {timeout} s"
+        time.sleep(0.05)
 
 
 def address(live):
@@ -71,3 +80,22 @@ def test_a_body_that_never_arrives_in_full_is_answered_and_changes_nothing(live)
     assert "body" in error["message"] and "send" in error["message"]
     assert journal_count(live) == before and live.state() == state
     assert get(live, "/api/health")[0] == 200
+
+
+def test_a_client_gone_mid_body_is_no_error_in_the_log(live):
+    """A client that goes away half way through a body is an ordinary event on a network:
+    the log does not fill with error tracebacks for it (one per connection a hostile
+    client opens)."""
+    host, port = address(live)
+    for _ in range(3):
+        with socket.create_connection((host, port)) as s:
+            s.sendall(half_body())
+            time.sleep(0.1)
+    marker = "/api/whoami"
+    assert get(live, marker)[0] == 200
+    log = live.rig.log_path
+    until(lambda: marker in log.read_text(encoding="utf-8", errors="replace"),
+          what="the access log line")
+    text = log.read_text(encoding="utf-8", errors="replace")
+    assert "Error handling request" not in text
+    assert "Traceback" not in text

@@ -310,6 +310,14 @@ async def _args(request: web.Request, params: tuple[str, ...]) -> dict[str, Any]
                        "again, its whole body at once")
         late.force_close()          # the rest of the body is not waited for
         return late
+    except ConnectionError:
+        # The client went away (or closed its side) half way: an ordinary thing on a network,
+        # not an error of the controller's. Answered in case it still listens.
+        gone = error(400, "bad_body", f"the body ended before the {request.content_length} "
+                     "bytes it announced; nothing was done: send the command again, its "
+                     "whole body")
+        gone.force_close()
+        return gone
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
