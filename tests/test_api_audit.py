@@ -6,6 +6,7 @@ table must go on, the daemon's resources stay bounded, and nothing reaches the j
 from __future__ import annotations
 
 import json
+import os
 import socket
 import time
 
@@ -13,11 +14,19 @@ import pytest
 
 from test_api_support import TOKENS, DaemonTable
 
+# Sockets the daemon may hold for the console beyond what it holds at rest, however many
+# connections a client opens (controller.api.serve.MAX_CONNECTIONS, with room to spare).
+HELD_AT_MOST = 160
+
 @pytest.fixture(scope="module")
 def live(tmp_path_factory):
     table = DaemonTable(tmp_path_factory.mktemp("audit"), "q-poker", "shoe")
     yield table
     table.close()
+
+
+def fds(live) -> int:
+    return len(os.listdir(f"/proc/{live.rig.proc.pid}/fd"))
 
 
 def until(pred, timeout=30.0, what="condition"):
@@ -62,6 +71,31 @@ def read_answer(sock: socket.socket, timeout: float = 30.0) -> bytes:
             break
         data += chunk
     return data
+
+
+def test_a_flood_of_unfinished_connections_holds_a_bounded_number_of_sockets(live):
+    """Each connection that never finishes its request holds a file descriptor of the
+    daemon's: under systemd it has 1024, and the journal, the devices' ports and their
+    reconnections need theirs. A client opening hundreds of them (idle, headers half sent,
+    a body half sent) must leave the daemon holding a bounded number, and the console still
+    answering the next request."""
+    base = fds(live)
+    socks = []
+    host, port = address(live)
+    try:
+        for i in range(300):
+            s = socket.create_connection((host, port))
+            socks.append(s)
+            if i % 3 == 1:
+                s.sendall(b"GET /api/table HTTP/1.1\r\nHost: table\r\n")
+            elif i % 3 == 2:
+                s.sendall(half_body())
+        until(lambda: fds(live) <= base + HELD_AT_MOST, what=f"at most {HELD_AT_MOST} sockets")
+        status, body = get(live, "/api/health")
+        assert status == 200 and body["ok"]
+    finally:
+        for s in socks:
+            s.close()
 
 
 def test_a_body_that_never_arrives_in_full_is_answered_and_changes_nothing(live):

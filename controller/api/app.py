@@ -171,6 +171,21 @@ async def _middleware(request: web.Request, handler: Callable) -> web.StreamResp
     return response
 
 
+# The connections with a request in hand (their handler running: a command, a query, an event
+# stream): controller.api.serve closes the others first when connections are at their limit.
+BUSY: web.AppKey[set[Any]] = web.AppKey("tablectl_busy", set)
+
+
+@web.middleware
+async def _in_hand(request: web.Request, handler: Callable) -> web.StreamResponse:
+    busy = request.app[BUSY]
+    busy.add(request.protocol)
+    try:
+        return await handler(request)
+    finally:
+        busy.discard(request.protocol)
+
+
 @web.middleware
 async def _security_headers(request: web.Request, handler: Callable) -> web.StreamResponse:
     response = await handler(request)
@@ -502,8 +517,10 @@ def create_app(runner_or_table: Any, config: Any, *, submit: Submit | None = Non
     if hasattr(runner_or_table, "publish") \
             and getattr(runner_or_table.publish, "_tablectl_hub", None) is not hub:
         _chain_publish(runner_or_table, hub)
-    app = web.Application(middlewares=[_security_headers, _middleware], client_max_size=MAX_BODY)
+    app = web.Application(middlewares=[_in_hand, _security_headers, _middleware],
+                          client_max_size=MAX_BODY)
     app[STATE] = ApiState(runner_or_table, api, hub, submit, drivers, status_interval)
+    app[BUSY] = set()
     app[_STREAMS] = set()
     app.router.add_get("/", get_page)
     app.router.add_static("/static/", WEB_DIR, show_index=False, follow_symlinks=False)

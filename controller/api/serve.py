@@ -2,6 +2,12 @@
 
 The access log names the method, the path (never the query string, which may hold the event
 stream's token), the status, the role and the time taken.
+
+Each open connection holds one of the daemon's file descriptors, which the journal and the
+devices' ports need too (a systemd service has 1024). So the server holds at most
+MAX_CONNECTIONS: a connection beyond them closes the oldest one with no request in hand (idle
+between requests, or its request not yet sent in full), or, when every one has a request in
+hand, is itself closed. An idle connection is closed after KEEPALIVE_S.
 """
 from __future__ import annotations
 
@@ -13,8 +19,13 @@ from aiohttp.abc import AbstractAccessLogger
 from controller.config import ApiConfig
 from controller.logs import get_logger
 
-from .app import ROLE
+from .app import BUSY, ROLE
 
+# Far more than the pit's displays and consoles open (a page holds its event stream and a
+# request or two), far fewer than the 1024 file descriptors of a systemd service.
+MAX_CONNECTIONS = 128
+# A connection with no request (between two, or none yet sent in full) is closed after this.
+KEEPALIVE_S = 30.0
 
 
 def _log():
@@ -46,8 +57,9 @@ class ApiServer:
         host = host or api.listen
         port = api.port if port is None else port
         runner = web.AppRunner(app, access_log_class=AccessLogger, shutdown_timeout=2.0,
-                               handle_signals=False)
+                               handle_signals=False, keepalive_timeout=KEEPALIVE_S)
         await runner.setup()
+        _bound(runner.server, app[BUSY], MAX_CONNECTIONS)
         site = web.TCPSite(runner, host, port)
         try:
             await site.start()
@@ -68,3 +80,35 @@ class ApiServer:
 
     async def close(self) -> None:
         await self.runner.cleanup()
+
+
+def _bound(server: Any, busy: set[Any], limit: int) -> None:
+    """Keep ``server``'s connections at most ``limit``: one beyond closes the oldest with no
+    request in hand (``busy`` holds those with one), else itself."""
+    made, lost = server.connection_made, server.connection_lost
+    live: dict[Any, Any] = {}          # handler -> transport, oldest first
+    closed = 0
+
+    def connection_made(handler: Any, transport: Any) -> None:
+        nonlocal closed
+        made(handler, transport)
+        live[handler] = transport
+        if len(live) <= limit:
+            return
+        victim = next((h for h in live if h is not handler and h not in busy), handler)
+        peer = live.pop(victim).get_extra_info("peername") or ("?",)
+        victim.force_close()
+        closed += 1
+        if closed in (1, 10, 100) or closed % 1000 == 0:
+            _log().warning("console connections at their limit; closing the oldest idle one",
+                           limit=limit, closed=closed, remote=peer[0],
+                           fix="a client opens connections without using them: find it "
+                               "by the remote addresses of the access log, or firewall the "
+                               "console's port to the pit's own addresses")
+
+    def connection_lost(handler: Any, exc: BaseException | None = None) -> None:
+        live.pop(handler, None)
+        lost(handler, exc)
+
+    server.connection_made = connection_made
+    server.connection_lost = connection_lost
