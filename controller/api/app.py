@@ -325,9 +325,13 @@ async def _args(request: web.Request, params: tuple[str, ...]) -> dict[str, Any]
                        "again, its whole body at once")
         late.force_close()          # the rest of the body is not waited for
         return late
-    except ConnectionError:
+    except (ConnectionError, RuntimeError) as exc:
         # The client went away (or closed its side) half way: an ordinary thing on a network,
-        # not an error of the controller's. Answered in case it still listens.
+        # not an error of the controller's. Answered in case it still listens. (aiohttp says
+        # "Connection closed." with a RuntimeError when it was gone before the read.)
+        if isinstance(exc, RuntimeError) and request.transport is not None \
+                and not request.transport.is_closing():
+            raise
         gone = error(400, "bad_body", f"the body ended before the {request.content_length} "
                      "bytes it announced; nothing was done: send the command again, its "
                      "whole body")
