@@ -133,3 +133,28 @@ def test_a_client_gone_mid_body_is_no_error_in_the_log(live):
     text = log.read_text(encoding="utf-8", errors="replace")
     assert "Error handling request" not in text
     assert "Traceback" not in text
+
+
+def test_a_malformed_request_carrying_the_token_leaves_it_out_of_the_log(live):
+    """The event stream takes its token in the query string (a browser's EventSource sends
+    no header); a request whose line the server cannot parse (a stray control character, a
+    line beyond 8190 bytes) is answered 400, and the log line for it neither holds the
+    request line, and with it the token, nor a traceback a client could fill the log with."""
+    host, port = address(live)
+    token = TOKENS["display"]
+    for line in (f"GET /api/events?token={token}\x01 HTTP/1.1\r\nHost: table\r\n\r\n",
+                 f"GET /api/events?token={token}&{'a' * 9000} HTTP/1.1\r\nHost: table\r\n\r\n",
+                 f"GET /api/events?token={token} HTTP/1.1\r\nNot a header\r\n\r\n"):
+        with socket.create_connection((host, port)) as s:
+            s.sendall(line.encode())
+            s.settimeout(10)
+            assert b" 400 " in s.recv(100).split(b"\r\n")[0]
+    marker = "/api/health"
+    assert get(live, marker)[0] == 200
+    log = live.rig.log_path
+    until(lambda: marker in log.read_text(encoding="utf-8", errors="replace"),
+          what="the access log line")
+    text = log.read_text(encoding="utf-8", errors="replace")
+    assert token not in text
+    assert "Traceback" not in text
+    assert "http request not understood" in text

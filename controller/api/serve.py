@@ -11,10 +11,13 @@ hand, is itself closed. An idle connection is closed after KEEPALIVE_S.
 """
 from __future__ import annotations
 
+import logging
+import sys
 from typing import Any
 
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
+from aiohttp.http_exceptions import HttpProcessingError
 
 from controller.config import ApiConfig
 from controller.logs import get_logger
@@ -41,6 +44,31 @@ class AccessLogger(AbstractAccessLogger):
                  role=request.get(ROLE), remote=request.remote, ms=round(time * 1000, 1))
 
 
+class ServerLog(logging.Logger):
+    """aiohttp's server logger, but a request it cannot parse (a bad request line or header,
+    a line too long) is one warning naming the kind of fault and the remote address: the
+    parser's own message quotes the request line, where the event stream's ``?token=`` is,
+    and its traceback at error level, once per request, is a client's to fill the log with."""
+
+    def _log(self, level: int, msg: object, args: Any, exc_info: Any = None,
+             *rest: Any, **kw: Any) -> None:
+        exc = sys.exc_info()[1] if exc_info is True else (
+            exc_info[1] if isinstance(exc_info, tuple) else exc_info)
+        if isinstance(exc, HttpProcessingError):
+            level, exc_info = min(level, logging.WARNING), None   # aiohttp's debug stays
+            msg = f"http request not understood ({type(exc).__name__}), answered 400; from %s"
+            args = args[:1] if isinstance(args, tuple) else ()
+            if not args:
+                msg, args = msg.replace("; from %s", ""), ()
+        super()._log(level, msg, args, exc_info, *rest, **kw)
+
+
+def _server_log() -> logging.Logger:
+    log = ServerLog("aiohttp.server")
+    log.parent = logging.getLogger("aiohttp")      # to the daemon's handlers, as aiohttp's own
+    return log
+
+
 class ApiServer:
     """The running API: ``await ApiServer.start(app, config)``, then ``await server.close()``.
 
@@ -57,7 +85,8 @@ class ApiServer:
         host = host or api.listen
         port = api.port if port is None else port
         runner = web.AppRunner(app, access_log_class=AccessLogger, shutdown_timeout=2.0,
-                               handle_signals=False, keepalive_timeout=KEEPALIVE_S)
+                               handle_signals=False, keepalive_timeout=KEEPALIVE_S,
+                               logger=_server_log())
         await runner.setup()
         _bound(runner.server, app[BUSY], MAX_CONNECTIONS)
         site = web.TCPSite(runner, host, port)
