@@ -158,3 +158,20 @@ def test_a_malformed_request_carrying_the_token_leaves_it_out_of_the_log(live):
     assert token not in text
     assert "Traceback" not in text
     assert "http request not understood" in text
+
+
+def test_head_of_the_event_stream_is_its_headers_alone(live):
+    """A HEAD request (a proxy's or a monitor's check) is answered with the headers a GET
+    would have and no content (RFC 9110 9.3.2): the event stream must not start, or the
+    answer never ends and the connection is taken up by it. The next request on the same
+    connection is answered as such."""
+    host, port = address(live)
+    auth = f"Authorization: Bearer {TOKENS['display']}\r\n"
+    with socket.create_connection((host, port)) as s:
+        s.sendall(f"HEAD /api/events HTTP/1.1\r\nHost: table\r\n{auth}\r\n"
+                  f"GET /api/health HTTP/1.1\r\nHost: table\r\n{auth}\r\n".encode())
+        answer = read_answer(s)
+    head, _, rest = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200") and b"text/event-stream" in head, head
+    assert rest.startswith(b"HTTP/1.1 200"), rest[:80]
+    assert json.loads(rest.partition(b"\r\n\r\n")[2])["ok"] is True

@@ -436,10 +436,12 @@ async def get_events(request: web.Request) -> web.StreamResponse:
     devices) after state and device changes and every few seconds."""
     st = request.app[STATE]
     # Headers go out at prepare(), before the middlewares see the response: set them here.
-    resp = web.StreamResponse(headers={"Content-Type": "text/event-stream; charset=utf-8",
-                                       "Cache-Control": "no-store", "X-Accel-Buffering": "no",
-                                       "X-Content-Type-Options": "nosniff",
-                                       "Referrer-Policy": "no-referrer"})
+    headers = {"Content-Type": "text/event-stream; charset=utf-8",
+               "Cache-Control": "no-store", "X-Accel-Buffering": "no",
+               "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+    if request.method == "HEAD":      # the headers alone: a stream started would never end
+        return web.Response(headers=headers)
+    resp = web.StreamResponse(headers=headers)
     await resp.prepare(request)
     sub = st.hub.subscribe()
     request.app[_STREAMS].add(sub)
