@@ -175,3 +175,36 @@ def test_head_of_the_event_stream_is_its_headers_alone(live):
     assert head.startswith(b"HTTP/1.1 200") and b"text/event-stream" in head, head
     assert rest.startswith(b"HTTP/1.1 200"), rest[:80]
     assert json.loads(rest.partition(b"\r\n\r\n")[2])["ok"] is True
+
+
+def post(live, path, raw: bytes, role="dealer"):
+    import urllib.error
+    import urllib.request
+    req = urllib.request.Request(live.url + path, data=raw, method="POST", headers={
+        "Authorization": f"Bearer {TOKENS[role]}", "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def test_a_card_spelled_in_a_refused_name_is_masked_in_the_answer_and_the_log(live):
+    """Anywhere the API answers, a card spelled in what the sender gave is masked (the
+    table's refusals, a key given twice): an unknown parameter or an unknown command named
+    as a card too, in the answer and in the log line of the refusal, so that no byte a
+    client or the log gets spells a card the table has not turned up."""
+    before = journal_count(live)
+    status, body = post(live, "/api/commands/place_bet", b'{"Ah": 1, "Kd": 2}')
+    assert status == 400 and json.loads(body)["error"]["code"] == "bad_parameter"
+    assert b"Ah" not in body and b"Kd" not in body and b"[card]" in body
+    status, body = post(live, "/api/commands/Qs", b"{}")
+    assert status == 404 and json.loads(body)["error"]["code"] == "unknown_command"
+    assert b"Qs" not in body and b"[card]" in body
+    assert journal_count(live) == before
+    marker = "/api/whoami"
+    assert get(live, marker)[0] == 200
+    log = live.rig.log_path
+    until(lambda: marker in log.read_text(encoding="utf-8", errors="replace"),
+          what="the access log line")
+    assert "commands/Qs" not in log.read_text(encoding="utf-8", errors="replace")

@@ -105,7 +105,7 @@ def error(status: int, code: str, message: str, **extra: Any) -> web.Response:
 def _refuse(request: web.Request, status: int, code: str, message: str, **fields: Any
             ) -> web.Response:
     _log().warning("api request refused", status=status, code=code, method=request.method,
-                path=request.path, remote=request.remote, role=request.get(ROLE), **fields)
+                path=scrub(request.path), remote=request.remote, role=request.get(ROLE), **fields)
     return error(status, code, message)
 
 
@@ -266,7 +266,7 @@ async def post_command(request: web.Request) -> web.Response:
     spec = COMMANDS.get(name)
     if spec is None:
         return _refuse(request, 404, "unknown_command",
-                       f"there is no command {name!r}; {role} may give: "
+                       f"there is no command {scrub(repr(name))}; {role} may give: "
                        f"{', '.join(c['name'] for c in commands_for(role))}")
     if role not in spec.roles:
         return _refuse(request, 403, "forbidden",
@@ -381,7 +381,7 @@ async def _args(request: web.Request, params: tuple[str, ...]) -> dict[str, Any]
     if unknown:
         return error(400, "bad_parameter",
                      f"{request.match_info['name']} takes {', '.join(params) or 'no parameters'};"
-                     f" unexpected {', '.join(unknown)}")
+                     f" unexpected {scrub(', '.join(k[:40] for k in unknown))}")
     for key, value in body.items():
         wrong = _not_text(key, value)
         if wrong:

@@ -21,6 +21,7 @@ from aiohttp.http_exceptions import HttpProcessingError
 
 from controller.config import ApiConfig
 from controller.logs import get_logger
+from controller.table.secrecy import scrub
 
 from .app import BUSY, ROLE
 
@@ -40,8 +41,10 @@ class AccessLogger(AbstractAccessLogger):
     """One structured line per request; no token, no query string."""
 
     def log(self, request: web.BaseRequest, response: web.StreamResponse, time: float) -> None:
-        _log().info("http", method=request.method, path=request.path, status=response.status,
-                 role=request.get(ROLE), remote=request.remote, ms=round(time * 1000, 1))
+        # a card spelled in a path (a command's name as sent) is masked, as in the answers
+        _log().info("http", method=request.method, path=scrub(request.path),
+                    status=response.status,
+                    role=request.get(ROLE), remote=request.remote, ms=round(time * 1000, 1))
 
 
 class ServerLog(logging.Logger):
