@@ -208,3 +208,42 @@ def test_a_card_spelled_in_a_refused_name_is_masked_in_the_answer_and_the_log(li
     until(lambda: marker in log.read_text(encoding="utf-8", errors="replace"),
           what="the access log line")
     assert "commands/Qs" not in log.read_text(encoding="utf-8", errors="replace")
+
+
+def test_event_streams_beyond_their_limit_leave_room_for_the_dealers_commands(live):
+    """Event streams last as long as their client wants: a client holding the display's
+    token that opens stream after stream must not take every connection the console has,
+    or the dealer's next command finds none. Streams beyond their limit are refused (503,
+    saying why and what to do) and a dealer's command is still answered."""
+    host, port = address(live)
+    auth = f"Authorization: Bearer {TOKENS['display']}\r\n"
+    streams, refused = [], []
+    try:
+        for _ in range(140):
+            s = socket.create_connection((host, port))
+            s.sendall(f"GET /api/events HTTP/1.1\r\nHost: table\r\n{auth}\r\n".encode())
+            s.settimeout(10)
+            first = s.recv(200)
+            streams.append(s)
+            if b" 503 " in first.split(b"\r\n")[0]:
+                refused.append(first)
+        assert refused, "every stream was taken"
+        status, body = post(live, "/api/commands/close_bets", b"")
+        assert status in (200, 409), body
+        error = json.loads(read_answer_of(refused[-1], streams[-1]))["error"]
+        assert error["code"] == "too_many_streams" and "stream" in error["message"]
+    finally:
+        for s in streams:
+            s.close()
+
+
+def read_answer_of(first: bytes, sock: socket.socket) -> bytes:
+    """The body of an answer whose first bytes were ``first``."""
+    data = first
+    sock.settimeout(10)
+    while not data.rstrip().endswith(b"}"):
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return data.partition(b"\r\n\r\n")[2]

@@ -48,6 +48,10 @@ BODY_S = 10.0
 # the journal could not write the command down.
 MAX_NESTING = 2
 STATUS_INTERVAL_S = 2.0
+# Event streams served at once: a page holds one, so this is many pit displays and consoles,
+# and it leaves room among the server's connections (controller.api.serve.MAX_CONNECTIONS)
+# for the commands, whatever a client holding a token opens.
+MAX_STREAMS = 64
 # Table events after which the stream also sends a fresh ``status`` (light, devices).
 STATUS_AFTER = {"state", "device_link", "device_condition", "malfunction_cleared", "mode"}
 
@@ -441,6 +445,11 @@ async def get_events(request: web.Request) -> web.StreamResponse:
                "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
     if request.method == "HEAD":      # the headers alone: a stream started would never end
         return web.Response(headers=headers)
+    if len(request.app[_STREAMS]) >= MAX_STREAMS:
+        return _refuse(request, 503, "too_many_streams",
+                       f"{MAX_STREAMS} event streams are open already, the most this table "
+                       "serves; close the displays or tabs not in use (each page holds one "
+                       "stream), then reload this one")
     resp = web.StreamResponse(headers=headers)
     await resp.prepare(request)
     sub = st.hub.subscribe()

@@ -129,7 +129,9 @@ def build_openapi() -> dict[str, Any]:
                             "description": "the token, for clients that cannot send headers"}],
             "responses": {"200": {"description": "text/event-stream",
                                   "content": {"text/event-stream": {"schema": {"type": "string"}}}},
-                          **_errors(401)}}},
+                          **_errors(401),
+                          "503": _response("too many event streams open already (or the "
+                                           "journal could not be written)", _ERROR)}}},
         "/api/openapi.json": {"get": {"summary": "This description", "security": [],
                                       "responses": {"200": _response("OpenAPI 3.1")}}},
     }
