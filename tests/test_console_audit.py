@@ -1,0 +1,72 @@
+"""The pit display and the dealer console given hostile text, in headless Chromium against the
+real daemon: a player's name, a void's reason and a refusal holding HTML and script are shown
+as the text they are, on every role's page, and nothing of them runs.
+"""
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+
+import pytest
+
+from test_api_support import TOKENS
+from test_console_browser import (BROWSER_TESTS, browser, close_pages, expect,  # noqa: F401
+                                  front, live, open_page, state_is, supervisor)
+
+pytestmark = BROWSER_TESTS
+
+NAME = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>Mr <b>X</b>'
+REASON = 'dispute <svg onload="window.__xss=3"></svg><b id="injected">bold</b>'
+
+
+def dealer(live, name, **args):
+    req = urllib.request.Request(f"{live.url}/api/commands/{name}", method="POST",
+                                 data=json.dumps(args).encode(),
+                                 headers={"Authorization": f"Bearer {TOKENS['dealer']}",
+                                          "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def nothing_ran(page):
+    assert page.evaluate("window.__xss") is None
+    assert page.locator("img[src=x], #injected, svg[onload]").count() == 0
+    assert page.locator("script").evaluate_all(
+        "els => els.filter(e => e.textContent.includes('__xss')).length") == 0
+
+
+@pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)
+def test_html_in_a_name_a_reason_and_a_refusal_is_shown_as_text(browser, live):
+    supervisor(live, "open_table")
+    assert dealer(live, "deck_ready")[0] == 200
+    display = open_page(browser, live, "display")
+    desk = open_page(browser, live, "dealer")
+    state_is(display, "bets_open")
+    status, doc = dealer(live, "place_bet", box=1, wager="versus_croupier", amount=10,
+                         player=NAME)
+    assert status == 200, doc
+    for page in (display, desk):
+        front(page)
+        expect(page.get_by_test_id("box-1")).to_contain_text("Mr <b>X</b>")
+        expect(page.get_by_test_id("box-1")).to_contain_text('<img src=x onerror=')
+        nothing_ran(page)
+    # A refusal quoting the name, shown to the dealer: remove a bet this player does not hold.
+    front(desk)
+    desk.locator("details:has(#command-form) summary").click()
+    desk.locator("#command-name").select_option("remove_bet")
+    desk.locator("#command-form [data-param=box]").fill("1")
+    desk.locator("#command-form [data-param=wager]").fill("pair_bonus")
+    desk.locator("#command-form [data-param=player]").fill(NAME)
+    desk.locator("#command-form [type=submit]").click()
+    expect(desk.get_by_test_id("error")).to_contain_text("409")
+    nothing_ran(desk)
+    supervisor(live, "void_round", reason=REASON)
+    for page in (display, desk):
+        front(page)
+        state_is(page, "round_void")
+        expect(page.get_by_test_id("events")).to_contain_text('<b id="injected">bold</b>')
+        nothing_ran(page)
