@@ -247,3 +247,54 @@ def read_answer_of(first: bytes, sock: socket.socket) -> bytes:
             break
         data += chunk
     return data.partition(b"\r\n\r\n")[2]
+
+
+def test_a_connection_beyond_the_limit_when_all_are_busy_is_closed_cleanly(monkeypatch):
+    """When every connection has a request in hand (event streams), the new one is the one
+    closed: at once, without its serving task failing (an error in the log each time), and
+    the streams go on."""
+    import asyncio
+    import gc
+    import tempfile
+    from pathlib import Path
+
+    import controller.api.serve as serve
+    from controller.api import ApiServer, create_app
+    from test_api_support import api_config, make_runner
+
+    monkeypatch.setattr(serve, "MAX_CONNECTIONS", 2)
+    failures = []
+
+    async def main():
+        asyncio.get_running_loop().set_exception_handler(lambda loop, ctx: failures.append(ctx))
+        with tempfile.TemporaryDirectory() as tmp:
+            runner = make_runner(Path(tmp) / "j.db")
+            config = api_config()
+            server = await ApiServer.start(create_app(runner, config, status_interval=0.2),
+                                           config)
+            auth = f"Authorization: Bearer {TOKENS['display']}\r\n"
+            try:
+                streams = []
+                for _ in range(2):
+                    r, w = await asyncio.open_connection("127.0.0.1", server.port)
+                    w.write(f"GET /api/events HTTP/1.1\r\nHost: t\r\n{auth}\r\n".encode())
+                    assert b" 200 " in await r.readline()
+                    streams.append((r, w))
+                r, w = await asyncio.open_connection("127.0.0.1", server.port)
+                try:
+                    assert await asyncio.wait_for(r.read(100), 10) == b""
+                except ConnectionResetError:
+                    pass
+                w.close()
+                for r, _ in streams:                   # both streams still going
+                    assert await asyncio.wait_for(r.readuntil(b"event: status"), 10)
+                for _, w in streams:
+                    w.close()
+                gc.collect()
+                await asyncio.sleep(0.1)
+            finally:
+                await server.close()
+            runner.journal.close()
+
+    asyncio.run(main())
+    assert not failures, failures

@@ -11,6 +11,7 @@ hand, is itself closed. An idle connection is closed after KEEPALIVE_S.
 """
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
 from typing import Any
@@ -129,10 +130,16 @@ def _bound(server: Any, busy: set[Any], limit: int) -> None:
             return
         victim = next((h for h in live if h is not handler and h not in busy), handler)
         peer = live.pop(victim).get_extra_info("peername") or ("?",)
-        victim.force_close()
+        if victim is handler:
+            # Its own serving task is not started yet: closed now, the task would find the
+            # connection gone and fail. Closed once it has started (two hops of the loop).
+            loop = asyncio.get_running_loop()
+            loop.call_soon(loop.call_soon, victim.force_close)
+        else:
+            victim.force_close()
         closed += 1
         if closed in (1, 10, 100) or closed % 1000 == 0:
-            _log().warning("console connections at their limit; closing the oldest idle one",
+            _log().warning("console connections at their limit; one closed",
                            limit=limit, closed=closed, remote=peer[0],
                            fix="a client opens connections without using them: find it "
                                "by the remote addresses of the access log, or firewall the "
