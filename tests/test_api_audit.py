@@ -298,3 +298,54 @@ def test_a_connection_beyond_the_limit_when_all_are_busy_is_closed_cleanly(monke
 
     asyncio.run(main())
     assert not failures, failures
+
+
+def test_an_event_stream_whose_reader_stopped_is_ended(monkeypatch):
+    """A display that stops reading its stream (its network gone without a word, a client
+    that means to hold a stream for ever) must not keep its place among the streams and its
+    connection for ever: once what is sent to it waits unwritten for STREAM_WRITE_S, the
+    stream ends. (In process, with the socket's buffers made small, so that a few status
+    messages fill them.)"""
+    import asyncio
+    import socket as sockets
+    import tempfile
+    from pathlib import Path
+
+    import controller.api.app as app_module
+    from controller.api import ApiServer, create_app
+    from test_api_support import api_config, make_runner
+
+    monkeypatch.setattr(app_module, "STREAM_WRITE_S", 1.0, raising=False)
+
+    async def main():
+        with tempfile.TemporaryDirectory() as tmp:
+            runner = make_runner(Path(tmp) / "j.db")
+            config = api_config()
+            app = create_app(runner, config, status_interval=0.05)
+            server = await ApiServer.start(app, config)
+            try:
+                s = sockets.socket()
+                s.setsockopt(sockets.SOL_SOCKET, sockets.SO_RCVBUF, 2048)
+                s.setblocking(False)
+                loop = asyncio.get_running_loop()
+                await loop.sock_connect(s, ("127.0.0.1", server.port))
+                await loop.sock_sendall(s, f"GET /api/events HTTP/1.1\r\nHost: t\r\n"
+                                        f"Authorization: Bearer {TOKENS['display']}\r\n\r\n"
+                                        .encode())
+                assert b" 200 " in await loop.sock_recv(s, 20)
+                streams = app[app_module._STREAMS]
+                busy = next(iter(app[app_module.BUSY]))
+                busy.transport.get_extra_info("socket").setsockopt(
+                    sockets.SOL_SOCKET, sockets.SO_SNDBUF, 2048)
+                busy.transport.set_write_buffer_limits(high=2048)
+                # The client reads no more: the status messages fill the buffers.
+                deadline = asyncio.get_running_loop().time() + 30
+                while streams and asyncio.get_running_loop().time() < deadline:
+                    await asyncio.sleep(0.05)
+                assert not streams, "the stream of a client that stopped reading goes on"
+                s.close()
+            finally:
+                await server.close()
+            runner.journal.close()
+
+    asyncio.run(main())

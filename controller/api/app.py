@@ -52,6 +52,8 @@ STATUS_INTERVAL_S = 2.0
 # and it leaves room among the server's connections (controller.api.serve.MAX_CONNECTIONS)
 # for the commands, whatever a client holding a token opens.
 MAX_STREAMS = 64
+# How long an event stream waits for its client to take what is sent before it ends.
+STREAM_WRITE_S = 15.0
 # Table events after which the stream also sends a fresh ``status`` (light, devices).
 STATUS_AFTER = {"state", "device_link", "device_condition", "malfunction_cleared", "mode"}
 
@@ -434,6 +436,10 @@ def _sse(event: str, data: Mapping[str, Any], event_id: int | None = None) -> by
     return f"{head}event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
 
 
+class _Stalled(Exception):
+    """An event stream's client stopped reading."""
+
+
 async def get_events(request: web.Request) -> web.StreamResponse:
     """Server-sent events: ``snapshot`` (the whole table) first, then the round's earlier
     events as ``history``, then each table event as ``table``, and ``status`` (light and
@@ -452,34 +458,49 @@ async def get_events(request: web.Request) -> web.StreamResponse:
                        "stream), then reload this one")
     resp = web.StreamResponse(headers=headers)
     await resp.prepare(request)
+
+    async def send(data: bytes) -> None:
+        # What the client does not take within STREAM_WRITE_S (it stopped reading) ends the
+        # stream: it would otherwise hold its connection, and its place among the streams,
+        # for ever.
+        try:
+            await asyncio.wait_for(resp.write(data), STREAM_WRITE_S)
+        except asyncio.TimeoutError:
+            raise _Stalled from None
+
     sub = st.hub.subscribe()
     request.app[_STREAMS].add(sub)
     try:
         snap = table_doc(st, request[ROLE])
-        await resp.write(_sse("snapshot", snap, snap["event_id"]))
+        await send(_sse("snapshot", snap, snap["event_id"]))
         round_no = st.table.round.round_id if st.table.round is not None else None
         for event_id, doc in st.hub.replay(round_no, snap["event_id"]):
-            await resp.write(_sse("history", doc, event_id))
+            await send(_sse("history", doc, event_id))
         while True:
             try:
                 item = await asyncio.wait_for(sub.get(), st.status_interval)
             except asyncio.TimeoutError:
-                await resp.write(_sse("status", status_doc(st)))
+                await send(_sse("status", status_doc(st)))
                 continue
             if item is None:             # the application is stopping
                 break
             if sub.overflowed:
-                await resp.write(_sse("resync", {"reason": "client too slow; reload the "
-                                                           "table with GET /api/table"}))
+                await send(_sse("resync", {"reason": "client too slow; reload the "
+                                                     "table with GET /api/table"}))
                 break
             event_id, doc = item
-            await resp.write(_sse("table", doc, event_id))
+            await send(_sse("table", doc, event_id))
             if doc.get("kind") in STATUS_AFTER and sub.queue.empty():
-                await resp.write(_sse("status", status_doc(st)))
+                await send(_sse("status", status_doc(st)))
     except (ConnectionResetError, asyncio.CancelledError):
         pass
     except TableStopped:            # headers are out: the stream just ends
         pass
+    except _Stalled:
+        _log().warning("event stream ended: its client stopped reading", remote=request.remote,
+                       role=request.get(ROLE), after_s=STREAM_WRITE_S)
+        if request.transport is not None:
+            request.transport.abort()     # what waits to be written is dropped
     finally:
         sub.close()
         request.app[_STREAMS].discard(sub)
