@@ -1,7 +1,7 @@
 """What the pit display shows of the devices and the tower light.
 
 Device health joins what the table knows (each device's identity from its hello exchange, its
-link and its conditions: jam, door open, malfunction) with what the drivers know (whether the
+link and its conditions: jam, door open, malfunction, another unit) with what the drivers know (whether the
 link is up now, how long since the device was last heard: its heartbeats or any frame). A part
 of the controller itself with something to tell the pit (its wall clock, behind the journal at
 start: controller/clock_watch.py) stands among the drivers with a ``health_entry()`` and is
@@ -33,13 +33,27 @@ CONDITION_PROBLEMS = {
                    "read (its words are in the journal): have it checked, then the supervisor "
                    "gives clear_malfunction",
     "door_open": "the {device}'s {door} is open: close it",
+    "replaced": "the {device} came back as another unit ({now}; was {was}), which held none "
+                "of what the one before did: check it is an approved unit for this table, "
+                "then the supervisor gives clear_malfunction",
 }
 
 
-def _condition_problem(name: str, device_class: str, conditions: list[str]) -> str | None:
-    """The conditions of a linked device in words, with the way out of each; None without."""
+def _unit(ident: Mapping[str, Any] | None) -> str:
+    """A unit as the pit tells it from another: its serial number and firmware hash."""
+    ident = ident or {}
+    return (f"serial {ident.get('serial', 'unknown')}, "
+            f"firmware hash {ident.get('firmware_hash', 'unknown')}")
+
+
+def _condition_problem(name: str, device_class: str, conditions: list[str],
+                       table: Any = None) -> str | None:
+    """The conditions of a linked device in words, with the way out of each; None without.
+    ``table`` gives a replaced device's identities, the one before and the one now."""
     door = "lid" if device_class == "dice" else "door"
-    texts = [CONDITION_PROBLEMS[c].format(device=name, door=door)
+    was = getattr(table, "replaced_units", {}).get(name)
+    now = getattr(table, "identities", {}).get(name)
+    texts = [CONDITION_PROBLEMS[c].format(device=name, door=door, was=_unit(was), now=_unit(now))
              for c in conditions if c in CONDITION_PROBLEMS]
     return "; ".join(texts) or None
 
@@ -77,7 +91,8 @@ def device_health(table: Any, drivers: Mapping[str, Any] | None = None) -> list[
                     "identity": dict(table.identities.get(name, {})) or None,
                     "conditions": conditions,
                     "problem": (_problem(driver) if link != "up" else None)
-                    or _condition_problem(name, table.devices.get(name, ""), conditions)})
+                    or _condition_problem(name, table.devices.get(name, ""), conditions,
+                                          table)})
     # The controller's own parts: shown only while they have something to say.
     out += [e for e in (p.health_entry() for p in parts.values()) if e is not None]
     return out

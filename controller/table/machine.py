@@ -112,8 +112,10 @@ DEVICE_FAILURE = {"shuffler": Irregularity.SHUFFLER_MALFUNCTION,
                   "dice": Irregularity.DICE_MALFUNCTION}
 # Device events that put cards out at the table (face down, most of them).
 CARDS_OUT = (ev.CardDrawn, ev.CardDispensed, ev.HandDispensed, ev.Misread)
-# Conditions that persist until a device clears them or a supervisor does.
-SUPERVISOR_CONDITIONS = ("jam", "malfunction")
+# Conditions that persist until a device clears them or a supervisor does. ``replaced``: the
+# device came back as another unit (serial number or firmware hash), which the supervisor
+# accepts (docs/protocol.md 3.4).
+SUPERVISOR_CONDITIONS = ("jam", "malfunction", "replaced")
 
 # Why a command asked of a device was not carried out, when asking again later is all it takes:
 # the device was busy with something else, or its link was not up (nothing was sent).
@@ -261,6 +263,9 @@ class Table:
         self._house_capital = house_co_bank_capital
         self.conditions: dict[str, set[str]] = {}   # device id -> {"jam", "door_open", ...}
         self.identities: dict[str, dict[str, Any]] = {}
+        # device id -> the identity it had before it came back as another unit (``replaced``)
+        self.replaced_units: dict[str, dict[str, Any]] = {}
+        self._new_unit = ""             # the device being handled as another unit, if any
         self.outbox: list[PublicEvent] = []
         self.commands: list[Command] = []
         self.round_no = 0
@@ -836,15 +841,50 @@ class Table:
         return self.devices.get(device, device)
 
     def _on_link_up(self, e: ev.LinkUp) -> None:
-        self.identities[e.device] = {"vendor": e.identity.vendor, "model": e.identity.model,
-                                     "serial": e.identity.serial,
-                                     "firmware_version": e.identity.firmware_version,
-                                     "firmware_hash": e.identity.firmware_hash,
-                                     "recognises_cards": e.identity.recognises_cards}
+        self._link_up(e, replaced=self._another_unit(e))
+
+    def _another_unit(self, e: ev.LinkUp) -> bool:
+        """Take the identity the device gave at its hello. One with another serial number or
+        firmware hash than the table last had for that device id (journaled: after a restart
+        of the controller it is the one replayed) is another unit (docs/protocol.md 3.4): a
+        spare put in, or other firmware. It is journaled and published with both identities,
+        held for the supervisor to accept (``replaced``, cleared by clear_malfunction) and
+        ruled as a device that restarted: whatever the unit before held is gone."""
+        ident = e.identity
+        now = {"vendor": ident.vendor, "model": ident.model, "serial": ident.serial,
+               "firmware_version": ident.firmware_version, "firmware_hash": ident.firmware_hash,
+               "recognises_cards": ident.recognises_cards}
+        was = self.identities.get(e.device)
+        self.identities[e.device] = now
+        if was is None or (was.get("serial"), was.get("firmware_hash")) == (
+                now["serial"], now["firmware_hash"]):
+            return False
+        self.replaced_units[e.device] = was
+        self._cond(e.device).add("replaced")
+        self._publish("device_replaced", device=e.device, was=_shown_identity(was),
+                      now=_shown_identity(now))
+        if self._device_class(e.device) == "shuffler" and not self._deal_begun():
+            # The deck the unit before shuffled is not in this one: shuffled again first.
+            self._deck_ready, self._needs_shuffle = False, True
+            if self.round is not None and self.round.void is None \
+                    and self.state == "malfunction" and self.mode is Mode.SHUFFLER:
+                self._awaiting_shuffle = True
+        self._new_unit = e.device
+        try:
+            self._device_failure(e, f"came back as another unit (serial {now['serial']}, "
+                                    f"firmware hash {now['firmware_hash']}; was serial "
+                                    f"{was.get('serial')}, firmware hash "
+                                    f"{was.get('firmware_hash')}): check it is an approved "
+                                    "unit, then the supervisor gives clear_malfunction")
+        finally:
+            self._new_unit = ""
+        return True
+
+    def _link_up(self, e: ev.LinkUp, replaced: bool) -> None:
         self._cond(e.device).discard("link_lost")
         self._publish("device_link", device=e.device, link="up",
                       **_shown_identity(self.identities[e.device]))
-        if not (isinstance(e, ev.LinkRestored) and e.resumed):
+        if replaced or not (isinstance(e, ev.LinkRestored) and e.resumed):
             # A new session (it restarted, or the controller did and cannot tell): what it
             # saw while away is lost. A resumed one sends what it saw (protocol 3.2).
             self._sensors_watch_again(e.device)
@@ -865,10 +905,11 @@ class Table:
         self._resume_requests()
 
     def _on_link_restored(self, e: ev.LinkRestored) -> None:
-        if not e.resumed and self._board_owed(self._device_class(e.device)):
+        replaced = self._another_unit(e)
+        if not replaced and not e.resumed and self._board_owed(self._device_class(e.device)):
             # It restarted while away: the board it held is lost (as on a reboot notice).
             self._device_failure(e, "the shuffler came back with a new session (it restarted)")
-        self._on_link_up(e)
+        self._link_up(e, replaced)
 
     def _on_link_lost(self, e: ev.LinkLost) -> None:
         self._cond(e.device).add("link_lost")
@@ -1281,15 +1322,15 @@ class Table:
                 and self.round.void is None and self.tracker is not None
                 and not self.tracker.done)
 
-    @staticmethod
-    def _order_lost(e: ev.DeviceEvent) -> bool:
+    def _order_lost(self, e: ev.DeviceEvent) -> bool:
         """The event says the device may no longer hold the cards it had in the order it had
         them: every failure but a link lost without a restart (the device, still powered,
-        resumes its session when the link comes back)."""
+        resumes its session when the link comes back). Another unit back holds none of them,
+        whatever session it claims."""
         if isinstance(e, ev.LinkLost):
             return e.rebooted
         if isinstance(e, ev.LinkRestored):
-            return not e.resumed
+            return not e.resumed or self._new_unit == e.device
         return True
 
     def _card_event_allowed(self, e: ev.DeviceEvent) -> bool:
@@ -3032,7 +3073,8 @@ class Table:
                    for dev, c in self.conditions.items() if c & set(SUPERVISOR_CONDITIONS)}
         if not cleared:
             raise TablectlError(f"nothing to clear: no device reports a jam or a malfunction "
-                                f"and the table is in {self.state}, not in malfunction")
+                                f"or came back as another unit, and the table is in "
+                                f"{self.state}, not in malfunction")
         for dev in cleared:
             self.conditions[dev].difference_update(SUPERVISOR_CONDITIONS)
             self._sensors_watch_again(dev)
@@ -3075,7 +3117,8 @@ class Table:
         return {"state": self.state, "mode": self.mode.value, "round_no": self.round_no,
                 "round": r.round_id if r else None,
                 "conditions": {d: sorted(c) for d, c in self.conditions.items() if c},
-                "identities": self.identities, "needs_shuffle": self._needs_shuffle,
+                "identities": self.identities, "replaced_units": self.replaced_units,
+                "needs_shuffle": self._needs_shuffle,
                 "deck_ready": self._deck_ready, "held_round": self._held_round,
                 "held_dealing": self._held_dealing, "button": self._last_button,
                 "integrity_pending": [a.to_json() for a in self.gate.pending],
@@ -3102,6 +3145,7 @@ class Table:
         self._out_of_play_before_dice = 0
         self.conditions = {d: set(c) for d, c in snap.get("conditions", {}).items()}
         self.identities = dict(snap.get("identities", {}))
+        self.replaced_units = dict(snap.get("replaced_units", {}))
         self._needs_shuffle = bool(snap["needs_shuffle"])
         self._deck_ready = bool(snap["deck_ready"])
         self._held_round = bool(snap["held_round"])

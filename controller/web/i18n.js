@@ -85,7 +85,7 @@ window.L = {
   actions: { fold: ["放棄", "fold"], check: ["讓牌", "check"], call: ["跟注", "call"], bet: ["下注", "bet"], raise: ["加注", "raise"], allin: ["全押", "all-in"] },
   conditions: {
     jam: ["卡牌", "jam"], door_open: ["門未關", "door open"], malfunction: ["故障", "malfunction"],
-    link_lost: ["斷線", "link lost"], empty: ["無牌", "empty"],
+    link_lost: ["斷線", "link lost"], empty: ["無牌", "empty"], replaced: ["已換上另一部設備", "another unit"],
     clock_behind: ["時鐘落後於記錄", "clock behind the journal"],
   },
   links: { up: ["正常", "up"], lost: ["斷線", "lost"], connecting: ["連線中", "connecting"], unknown: ["未知", "unknown"] },
@@ -96,6 +96,7 @@ window.L = {
     settlement: ["派彩", "settlement"], round_complete: ["本局完結", "round complete"],
     round_void: ["本局無效", "round void"], ruling: ["裁定", "ruling"],
     round_started: ["新一局", "new round"], device_link: ["設備連線", "device link"],
+    device_replaced: ["已換上另一部設備", "another unit"],
     device_condition: ["設備狀況", "device condition"], shuffle: ["洗牌", "shuffle"],
     dice: ["骰子", "dice"], card_exposed: ["牌被翻開", "card exposed"],
     card_set_aside: ["牌放在一旁", "card set aside"], box_void: ["該門無效", "box void"],
