@@ -8,7 +8,9 @@ under kind ``integrity`` (each alarm, and a summary of every deck whose life end
 
 * ``shuffle_started`` ends the deck in play if cards of it came out (a check made just before
   the shuffle stays with the deck being shuffled); ``deck_check_result`` and ``shuffle_done``
-  check the deck about to be dealt (a check after cards came out begins a new deck);
+  check the deck about to be dealt (a check after cards came out begins a new deck), but a
+  ``shuffle_done`` that ends no shuffle seen to start, with cards of the deck in play out, is
+  a report no shuffle was owed for and changes nothing;
 * ``card_drawn``, ``card_dispensed``, ``hand_dispensed`` and ``misread`` are cards out;
 * ``empty``: the deck was dealt to its end (so every card that never came out is missing).
 
@@ -82,6 +84,11 @@ class IntegrityMonitor:
                                         cfg.trend_alpha)
         self._raised: set[tuple] = set()
         self._in_play = False       # a deck life is open
+        # A shuffle seen to start and not yet done: the ShuffleDone that ends it is the deck
+        # about to be dealt. One that ends none, with cards of the deck in play out, is a
+        # report no shuffle was owed for (sent again under a new session's number): the table
+        # takes it as an irregular event and the round's cards stay this deck's.
+        self._shuffling = False
 
     # --- events ---------------------------------------------------------------------------
 
@@ -92,6 +99,7 @@ class IntegrityMonitor:
         dev = event.device
         if isinstance(event, ev.ShuffleStarted):
             # A new order begins; a check made just before describes the deck being shuffled.
+            self._shuffling = True
             if self._in_play and self.ledger.current().cards_out:
                 self._end(up, complete=False)
         elif isinstance(event, ev.DeckCheckResult):
@@ -101,6 +109,9 @@ class IntegrityMonitor:
                 card_deck_ids=event.card_deck_ids or None, missing=event.missing,
                 extra=event.extra, duplicate=event.duplicate, device=dev))
         elif isinstance(event, ev.ShuffleDone):
+            started, self._shuffling = self._shuffling, False
+            if not started and self._in_play and self.ledger.current().cards_out:
+                return up           # no shuffle owed: not the next deck (see __init__)
             self._ensure_fresh(up)
             if self.ledger.current().checked_count is None:
                 self._alarms(up, self.ledger.deck_check(event.count, device=dev))
