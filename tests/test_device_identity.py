@@ -156,3 +156,20 @@ def test_after_a_restart_the_same_unit_is_no_replacement(tmp_path):
     assert "replaced" not in run.table.conditions.get("shuffler", set())
     assert not [r for r in run.journal.records(kinds=["table"])
                 if r.payload.get("kind") == "device_replaced"]
+
+
+def test_a_shuffler_replaced_while_the_table_deals_by_shoe_keeps_the_shoe_s_deck():
+    """The shoe's deck is not the shuffler's: another shuffler unit is held for the
+    supervisor, but the croupier is not asked for a fresh deck for the shoe."""
+    t = table("q-poker", "shoe")
+    t.handle_device(ev.LinkUp(device="shuffler", ts=0.0, identity=ident()))
+    assert t.state == "bets_open"
+    back(t, ident(serial="S2"))             # before any card of the round is out
+    assert "replaced" in t.conditions["shuffler"] and t.state == "bets_open"
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    from table_helpers import draw
+    draw(t, "As", "Kd", "Qh", "Jc", "9s", "8d")
+    t.command("decide", box=1, decision="play")
+    t.command("confirm_result")
+    t.command("next_round")                 # the shuffler is not needed to deal by shoe
+    assert t.state == "bets_open"

@@ -863,11 +863,12 @@ class Table:
         self._cond(e.device).add("replaced")
         self._publish("device_replaced", device=e.device, was=_shown_identity(was),
                       now=_shown_identity(now))
-        if self._device_class(e.device) == "shuffler" and not self._deal_begun():
+        if (self._device_class(e.device) == "shuffler" and self.mode is Mode.SHUFFLER
+                and not self._deal_begun()):
             # The deck the unit before shuffled is not in this one: shuffled again first.
             self._deck_ready, self._needs_shuffle = False, True
             if self.round is not None and self.round.void is None \
-                    and self.state == "malfunction" and self.mode is Mode.SHUFFLER:
+                    and self.state == "malfunction":
                 self._awaiting_shuffle = True
         self._new_unit = e.device
         try:
