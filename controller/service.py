@@ -48,6 +48,7 @@ from controller.journal import Journal, Kind
 from controller.logs import bind, get_logger
 from controller.rules import get_game
 from controller.sdnotify import Notifier
+from controller.shown import shown
 from controller.start_time import journal_bytes, phase_budget
 from controller.strict_json import first_twice, nesting, pairs, plain
 from controller.table import Table
@@ -861,6 +862,13 @@ class Service:
                              "parameters, e.g. {\"command\": \"place_bet\", \"role\": "
                              "\"dealer\", \"args\": {\"box\": 3, \"wager\": \"ante\", "
                              "\"amount\": 10}}"}
+                elif "command" in req and (not isinstance(req["command"], str) or not
+                                           isinstance(req.get("role", "dealer"), str)):
+                    key = "command" if not isinstance(req["command"], str) else "role"
+                    reply = {"ok": False, "error": f"\"{key}\" must be text, such as "
+                             + ("{\"command\": \"close_bets\"}" if key == "command" else
+                                "{\"role\": \"dealer\"}")
+                             + f"; got {shown(req[key])}"}
                 elif "command" in req:
                     reply = await self.submit(str(req["command"]), str(req.get("role", "dealer")),
                                               req.get("args") or {})

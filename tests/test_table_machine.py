@@ -897,12 +897,12 @@ def test_a_name_or_reason_that_spells_a_card_is_refused_and_voids_nothing():
     # deal, voided the round). It is refused at the command now, with nothing changed.
     t = table("q-poker")
     before = t.public_view()
-    with pytest.raises(TablectlError, match=r"player 'Jc' reads as a card.*\"J\.c\.\""):
+    with pytest.raises(TablectlError, match=r'player "Jc" reads as a card.*"J\.c\."'):
         t.command("place_bet", box=1, wager="versus_croupier", amount=10, player="Jc")
     assert t.state == "bets_open" and t.public_view() == before
     t.command("place_bet", box=1, wager="versus_croupier", amount=10, player="J.C.")
     draw(t, "As", "2c", "Ah", "3c", "Ad", "5d")
-    with pytest.raises(TablectlError, match="reason '10h' reads as a card"):
+    with pytest.raises(TablectlError, match='reason "10h" reads as a card'):
         t.command("void_round", role="supervisor", reason="10h")
     assert t.state == "player_decisions" and t.round.void is None
     t.command("void_round", role="supervisor", reason="10h exposed")
@@ -944,7 +944,7 @@ def test_removing_a_bet_that_is_not_there_names_the_bets_that_are():
     with pytest.raises(TablectlError) as refused:
         t.command("remove_bet", box=1, wager="versus_croupier")
     assert str(refused.value) == ("there is no versus_croupier bet on box 1; box 1 holds "
-                                  "versus_croupier of 'ana', pair_bonus")
+                                  'versus_croupier of "ana", pair_bonus')
     with pytest.raises(TablectlError, match="box 2 holds no bet"):
         t.command("remove_bet", box=2, wager="pair_bonus")
     assert t.public_view() == before

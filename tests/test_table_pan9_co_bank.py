@@ -168,8 +168,8 @@ def test_a_co_banking_player_may_not_bet_on_a_seat_and_a_bettor_may_not_co_bank_
     ({"player": "Dee", "seat": 9, "capital": 100}, r"seat 9 does not exist: this table has "
      r"seats 1-8"),
     ({"player": "Dee", "seat": 0, "capital": 100}, r"seat 0 does not exist"),
-    ({"player": "Dee", "seat": "4", "capital": 100}, r"seat '4' must be a seat number 1-8"),
-    ({"player": "Dee", "seat": True, "capital": 100}, r"seat True must be a seat number"),
+    ({"player": "Dee", "seat": "4", "capital": 100}, r'seat "4" must be a seat number 1-8'),
+    ({"player": "Dee", "seat": True, "capital": 100}, r"seat true must be a seat number"),
     ({"player": "Dee", "seat": 1, "capital": 100}, r"seat 1 is the banker's: co-banking "
      r"players sit at other seats \(261/96/M art\. 5\(5\)\); give the co-banker's own seat"),
     ({"player": "Dee", "capital": 0}, r"co-banker Dee's capital must be more than 0"),
@@ -189,8 +189,8 @@ def test_a_co_banking_player_may_not_bet_on_a_seat_and_a_bettor_may_not_co_bank_
     ({"capital": 100}, r"co_bank needs the co-banking player's name \(player\), or "
      r"house=true for the house's co-bank"),
     ({"house": "yes", "capital": 100}, r"house must be true or false"),
-    ({"player": "house", "capital": 100}, r"'house' is how the settlement names"),
-    ({"player": "Banker", "capital": 100}, r"'Banker' is how the settlement names"),
+    ({"player": "house", "capital": 100}, r'"house" is how the settlement names'),
+    ({"player": "Banker", "capital": 100}, r'"Banker" is how the settlement names'),
     ({"player": "box 3", "capital": 100}, r"how the settlement names a box's own bets"),
     ({"player": "  ", "capital": 100}, r"may not be empty"),
     ({"player": "Dee"}, r"co_bank needs capital"),

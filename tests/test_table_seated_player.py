@@ -203,7 +203,7 @@ def test_the_seated_players_decision_stands_after_a_restart(tmp_path):
 # --- Fortune 3 Card Poker (78/2008) -------------------------------------------------------------
 
 def test_fortune_has_no_shared_box_reading():
-    with pytest.raises(RuleError, match="no interpretation 'shared_box_decision'"):
+    with pytest.raises(RuleError, match='no interpretation "shared_box_decision"'):
         table("fortune-3-card-poker", interpretations=SEATED)
 
 
@@ -277,9 +277,9 @@ def test_a_backer_who_bets_first_leaves_the_decision_to_the_player_marked_seated
     message = str(refused.value)
     assert "bo backs box 2" in message and "ana" in message and "seated" in message
     assert "shared_box_decision=seated_player" in message
-    assert "player 'ana'" in message                          # the way out
+    assert 'player "ana"' in message                          # the way out
     unchanged(t, before)
-    with pytest.raises(TablectlError, match="player 'ana'"):
+    with pytest.raises(TablectlError, match='player "ana"'):
         t.command("decide", box=2, decision="play")           # no bet of the box's own
     unchanged(t, before)
     t.command("decide", box=2, decision="fold", player="ana")
@@ -379,7 +379,7 @@ def test_the_box_own_bets_make_their_player_the_seated_one_so_a_named_mark_is_re
     with pytest.raises(TablectlError) as refused:
         t.command("place_bet", box=4, wager="versus_croupier", amount=10)
     message = str(refused.value)
-    assert "cy is marked seated at box 4" in message and "player 'cy'" in message
+    assert "cy is marked seated at box 4" in message and 'player "cy"' in message
     assert t.round.bets == bets and len(t.outbox) == before
 
 

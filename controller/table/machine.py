@@ -31,6 +31,7 @@ from typing import Any, Callable, Mapping
 from transitions import Machine
 
 from controller.errors import TablectlError
+from controller.shown import described, shown
 from controller.rules.base import (BURN, CROUPIER, BOARD, Game, Irregularity, Mode, Phase,
                                    PlanRequest, Recipient, Remedy, Ruling, box as box_recipient)
 from controller.rules.cards import Card
@@ -380,11 +381,11 @@ class Table:
         problem and the way out when it is not allowed now; nothing changes then."""
         spec = COMMANDS.get(name)
         if spec is None:
-            raise TablectlError(f"unknown command {name!r}; the commands are: "
+            raise TablectlError(f"unknown command {shown(name)}; the commands are: "
                                 f"{', '.join(COMMANDS)}")
         if role not in spec.roles:
             raise TablectlError(f"{name} needs the {' or '.join(spec.roles)} role; "
-                                f"{role!r} may not give it")
+                                f"{shown(role)} may not give it")
         unknown = set(args) - set(spec.params)
         if unknown:
             raise TablectlError(f"{name} takes {', '.join(spec.params) or 'no arguments'}; "
@@ -405,7 +406,7 @@ class Table:
             if not isinstance(value, str) and not (nullable and value is None):
                 raise TablectlError(f"{name}: {param} must be text{' or null' if nullable else ''}"
                                     f", such as \"{TEXT_EXAMPLES.get(param, 'text')}\"; got "
-                                    f"{type(value).__name__} {value!r:.40}")
+                                    f"{described(value)}")
             hidden = next((ch for ch in value if ch not in "\t\n\r"
                            and unicodedata.category(ch) in ("Cc", "Cf")),
                           None) if isinstance(value, str) else None
@@ -421,7 +422,7 @@ class Table:
                 # The table publishes it (a player's name, a reason), and a published field
                 # that spells a card is refused as a face-down card would be: a fault, which
                 # voids a round in play. Refused here instead, with nothing changed.
-                raise TablectlError(f"{name}: {param} {value!r} reads as a card, which the "
+                raise TablectlError(f"{name}: {param} {shown(value)} reads as a card, which the "
                                     "table never shows as text; write it otherwise, such as "
                                     f"\"{value.strip()[0]}.{value.strip()[1:]}.\" or with a "
                                     "word beside it")
@@ -2270,8 +2271,12 @@ class Table:
         self.deck_ready()
 
     def _check_box(self, box: Any) -> int:
-        if isinstance(box, bool) or not isinstance(box, int) or not 1 <= box <= self.layout_boxes:
-            raise TablectlError(f"box {box!r} does not exist; this table has boxes "
+        if isinstance(box, bool) or not isinstance(box, int):
+            # true would pass for box 1, and "1" be looked up as a box of that name
+            raise TablectlError(f"box must be a whole number, one of this table's boxes "
+                                f"1-{self.layout_boxes}; got {shown(box)}")
+        if not 1 <= box <= self.layout_boxes:
+            raise TablectlError(f"box {box} does not exist; this table has boxes "
                                 f"1-{self.layout_boxes}")
         return box
 
@@ -2282,15 +2287,15 @@ class Table:
         if player is None:
             return
         if not isinstance(player, str):
-            raise TablectlError(f"a player's name must be text, got {player!r}")
+            raise TablectlError(f"a player's name must be text, got {described(player)}")
         if not player.strip():
             raise TablectlError("a player's name may not be empty; give the name, or leave "
                                 "player out for the box's own bet")
         if any(unicodedata.category(ch) in ("Cc", "Cf") for ch in player):
-            raise TablectlError(f"a player's name must be printable text, got {player!r}; "
+            raise TablectlError(f"a player's name must be printable text, got {shown(player)}; "
                                 "type the name again")
         if re.fullmatch(r"box\s*\d+", player.strip(), re.IGNORECASE):
-            raise TablectlError(f"{player!r} is how the settlement names a box's own bets, so "
+            raise TablectlError(f"{shown(player)} is how the settlement names a box's own bets, so "
                                 "it cannot be a player's name; give the player's own name, or "
                                 "leave player out for the box's own bet")
 
@@ -2304,7 +2309,7 @@ class Table:
         self._check_player(player)
         amount = check_amount(amount)
         if self.wagers and wager not in self.wagers:
-            raise TablectlError(f"{self.game.title} has no wager {wager!r}; its wagers are: "
+            raise TablectlError(f"{self.game.title} has no wager {shown(wager)}; its wagers are: "
                                 f"{', '.join(self.wagers)}")
         if self.flow.decision_wager == "ante":
             # 78/2008 art. 6: a player bets only on his own box. A bet without a name and a
@@ -2313,7 +2318,7 @@ class Table:
             if others:
                 owner = sorted(others, key=str)[0]
                 mine = ("leave player out" if owner is None
-                        else f"give player {owner!r}")
+                        else f"give player {shown(owner)}")
                 raise TablectlError(
                     f"box {box} belongs to "
                     + ("the player of its bets without a name" if owner is None else owner)
@@ -2358,7 +2363,7 @@ class Table:
         if not isinstance(seated, bool):
             raise TablectlError(f"seated must be true or false (true: the player of this bet "
                                 f"sits at box {box} and decides play or fold for it), got "
-                                f"{seated!r}")
+                                f"{shown(seated)}")
         if seated and self.game.game_id != "q-poker":
             raise TablectlError(f"{self.game.title} has no shared box decision, so no player is "
                                 "marked seated (only Q Poker under shared_box_decision="
@@ -2381,7 +2386,7 @@ class Table:
                 raise TablectlError(
                     f"{sitting} is marked seated at box {box}, and a bet without a player's "
                     "name is the seated player's own (Q2): give player "
-                    f"{sitting!r} for his bet, or the name of the player who backs the box")
+                    f"{shown(sitting)} for his bet, or the name of the player who backs the box")
         elif seated and player is not None and any(
                 k.box == box and k.player is None and v > 0 for k, v in self.round.bets.items()):
             raise TablectlError(
@@ -2394,7 +2399,7 @@ class Table:
         self._require_betting("remove a bet", removal=True)
         key = BetKey(self._check_box(box), wager, player)
         if key not in self.round.bets:
-            held = [k.wager + (f" of {k.player!r}" if k.player is not None else "")
+            held = [k.wager + (f" of {shown(k.player)}" if k.player is not None else "")
                     for k in self.round.bets if k.box == box]
             raise TablectlError(f"there is no {wager} bet on box {box}"
                                 + (f" for {player}" if player else "")
@@ -2446,7 +2451,7 @@ class Table:
         capital = check_amount(capital, "the banker's capital")
         if not isinstance(all_agree, bool):
             raise TablectlError(f"all_agree must be true or false (every player agrees to the "
-                                f"seat banking again, 261/96/M art. 5(1)), got {all_agree!r}")
+                                f"seat banking again, 261/96/M art. 5(1)), got {shown(all_agree)}")
         if self._bank_turn is not None:
             # art. 5(1): two rounds in a row at most; art. 5(4): a winner keeps his win in
             self._bank_turn.check(seat, capital, all_agree=all_agree)
@@ -2481,12 +2486,12 @@ class Table:
             raise TablectlError(f"{self.game.title} has no banker, so no co-bank")
         if not isinstance(house, bool):
             raise TablectlError(f"house must be true or false (true: the house's co-bank, "
-                                f"261/96/M art. 5(5)), got {house!r}")
+                                f"261/96/M art. 5(5)), got {shown(house)}")
 
     def _check_seat(self, seat: Any) -> int:
         """A seat of the layout, in the words of Super Pan 9 (seat, not box)."""
         if isinstance(seat, bool) or not isinstance(seat, int):
-            raise TablectlError(f"seat {seat!r} must be a seat number 1-{self.layout_boxes}")
+            raise TablectlError(f"seat {shown(seat)} must be a seat number 1-{self.layout_boxes}")
         if not 1 <= seat <= self.layout_boxes:
             raise TablectlError(f"seat {seat} does not exist: this table has seats "
                                 f"1-{self.layout_boxes}")
@@ -2522,7 +2527,7 @@ class Table:
             self._check_player(player)
             share = self.BANK_SHARE_NAMES.get(player.strip().lower())
             if share is not None:
-                raise TablectlError(f"{player!r} is how the settlement names {share} share of "
+                raise TablectlError(f"{shown(player)} is how the settlement names {share} share of "
                                     "the bank, so it cannot be a co-banking player's name; give "
                                     "the player's own name")
             if seat is not None:
@@ -2599,7 +2604,8 @@ class Table:
         if not self.flow.dice:
             raise TablectlError(f"{self.game.title} has no dice")
         if isinstance(points, bool) or not isinstance(points, int):
-            raise TablectlError(f"points must be a whole number such as 2 or -1, got {points!r}")
+            raise TablectlError(f"points must be a whole number such as 2 or -1, got "
+                                f"{shown(points)}")
         if self._shaken:
             # art. 2(3): "deverá ser declarado antes de agitar os dados" / 庄家在搖骰前. The
             # dice of this round were shaken (the shake an agitator failure or a restart held,
@@ -2687,7 +2693,7 @@ class Table:
             # true or 1.0 would pass for seat 1 below, and "1" be refused as an empty seat
             example = seats_t[0] if seats_t else 1
             raise TablectlError(f"the button is a seat number, such as {example} (or leave it "
-                                f"out to move it on), got {button!r:.40}")
+                                f"out to move it on), got {shown(button)}")
         from controller.rules.texas_holdem import initial_button, next_button
         due = (next_button(self._last_button, seats_t) if self._last_button
                else initial_button(seats_t))
@@ -2716,7 +2722,7 @@ class Table:
             raise TablectlError(f"{self.game.title} has no play/fold decision; "
                                 "use holdem_action in Texas Hold'em")
         if decision not in ("play", "fold"):
-            raise TablectlError(f"decision must be 'play' or 'fold', got {decision!r}")
+            raise TablectlError(f"decision must be \"play\" or \"fold\", got {shown(decision)}")
         r = self.round
         key = BetKey(self._check_box(box), self.flow.decision_wager, player)
         if self._box_decides():
@@ -2773,7 +2779,7 @@ class Table:
             raise TablectlError(f"{who}: {sitting} is marked seated at it (placed with seated) "
                                 "and decides play or fold for every bet versus the croupier "
                                 f"on it {reading}; give the decision for box {box} with "
-                                f"player {sitting!r}")
+                                f"player {shown(sitting)}")
         if deciders == [None]:
             raise TablectlError(f"{player} backs box {box}: its seated player, whose bets on "
                                 "it carry no name, decides play or fold for every bet versus "
@@ -2823,7 +2829,7 @@ class Table:
             cards = cards.replace(",", " ").split()
         elif not isinstance(cards, (list, tuple)):
             raise TablectlError(f"cards must be text, the cards separated by spaces, or a list "
-                                f"with one text per card; got {cards!r:.40}")
+                                f"with one text per card; got {shown(cards)}")
         parsed = [Card.parse(c) for c in cards]
         # TablectlError when they do not fit the hand. A card the device read for a hand still
         # face down goes to the journal alone: a refusal or an alarm now would tell the
@@ -2956,12 +2962,12 @@ class Table:
                  "for the last one dealt")
         if isinstance(position, bool) or not isinstance(position, int):
             raise TablectlError(f"exposed_card: card must be a whole number from 1 to {n}, "
-                                f"got {type(position).__name__} {_brief(position)}; {named}")
+                                f"got {described(position, 20)}; {named}")
         owed = self.tracker.owed_to(rec) if self.tracker is not None else 0
         if n < position <= n + owed:
             raise TablectlError(f"card {position} of {rec} is not dealt yet; {named}")
         if not 1 <= position <= n:
-            raise TablectlError(f"card {_brief(position)} is out of range for {rec}; {named}")
+            raise TablectlError(f"card {shown(position, 20)} is out of range for {rec}; {named}")
         slot = mine[position - 1]
         if self.vault.is_set_aside(slot):
             raise TablectlError(f"card {position} of {rec} is set aside already: it is no "
@@ -3265,16 +3271,6 @@ TEXT_WORDS = {"player": "a player's name", "reason": "a reason", "supervisor":
               "the supervisor's name"}
 
 
-def _brief(value: Any) -> str:
-    """``value`` as a refusal may quote it: its first characters (a whole number too long
-    for Python to spell is named as such, not spelled: spelling it would raise)."""
-    try:
-        text = repr(value)
-    except ValueError:
-        return "(a number too long to print)"
-    return text if len(text) <= 20 else text[:20] + "..."
-
-
 def _and(names: list[str]) -> str:
     """``a``, ``a and b``, ``a, b and c``."""
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
@@ -3293,7 +3289,7 @@ def _parse_recipient(text: str, layout: int) -> Recipient:
             n = 0
         if 1 <= n <= layout:
             return box_recipient(n)
-    raise TablectlError(f"recipient {text!r} is not 'croupier', 'board' or 'box N' "
+    raise TablectlError(f"recipient {shown(text)} is not \"croupier\", \"board\" or \"box N\" "
                         f"with N in 1-{layout}")
 
 

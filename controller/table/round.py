@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.errors import TablectlError
+from controller.shown import shown
 from controller.rules.base import AMOUNT_LIMIT, MAX_AMOUNT
 
 
@@ -26,7 +27,7 @@ class BetKey:
 def check_amount(amount: Any, what: str = "a bet") -> int:
     """An amount in chip units: a positive integer, never a float or text."""
     if isinstance(amount, bool) or not isinstance(amount, int):
-        raise TablectlError(f"{what} must be a whole number of chip units, got {amount!r}; "
+        raise TablectlError(f"{what} must be a whole number of chip units, got {shown(amount)}; "
                             "amounts are integers in the table's smallest chip unit")
     if amount <= 0:
         raise TablectlError(f"{what} must be more than 0 chip units, got {amount}")
