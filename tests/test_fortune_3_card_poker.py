@@ -349,7 +349,7 @@ def test_art11_3_box_dealt_without_a_bet_is_void_in_settlement():
     (lambda d: d["boxes"].append(copy.deepcopy(d["boxes"][0])), "listed twice"),
     (lambda d: d.update(croupier={"cards": ["As", "2c", "3h"]}), "duplicate card As"),
     (lambda d: d.update(interpretations={"qualified_tie": "house"}), "choose one of"),
-    (lambda d: d.update(interpretations={"nope": "x"}), "no interpretation 'nope'"),
+    (lambda d: d.update(interpretations={"nope": "x"}), 'no interpretation "nope"'),
     (lambda d: d.update(layout_boxes=8), r"art. 2\(1\)"),
 ])
 def test_bad_rounds_are_refused_with_a_clear_error(mutate, match):

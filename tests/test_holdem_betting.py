@@ -129,7 +129,7 @@ def test_everyone_folds_to_one_player_ends_the_hand():
 def test_out_of_turn_unknown_action_and_chips_not_held_are_refused():
     h = hand(stacks={1: 1000, 2: 1000, 3: 1000, 4: 300})
     refused(h, 1, "call", match="out of turn: it is seat 4's turn")
-    refused(h, 4, "shove", match="unknown action 'shove'")
+    refused(h, 4, "shove", match='unknown action "shove"')
     refused(h, 4, "raise", 301, match="only 300 behind")
     refused(h, 4, "raise", None, match="needs an amount")
     refused(h, 4, "raise", "50", match="whole number")
@@ -388,7 +388,7 @@ def test_no_raise_when_the_others_cannot_call_beyond_the_bet():
 
 
 def test_an_unknown_reading_is_refused():
-    with pytest.raises(RuleError, match="heads_up_raises cannot be 'sometimes'"):
+    with pytest.raises(RuleError, match='heads_up_raises cannot be "sometimes"'):
         BettingRules(heads_up_raises="sometimes")
 
 

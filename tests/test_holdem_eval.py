@@ -136,7 +136,7 @@ def test_quads_on_the_board_tie_unless_the_kicker_counts():
 
 
 @pytest.mark.parametrize("hole,board,message", [
-    (["Zz", "As"], ["2c", "3c", "4c", "5d", "9h"], "unknown card 'Zz'"),
+    (["Zz", "As"], ["2c", "3c", "4c", "5d", "9h"], 'unknown card "Zz"'),
     (["As", "As"], ["2c", "3c", "4c", "5d", "9h"], "duplicate card As"),
     (["As", "Kd"], ["As", "3c", "4c", "5d", "9h"], "duplicate card As"),
     (["As"], ["2c", "3c", "4c", "5d", "9h"], "needs exactly 2"),

@@ -209,7 +209,7 @@ def test_cli_set_chooses_a_reading_and_bad_input_is_one_clear_line():
     assert json.loads(run.stdout)["interpretations"]["ante_play_odds"] == "ante_only"
     for args, words in [(("texas-holdem",), "no house-banked wager"),
                         (("q-poker", "--set", "decks=two"), "choose one of"),
-                        (("q-poker", "--set", "nope=1"), "no interpretation 'nope'")]:
+                        (("q-poker", "--set", "nope=1"), 'no interpretation "nope"')]:
         run = tablectl("odds", *args)
         assert run.returncode == 2
         assert words in run.stderr and "Traceback" not in run.stderr

@@ -87,7 +87,7 @@ def test_art2_1_fewer_than_eight_places_is_refused(boxes):
 def test_art2_2_two_spots_per_box_and_no_other():
     GAME.check_bet("pair_bonus", 10)
     GAME.check_bet("versus_croupier", 10)
-    with pytest.raises(RuleError, match="no wager 'ante'"):
+    with pytest.raises(RuleError, match='no wager "ante"'):
         GAME.check_bet("ante", 10)
 
 

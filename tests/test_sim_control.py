@@ -190,10 +190,10 @@ def test_a_die_the_agitator_does_not_hold_is_refused_when_the_fault_is_armed(tab
 
 
 @pytest.mark.parametrize("fault, args, words", [
-    ("deck_missing", {"card": "Zz"}, "unknown card 'Zz'"),
-    ("deck_extra", {"card": "Xx"}, "unknown card 'Xx'"),
-    ("deck_duplicate", {"card": "11s"}, "unknown card '11s'"),
-    ("deck_order", {"cards": ["As", "Qq"]}, "unknown card 'Qq'"),
+    ("deck_missing", {"card": "Zz"}, 'unknown card "Zz"'),
+    ("deck_extra", {"card": "Xx"}, 'unknown card "Xx"'),
+    ("deck_duplicate", {"card": "11s"}, 'unknown card "11s"'),
+    ("deck_order", {"cards": ["As", "Qq"]}, 'unknown card "Qq"'),
 ])
 def test_a_card_named_wrongly_is_refused_when_a_deck_fault_is_armed(fault, args, words):
     with SimulatedTable(seed=5, speed=500) as t:

@@ -63,7 +63,7 @@ def test_art_1_1_one_deck_gives_two_cards_to_at_most_26_seats():
 @pytest.mark.parametrize("dice,msg", [
     ((3, 5, 1), "3 dice given"), ((3, 5, 1, 6, 2), "5 dice given"),
     ((0, 5, 1, 6), "cannot show 0"), ((7, 5, 1, 6), "cannot show 7"),
-    ((True, 5, 1, 6), "cannot show True"), (None, "dice are missing"), ("3516", "four whole")])
+    ((True, 5, 1, 6), "cannot show true"), (None, "dice are missing"), ("3516", "four whole")])
 def test_art_1_2_four_dice_each_one_to_six(dice, msg):
     with pytest.raises(RuleError, match=msg):
         pan9.check_dice(dice)
@@ -633,7 +633,7 @@ def bad(doc, msg):
 
 
 def test_bad_cards_are_named():
-    bad(round_doc([seat(1, "9h Zz", ("Bo", 1))], first_seat=1), "unknown card 'Zz'")
+    bad(round_doc([seat(1, "9h Zz", ("Bo", 1))], first_seat=1), 'unknown card "Zz"')
     bad(round_doc([seat(1, "9h Kd", ("Bo", 1))], first_seat=1), "duplicate card Kd")
     bad(round_doc([seat(1, "9h", ("Bo", 1))], first_seat=1), r"seat 1's hand has 1 cards")
     bad(round_doc([seat(1, "9h 8h 7h", ("Bo", 1))], first_seat=1), "needs exactly 2")
@@ -666,8 +666,8 @@ def test_bad_dice_and_counting_are_named():
     bad(round_doc(BASIC, dice=[1, 2, 3, 9]), "cannot show 9")
     bad(round_doc(BASIC), "needs \"dice\"")
     bad(round_doc(BASIC, first_seat=5), "first_seat 5 is not in play")
-    bad(round_doc(BASIC, first_seat=1, commission_on="nobody"), "cannot be 'nobody'")
-    bad(round_doc(BASIC, first_seat=1, colour="red"), "no interpretation 'colour'")
+    bad(round_doc(BASIC, first_seat=1, commission_on="nobody"), 'cannot be "nobody"')
+    bad(round_doc(BASIC, first_seat=1, colour="red"), 'no interpretation "colour"')
     bad(round_doc(BASIC, first_seat=1, co=[{"capital": 5}]), "needs a \"player\"")
     bad(round_doc(BASIC, first_seat=1, co=[{"player": "Dee", "capital": -5}]), "more than 0")
 
@@ -959,7 +959,7 @@ def _drop(obj, key):
      r"co-banker 2 \(the house\) has unknown key\(s\) seat"),
     # "co_bankers" is a list or absent; {} and null are not "none"
     (_changed(0, lambda d: d.update(co_bankers={})), r'"co_bankers" must be a list, got \{\}'),
-    (_changed(0, lambda d: d.update(co_bankers=None)), r'"co_bankers" must be a list, got None'),
+    (_changed(0, lambda d: d.update(co_bankers=None)), r'"co_bankers" must be a list, got null'),
     (_changed(2, lambda d: d["co_bankers"][1].update(house="true")),
      r'co-banker 2: "house" must be true or false'),
     # a missing key is named with the way out, not echoed as None

@@ -209,7 +209,7 @@ def test_interpretations_are_declared_with_valid_defaults():
     for i in GAME.interpretations:
         assert re.fullmatch(r"[a-z][a-z0-9_]*", i.key) and i.default in i.readings
         assert i.article.startswith("11/2008 art.")
-    with pytest.raises(RuleError, match="has no interpretation 'odd_chips'"):
+    with pytest.raises(RuleError, match='has no interpretation "odd_chips"'):
         GAME.resolve_interpretations({"odd_chips": "tied_winner"})
     with pytest.raises(RuleError, match="choose one of: literal, big_blind_doubled"):
         GAME.resolve_interpretations({"limit_bet_sizes": "double"})
@@ -299,10 +299,10 @@ def base_doc(**changes):
     (dict(actions=[{"box": 1, "action": "raise", "amount": 5000}]), "only 1000 behind"),
     (dict(actions=[{"box": 1, "action": "call"}]), "stops before the betting is over"),
     (dict(board=["Ah", "Qs", "3d", "9c"]), "board has 4 cards"),
-    (dict(board=["Ah", "Qs", "3d", "9c", "Xx"]), "unknown card 'Xx'"),
+    (dict(board=["Ah", "Qs", "3d", "9c", "Xx"]), 'unknown card "Xx"'),
     (dict(board=["Ah", "Qs", "3d", "9c", "As"]), "duplicate card As"),
     (dict(rake=7), "outside 3-5 %"),
-    (dict(interpretations={"odd_chip": "house"}), "cannot be 'house'"),
+    (dict(interpretations={"odd_chip": "house"}), 'cannot be "house"'),
     (dict(blinds={"small": 5}), '"blinds" has no "big"; give "big": N'),
     (dict(blinds={"small": 5, "big": "10"}), "big blind must be a whole number"),
     (dict(layout=8), "10 player seats"),
@@ -336,7 +336,7 @@ def _action(i, **change):
     (dict(actions=_action(0, amout=30)), r"action 1 has unknown key\(s\) amout"),
     (dict(blinds={"small": 5, "big": 10, "ante": 1}), r'"blinds" has unknown key\(s\) ante'),
     # "mode" is common to every game (docs/settle.md) and checked like the others'
-    (dict(mode="hand"), "unknown dealing mode 'hand'"),
+    (dict(mode="hand"), 'unknown dealing mode "hand"'),
     # a missing key is named, with the way out, instead of echoing None
     (dict(seats=_seat(1, stack=None)), r'seat entry 2 \(box 3\) has no "stack"; give "stack"'),
     (dict(seats=_seat(0, box=None)), r'seat entry 1 has no "box"; give "box": N'),

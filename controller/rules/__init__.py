@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import importlib
 
+from controller.shown import shown
+
 from .base import Game
 from .errors import RuleError
 
@@ -24,7 +26,8 @@ def get_game(game_id: str) -> Game:
     try:
         module = GAME_MODULES[game_id]
     except KeyError:
-        raise RuleError(f"unknown game {game_id!r}; the games are: {', '.join(GAME_IDS)}") from None
+        raise RuleError(f"unknown game {shown(game_id)}; the games are: "
+                        f"{', '.join(GAME_IDS)}") from None
     return importlib.import_module(module).GAME
 
 

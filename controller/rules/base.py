@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Mapping, Sequence
 
+from controller.shown import kind, shown
+
 from .cards import Card
 from .errors import RuleError
 
@@ -28,7 +30,8 @@ class Mode(StrEnum):
         try:
             return cls(str(value).strip().lower())
         except ValueError:
-            raise RuleError(f"unknown dealing mode {value!r}; use 'shoe' or 'shuffler'") from None
+            raise RuleError(f"unknown dealing mode {shown(value)}; use 'shoe' or "
+                            "'shuffler'") from None
 
 
 # The console page reads amounts as JavaScript numbers, which are exact up to 2^53 - 1: no
@@ -243,16 +246,16 @@ class Game(abc.ABC):
         if overrides is not None and not isinstance(overrides, Mapping):
             raise RuleError(f"interpretations must be an object of key: reading, e.g. "
                             f"{{\"{next(iter(by_key), 'key')}\": \"...\"}}, not "
-                            f"{type(overrides).__name__}")
+                            f"{kind(overrides)}")
         for key, value in (overrides or {}).items():
             if key not in by_key:
                 known = ", ".join(sorted(by_key)) or "none"
-                raise RuleError(f"{self.game_id} has no interpretation {key!r}; "
+                raise RuleError(f"{self.game_id} has no interpretation {shown(key)}; "
                                 f"its interpretation keys are: {known}")
-            value = str(value)
+            given, value = value, str(value)
             if value not in by_key[key].readings:
                 raise RuleError(f"interpretation {key} ({by_key[key].article}) cannot be "
-                                f"{value!r}; choose one of: {', '.join(by_key[key].readings)}")
+                                f"{shown(given)}; choose one of: {', '.join(by_key[key].readings)}")
             chosen[key] = value
         return chosen
 
@@ -303,7 +306,7 @@ def parse_boxes(text: str | Sequence[int]) -> tuple[int, ...]:
         try:
             nums = [int(p) for p in parts]
         except ValueError:
-            raise RuleError(f"boxes {text!r} must be box numbers separated by commas, "
+            raise RuleError(f"boxes {shown(text)} must be box numbers separated by commas, "
                             "e.g. 1,3,5") from None
     else:
         nums = list(text)

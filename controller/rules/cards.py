@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from controller.shown import described, shown
+
 from .errors import RuleError
 
 RANKS = "23456789TJQKA"
@@ -52,7 +54,7 @@ class Card:
     def from_code(cls, code: int) -> "Card":
         """The card with wire code ``code`` (0-51)."""
         if not isinstance(code, int) or isinstance(code, bool) or not 0 <= code < 52:
-            raise RuleError(f"card code {code!r} is outside 0-51; a device reported a card "
+            raise RuleError(f"card code {shown(code)} is outside 0-51; a device reported a card "
                             "this deck does not have")
         return cls(code % 13 + 2, SUITS[code // 13])
 
@@ -60,19 +62,19 @@ class Card:
     def parse(cls, text: str) -> "Card":
         """Parse ``As``, ``10h``, ``td``, ``Q♠``; raise RuleError naming the problem."""
         if not isinstance(text, str):
-            raise RuleError(f"a card must be written as text, got {text!r}; {CARD_HELP}")
+            raise RuleError(f"a card must be written as text, got {shown(text)}; {CARD_HELP}")
         card = _PARSED.get(text)
         if card is not None and cls is Card:
             return card         # a card is immutable: the same text, the same card
         t = text.strip()
         if len(t) < 2:
-            raise RuleError(f"unknown card {text!r}; {CARD_HELP}")
+            raise RuleError(f"unknown card {shown(text)}; {CARD_HELP}")
         rank_part, suit_part = t[:-1].upper(), t[-1]
         suit = _SUIT_SYMBOLS.get(suit_part, suit_part.lower())
         if rank_part == "10":
             rank_part = "T"
         if len(rank_part) != 1 or rank_part not in RANKS or suit not in SUITS:
-            raise RuleError(f"unknown card {text!r}; {CARD_HELP}")
+            raise RuleError(f"unknown card {shown(text)}; {CARD_HELP}")
         card = cls(RANKS.index(rank_part) + 2, suit)
         if cls is Card and len(_PARSED) < _PARSED_MAX:
             _PARSED[text] = card
@@ -110,7 +112,7 @@ def parse_cards(items: Iterable[str | Card], *, count: int | None = None,
         items = items.replace(",", " ").split()
     elif isinstance(items, (dict, bytes)) or not isinstance(items, Iterable):
         raise RuleError(f"{what} must be a list of cards such as [\"As\", \"Td\"], "
-                        f"not {type(items).__name__} {str(items)[:40]!r}")
+                        f"not {described(items)}")
     cards = [c if isinstance(c, Card) else Card.parse(c) for c in items]
     if count is not None and len(cards) != count:
         raise RuleError(f"{what} has {len(cards)} cards ({' '.join(map(str, cards)) or 'none'}); "

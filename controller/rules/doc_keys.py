@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
+from controller.shown import shown
+
 from .errors import RuleError
 
 
@@ -12,7 +14,7 @@ def check_keys(obj: Any, allowed: Iterable[str], what: str) -> None:
     """Refuse a key the document format does not know (a typo would otherwise lose a wager)."""
     allowed = set(allowed)
     if not isinstance(obj, Mapping):
-        raise RuleError(f"{what} must be a JSON object, got {obj!r}; see docs/settle.md")
+        raise RuleError(f"{what} must be a JSON object, got {shown(obj)}; see docs/settle.md")
     unknown = sorted(set(obj) - allowed)
     if unknown:
         raise RuleError(f"{what} has unknown key(s) {', '.join(unknown)}; the keys are: "
@@ -32,7 +34,7 @@ def flag(obj: Mapping[str, Any], key: str, what: str, default: bool = False) -> 
     value = obj.get(key, default)
     if not isinstance(value, bool):
         raise RuleError(f'{what}: "{key}" must be true or false (JSON, without quotes), '
-                        f"got {value!r}")
+                        f"got {shown(value)}")
     return value
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from controller.shown import shown
+
 from . import three_card
 from .base import (CROUPIER, Deal, Game, Interpretation, Irregularity, Mode, Phase, PlanRequest,
                    Recipient, Remedy, Ruling, Settlement, WagerResult, cards_json,
@@ -151,7 +153,8 @@ class Fortune3CardPoker(Game):
     def check_layout(self, layout_boxes: int,
                      interpretations: Mapping[str, str] | None = None) -> None:
         if isinstance(layout_boxes, bool) or not isinstance(layout_boxes, int):
-            raise RuleError(f"the number of boxes must be a whole number, got {layout_boxes!r}")
+            raise RuleError(f"the number of boxes must be a whole number, got "
+                            f"{shown(layout_boxes)}")
         if layout_boxes != LAYOUT_BOXES:
             raise RuleError(f"a Fortune 3 Card Poker table has eight places including the "
                             f"croupier's ({art(2, 1)}), so exactly {LAYOUT_BOXES} boxes; this "
@@ -165,7 +168,7 @@ class Fortune3CardPoker(Game):
         self.resolve_interpretations(interpretations)
         if wager not in (PAIR_PLUS, ANTE):
             raise RuleError(f"the bets placed before the deal are {PAIR_PLUS} and {ANTE} "
-                            f"({art(5, 1)}); {wager!r} is not one of them")
+                            f"({art(5, 1)}); {shown(wager)} is not one of them")
         three_card.stake(amount, wager)
         check_limits(wager, amount, limits)
 
@@ -338,7 +341,7 @@ class Fortune3CardPoker(Game):
     def _box(self, raw: Mapping[str, Any], n: int, limits) -> dict[str, Any]:
         name = raw.get("player")
         if name is not None and not isinstance(name, str):
-            raise RuleError(f"box {n}: the player's name must be text, got {name!r}")
+            raise RuleError(f"box {n}: the player's name must be text, got {shown(name)}")
         pp = three_card.stake(raw.get(PAIR_PLUS), f"box {n} {PAIR_PLUS}")
         ante = three_card.stake(raw.get(ANTE), f"box {n} {ANTE}")
         play = three_card.stake(raw.get(PLAY), f"box {n} {PLAY}")
@@ -346,7 +349,7 @@ class Fortune3CardPoker(Game):
             check_limits(wager, amount, limits)
         decision = raw.get("decision")
         if decision is not None and decision not in ("play", "fold"):
-            raise RuleError(f"box {n}: decision {decision!r} must be \"play\" or \"fold\" "
+            raise RuleError(f"box {n}: decision {shown(decision)} must be \"play\" or \"fold\" "
                             f"({art(9, 2)})")
         if not ante:
             if play or decision is not None:

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Iterable, Mapping, Sequence
 
+from controller.shown import shown
+
 from .errors import RuleError
 
 STREETS = ("preflop", "flop", "turn", "river")
@@ -39,7 +41,7 @@ class Structure(StrEnum):
         try:
             return cls(text)
         except ValueError:
-            raise RuleError(f"unknown betting structure {value!r}; use 'limit' or "
+            raise RuleError(f"unknown betting structure {shown(value)}; use 'limit' or "
                             "'no-limit' (11/2008 art. 11)") from None
 
 
@@ -64,7 +66,7 @@ class BettingRules:
     def __post_init__(self) -> None:
         for key, readings in self._READINGS.items():
             if getattr(self, key) not in readings:
-                raise RuleError(f"interpretation {key} cannot be {getattr(self, key)!r}; "
+                raise RuleError(f"interpretation {key} cannot be {shown(getattr(self, key))}; "
                                 f"choose one of: {', '.join(readings)}")
 
     @classmethod
@@ -129,8 +131,8 @@ class HandState:
         seat_list = list(seats)
         for s in seat_list:
             if not isinstance(s, int) or isinstance(s, bool) or s < 1:
-                raise RuleError(f"seat {s!r} is not a seat number; seats count from 1, the seat "
-                                "immediately left of the croupier")
+                raise RuleError(f"seat {shown(s)} is not a seat number; seats count from 1, the "
+                                "seat immediately left of the croupier")
         if len(set(seat_list)) != len(seat_list):
             raise RuleError(f"a seat is listed twice in {seat_list}")
         if len(seat_list) < 2:
@@ -150,16 +152,16 @@ class HandState:
             stack_map = dict(zip(seat_list, stacks))
         for s, v in stack_map.items():
             if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
-                raise RuleError(f"seat {s} has stack {v!r}: a player needs a positive whole "
+                raise RuleError(f"seat {s} has stack {shown(v)}: a player needs a positive whole "
                                 "number of chip units to be dealt in (11/2008 art. 4(1))")
         if button not in self.seats:
-            raise RuleError(f"the button is at seat {button!r}, which is not among the seats "
+            raise RuleError(f"the button is at seat {shown(button)}, which is not among the seats "
                             f"in the hand {list(self.seats)}; the button sits in front of a "
                             "player (11/2008 art. 1(2))")
         for name, v in (("small blind", small_blind), ("big blind", big_blind)):
             if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
                 raise RuleError(f"the {name} must be a positive whole number of chip units, "
-                                f"got {v!r}")
+                                f"got {shown(v)}")
         if small_blind > big_blind:
             raise RuleError(f"the small blind {small_blind} is above the big blind {big_blind} "
                             "(11/2008 art. 5(1): normally half of it)")
@@ -376,17 +378,17 @@ class HandState:
         """Validate an action without changing anything: (recorded kind, round total)."""
         kind = _ACTION_ALIASES.get(str(action).strip().lower(), str(action).strip().lower())
         if kind not in ACTIONS:
-            raise RuleError(f"unknown action {action!r}; the actions are "
+            raise RuleError(f"unknown action {shown(action)}; the actions are "
                             f"{', '.join(ACTIONS)} (11/2008 art. 6(3), 7(3))")
         if not isinstance(seat, int) or isinstance(seat, bool):
-            raise RuleError(f"the seat acting must be a seat number, got {seat!r}")
+            raise RuleError(f"the seat acting must be a seat number, got {shown(seat)}")
         if self.is_over or self.to_act is None:
             raise RuleError(f"seat {seat} cannot {kind}: the betting of this hand is over")
         if seat != self.to_act:
             raise RuleError(f"seat {seat} acted out of turn: it is seat {self.to_act}'s turn "
                             "(clockwise order, 11/2008 art. 6(3)-(5))")
         if amount is not None and (not isinstance(amount, int) or isinstance(amount, bool)):
-            raise RuleError(f"amount {amount!r} must be a whole number of chip units")
+            raise RuleError(f"amount {shown(amount)} must be a whole number of chip units")
         street = self.street
         to_call = self._to_call(seat)
         all_in_to = self.round_bets[seat] + self.stacks[seat]

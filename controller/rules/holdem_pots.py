@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Mapping, Sequence
 
+from controller.shown import shown
+
 from .errors import RuleError
 
 RAKE_CAP_BIG_BLINDS = 5
@@ -63,15 +65,16 @@ def parse_rake_percent(value: Any) -> Fraction:
     if value is None:
         return Fraction(0)
     if isinstance(value, bool):
-        raise RuleError(f"rake rate {value!r} must be a percentage from 3 to 5 (11/2008 art. 16), or 0")
+        raise RuleError(f"rake rate {shown(value)} must be a percentage from 3 to 5 (11/2008 "
+                        "art. 16), or 0")
     text = str(value).strip().rstrip("%").strip()
     try:
         rate = Fraction(text)
     except (ValueError, ZeroDivisionError):
-        raise RuleError(f"rake rate {value!r} must be a percentage such as 5 or 4.5 "
+        raise RuleError(f"rake rate {shown(value)} must be a percentage such as 5 or 4.5 "
                         "(11/2008 art. 16: 3 to 5 %), or 0 for none") from None
     if rate != 0 and not RAKE_MIN_PERCENT <= rate <= RAKE_MAX_PERCENT:
-        raise RuleError(f"rake rate {value!r} % is outside 3-5 % (11/2008 art. 16); "
+        raise RuleError(f"rake rate {shown(value)} % is outside 3-5 % (11/2008 art. 16); "
                         "use a rate from 3 to 5, or 0 for none")
     return rate
 

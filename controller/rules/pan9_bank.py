@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
+from controller.shown import shown
+
 from .errors import RuleError
 
 MAX_ROUNDS_PER_TURN = 2  # art. 5(1)
@@ -35,7 +37,8 @@ def may_keep_bank(rounds_held: int, *, all_agree: bool = False) -> bool:
     the other seats agrees otherwise. ``rounds_held`` counts the rounds already played in this
     turn (1 after the first round)."""
     if not isinstance(rounds_held, int) or rounds_held < 0:
-        raise RuleError(f"rounds held {rounds_held!r} must be a whole number of rounds, 0 or more")
+        raise RuleError(f"rounds held {shown(rounds_held)} must be a whole number of rounds, 0 "
+                        "or more")
     return rounds_held < MAX_ROUNDS_PER_TURN or all_agree
 
 
@@ -56,7 +59,7 @@ def bank_offer_order(seats: Iterable[int], banker: int, *, bet_previous_round: I
     occupied_seats = set(occupied) if occupied is not None else bettors
     reading = (interpretations or {}).get("bank_requires_previous_bet", "always")
     if reading not in ("always", "when_passed"):
-        raise RuleError(f"bank_requires_previous_bet cannot be {reading!r}; "
+        raise RuleError(f"bank_requires_previous_bet cannot be {shown(reading)}; "
                         "choose always or when_passed")
     order = [s for s in counter_clockwise(seats, banker) if s != banker]
     offers: list[int] = []
@@ -100,7 +103,7 @@ def check_capital(capital: object, who: str = "the banker") -> int:
         raise RuleError(f"{who} has no capital: art. 5(3) requires the capital in chips on the "
                         "table before the dice are shaken; give it as a whole number of chip units")
     if isinstance(capital, bool) or not isinstance(capital, int):
-        raise RuleError(f"capital of {who} {capital!r} must be a whole number of chip units")
+        raise RuleError(f"capital of {who} {shown(capital)} must be a whole number of chip units")
     if capital <= 0:
         raise RuleError(f"capital of {who} is {capital}; it must be more than 0 chip units "
                         "(art. 5(3): the bank's win or loss is limited to it)")
@@ -119,7 +122,8 @@ def second_round_capital(first_capital: int, first_round_net: int,
     """
     first_capital = check_capital(first_capital, "the banker's first round")
     if isinstance(first_round_net, bool) or not isinstance(first_round_net, int):
-        raise RuleError(f"first round net {first_round_net!r} must be a whole number of chip units")
+        raise RuleError(f"first round net {shown(first_round_net)} must be a whole number of "
+                        "chip units")
     if first_round_net < -first_capital:
         raise RuleError(f"the banker cannot have lost {-first_round_net}: art. 5(3) limits the "
                         f"loss to the capital {first_capital}")
@@ -247,7 +251,7 @@ def order_shares(banker: BankShare, co_bankers: Sequence[BankShare], *,
                                  banker.seat)
         players.sort(key=lambda s: ring.index(s.seat))
     elif reading != "as_placed":
-        raise RuleError(f"co_banker_order cannot be {reading!r}; choose as_placed or "
+        raise RuleError(f"co_banker_order cannot be {shown(reading)}; choose as_placed or "
                         "counter_clockwise")
     return [banker, *players, *house]
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Mapping
 
+from controller.shown import shown
+
 from . import three_card
 from .base import (CROUPIER, Deal, Game, Interpretation, Irregularity, Mode, Phase, PlanRequest,
                    Recipient, Remedy, Ruling, Settlement, WagerResult, cards_json,
@@ -142,7 +144,8 @@ class QPoker(Game):
         at most 16 boxes; ``decks`` of them (Q3 ``several``, the shoe's count, 1 to 8; left
         out, the most a shoe holds) at most ``52 × decks // 3 - 1``."""
         if isinstance(layout_boxes, bool) or not isinstance(layout_boxes, int):
-            raise RuleError(f"the number of boxes must be a whole number, got {layout_boxes!r}")
+            raise RuleError(f"the number of boxes must be a whole number, got "
+                            f"{shown(layout_boxes)}")
         if layout_boxes < MIN_BOXES:
             raise RuleError(f"a Q Poker table has eight or more places including the "
                             f"croupier's ({art(2, 1)}), so at least {MIN_BOXES} boxes; "
@@ -175,7 +178,7 @@ class QPoker(Game):
         settle (art. 5; odd stakes on the bet versus the croupier under ``odd_chip``)."""
         chosen = self.resolve_interpretations(interpretations)
         if wager not in WAGERS:
-            raise RuleError(f"Q Poker has no wager {wager!r}; its wagers are "
+            raise RuleError(f"Q Poker has no wager {shown(wager)}; its wagers are "
                             f"{', '.join(WAGERS)} ({art(5, 1)})")
         three_card.stake(amount, wager)
         if (wager == VERSUS_CROUPIER and amount % 2
@@ -338,7 +341,7 @@ class QPoker(Game):
         if "players" in raw:
             for k in (PAIR_BONUS, VERSUS_CROUPIER, "decision", "player", "seated"):
                 if k in raw:
-                    raise RuleError(f"box {n} gives both \"players\" and a box-level {k!r}; "
+                    raise RuleError(f"box {n} gives both \"players\" and a box-level {shown(k)}; "
                                     "with several players put every wager in \"players\"")
             items = raw["players"]
             if not isinstance(items, list) or not items:
@@ -354,7 +357,7 @@ class QPoker(Game):
                                          "seated"}, f"a player of box {n}")
             name = item.get("player")
             if name is not None and not isinstance(name, str):
-                raise RuleError(f"box {n}: a player's name must be text, got {name!r}")
+                raise RuleError(f"box {n}: a player's name must be text, got {shown(name)}")
             who = f"box {n}" + (f" ({name})" if name else "")
             pb = three_card.stake(item.get(PAIR_BONUS), f"{who} {PAIR_BONUS}")
             vs = three_card.stake(item.get(VERSUS_CROUPIER), f"{who} {VERSUS_CROUPIER}")
@@ -363,7 +366,7 @@ class QPoker(Game):
                     self.check_bet(wager, amount, chosen)
             decision = item.get("decision")
             if decision is not None and decision not in ("play", "fold"):
-                raise RuleError(f"{who}: decision {decision!r} must be \"play\" or \"fold\" "
+                raise RuleError(f"{who}: decision {shown(decision)} must be \"play\" or \"fold\" "
                                 f"({art(9, 2)})")
             players.append({"player": name, "pair_bonus": pb, "versus": vs,
                             "decision": decision, "seated": flag(item, "seated", who),

@@ -20,6 +20,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Iterable, Mapping, Sequence
 
+from controller.shown import shown
+
 from . import pan9_bank
 from .base import (Deal, Game, Interpretation, Irregularity, Mode, Phase, PlanRequest, Recipient,
                    Remedy, Ruling, Settlement, WagerResult, box, cards_json)
@@ -89,7 +91,8 @@ def hand_key(cards: Sequence[Card], equal_points: str = "highest_card") -> tuple
         return (hand_points(cards), orders[0])
     if equal_points == "each_card":
         return (hand_points(cards), *orders)
-    raise RuleError(f"equal_points cannot be {equal_points!r}; choose highest_card or each_card")
+    raise RuleError(f"equal_points cannot be {shown(equal_points)}; choose highest_card or "
+                    "each_card")
 
 
 def compare_hands(a: Sequence[Card], b: Sequence[Card],
@@ -119,14 +122,15 @@ def check_dice(dice: object) -> tuple[int, ...]:
     if dice is None:
         raise RuleError("the four dice are missing: give them as e.g. 3,5,1,6 (art. 2(2))")
     if isinstance(dice, (str, bytes)) or not isinstance(dice, Iterable):
-        raise RuleError(f"dice {dice!r} must be four whole numbers 1-6, e.g. 3,5,1,6")
+        raise RuleError(f"dice {shown(dice)} must be four whole numbers 1-6, e.g. 3,5,1,6")
     values = list(dice)
     if len(values) != DICE:
-        raise RuleError(f"{len(values)} dice given ({values}); Super Pan 9 shakes exactly four "
-                        "(art. 1(2))")
+        raise RuleError(f"{len(values)} dice given ({shown(values)}); Super Pan 9 shakes "
+                        "exactly four (art. 1(2))")
     for v in values:
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 6:
-            raise RuleError(f"a die cannot show {v!r}; each die shows 1 to 6 ({values})")
+            raise RuleError(f"a die cannot show {shown(v)}; each die shows 1 to 6 "
+                            f"({shown(values)})")
     return tuple(values)
 
 
@@ -136,7 +140,8 @@ def check_adjust(adjust: object, interpretations: Mapping[str, str] | None = Non
     Any whole number under reading ``wrap`` of P12; under ``refuse`` the declaration must leave
     the lowest throw (4) a total of at least 1, so no throw can give a count of 0 or less."""
     if isinstance(adjust, bool) or not isinstance(adjust, int):
-        raise RuleError(f"declared adjustment {adjust!r} must be a whole number such as +2 or -1")
+        raise RuleError(f"declared adjustment {shown(adjust)} must be a whole number such as +2 "
+                        "or -1")
     if (interpretations or {}).get("adjusted_total", "wrap") == "refuse" and adjust < 1 - DICE:
         raise RuleError(f"declared adjustment {adjust:+d} could leave a total below 1 (lowest "
                         f"throw {DICE}); with adjusted_total=refuse subtract at most {DICE - 1}")
@@ -145,7 +150,7 @@ def check_adjust(adjust: object, interpretations: Mapping[str, str] | None = Non
 
 def check_seat(seat: object, layout: int, what: str = "seat") -> int:
     if isinstance(seat, bool) or not isinstance(seat, int):
-        raise RuleError(f"{what} {seat!r} must be a seat number 1-{layout}")
+        raise RuleError(f"{what} {shown(seat)} must be a seat number 1-{layout}")
     if not 1 <= seat <= layout:
         raise RuleError(f"{what} {seat} does not exist: the table has seats 1-{layout} "
                         "(set the layout if the table has more)")
@@ -228,7 +233,8 @@ def commission_on(amount: int, rounding: str = "floor") -> int:
         return (amount * 5 + 50) // 100
     if rounding == "ceil":
         return -(-amount * 5 // 100)
-    raise RuleError(f"commission_rounding cannot be {rounding!r}; choose floor, half_up or ceil")
+    raise RuleError(f"commission_rounding cannot be {shown(rounding)}; choose floor, half_up or "
+                    "ceil")
 
 
 # --- the game -----------------------------------------------------------------------------
@@ -293,7 +299,7 @@ class SuperPan9(Game):
         """Art. 3(1): at least two seats, the banker's included; one 52-card deck (art. 1(1))
         gives two cards (art. 2(3)) to at most 26 seats."""
         if isinstance(layout_boxes, bool) or not isinstance(layout_boxes, int):
-            raise RuleError(f"the layout {layout_boxes!r} must be a whole number of seats")
+            raise RuleError(f"the layout {shown(layout_boxes)} must be a whole number of seats")
         if layout_boxes < MIN_SEATS:
             raise RuleError(f"a Super Pan 9 table has at least {MIN_SEATS} seats, the banker's "
                             f"included ({art('3(1)')}); the layout has {layout_boxes}")
@@ -363,7 +369,8 @@ class SuperPan9(Game):
         try:
             irr, phase = Irregularity(irregularity), Phase(phase)
         except ValueError:
-            raise RuleError(f"unknown irregularity {irregularity!r} or phase {phase!r}; the "
+            raise RuleError(f"unknown irregularity {shown(irregularity)} or phase "
+                            f"{shown(phase)}; the "
                             f"irregularities are {', '.join(i.value for i in Irregularity)} and "
                             f"the phases {', '.join(p.value for p in Phase)}") from None
         before_cards = phase in (Phase.BETTING, Phase.SHAKING)
@@ -490,7 +497,8 @@ def seat_outcome_counts(equal_points: str = "highest_card",
         return (p, b) if equal_points == "highest_card" else (p, b, a)
 
     if equal_points not in ("highest_card", "each_card"):
-        raise RuleError(f"equal_points cannot be {equal_points!r}; choose highest_card or each_card")
+        raise RuleError(f"equal_points cannot be {shown(equal_points)}; choose highest_card or "
+                        "each_card")
     wins = losses = 0
     for done, (a, b) in enumerate(pairs, 1):
         left = [4] * 14
@@ -527,7 +535,7 @@ HOUSE_KEYS = {"house", "capital"}
 
 def _int(value: object, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise RuleError(f"{what} {value!r} must be a whole number of chip units")
+        raise RuleError(f"{what} {shown(value)} must be a whole number of chip units")
     return value
 
 
@@ -555,7 +563,7 @@ class _Round:
         r = cls()
         r.game = game
         if doc.get("game", game.game_id) != game.game_id:
-            raise RuleError(f"this round is {doc.get('game')!r}, not {game.game_id}")
+            raise RuleError(f"this round is {shown(doc.get('game'))}, not {game.game_id}")
         overrides = doc.get("interpretations") or {}
         if not isinstance(overrides, Mapping):
             raise RuleError("\"interpretations\" must be an object of key: reading")
@@ -625,7 +633,7 @@ class _Round:
         shares = [BankShare("banker", capital, r.banker_seat, "banker")]
         co = doc.get("co_bankers", [])
         if not isinstance(co, list):
-            raise RuleError(f"\"co_bankers\" must be a list, got {co!r}: give [{{\"player\", "
+            raise RuleError(f"\"co_bankers\" must be a list, got {shown(co)}: give [{{\"player\", "
                             "\"seat\", \"capital\"} or {\"house\": true, \"capital\"}, ...], "
                             "or leave \"co_bankers\" out when nobody co-banks")
         co_shares = []

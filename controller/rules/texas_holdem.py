@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from controller.shown import shown
+
 from .base import (BOARD, BURN, Deal, Game, Interpretation, Irregularity, Mode, Phase,
                    PlanRequest, Recipient, Remedy, Ruling, Settlement, WagerResult, box,
                    hands_in_plan_order)
@@ -149,7 +151,7 @@ class TexasHoldem(Game):
         player could never be dealt once the others are full, for which the text has no rule."""
         if not isinstance(layout_boxes, int) or isinstance(layout_boxes, bool):
             raise RuleError(f"the number of player seats must be a whole number, "
-                            f"got {layout_boxes!r}")
+                            f"got {shown(layout_boxes)}")
         if layout_boxes < SEATS:
             raise RuleError(f"a Texas Hold'em table has {SEATS} player seats ({art('2(1)')}), "
                             f"or more if the house chooses ({art('2(2)')}); {layout_boxes} "
@@ -350,7 +352,7 @@ BLIND_KEYS = {"small", "big"}
 def _blind(blinds: Mapping[str, Any], key: str) -> int:
     value = require(blinds, key, '"blinds"', f'"{key}": N, the {key} blind in chip units')
     if not isinstance(value, int) or isinstance(value, bool):
-        raise RuleError(f"the {key} blind must be a whole number of chip units, got {value!r}")
+        raise RuleError(f"the {key} blind must be a whole number of chip units, got {shown(value)}")
     return value
 
 
@@ -372,7 +374,7 @@ def _seat_entries(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
         b = _box(entry, f"seat entry {i}",
                  '"box": N, the seat number, 1 being immediately left of the croupier')
         if not isinstance(b, int) or isinstance(b, bool) or b < 1:
-            raise RuleError(f"seat entry {i} has box {b!r}; give \"box\": N, the seat number, "
+            raise RuleError(f"seat entry {i} has box {shown(b)}; give \"box\": N, the seat number, "
                             "1 being immediately left of the croupier")
         require(entry, "stack", f"seat entry {i} (box {b})",
                 '"stack": the chips in front of the player before the blinds')

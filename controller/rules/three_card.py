@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Sequence
 
+from controller.shown import shown
+
 from .base import (CROUPIER, Deal, Irregularity, Mode, PlanRequest, Remedy, Ruling,
                    box as box_recipient)
 from .cards import Card, parse_cards
@@ -219,7 +221,7 @@ def stake(value, what: str) -> int:
     if value is None:
         return 0
     if isinstance(value, bool) or not isinstance(value, int):
-        raise RuleError(f"{what} is {value!r}: a stake is a whole number of chip units "
+        raise RuleError(f"{what} is {shown(value)}: a stake is a whole number of chip units "
                         "(0 or more), e.g. 10; never a fraction or text")
     if value < 0:
         raise RuleError(f"{what} is {value}: a stake cannot be negative; give 0 or more chips")
@@ -233,7 +235,7 @@ def read_hand(raw, what: str, *, distinct: bool = True) -> list[Card]:
         raise RuleError(f"{what} has no cards; give its three cards, e.g. [\"As\", \"Kd\", \"7c\"]")
     if not isinstance(raw, (list, str)):
         raise RuleError(f"{what}: cards must be a list such as [\"As\", \"Kd\", \"7c\"], "
-                        f"got {raw!r}")
+                        f"got {shown(raw)}")
     return parse_cards(raw, count=3, what=what, distinct=distinct)
 
 
@@ -242,7 +244,7 @@ def box_number(raw, layout_boxes: int, regulation: str) -> int:
     if raw is None:
         raise RuleError(f'a box has no "box"; give "box": N, its number 1-{layout_boxes}')
     if isinstance(raw, bool) or not isinstance(raw, int):
-        raise RuleError(f"box {raw!r} must be a box number 1-{layout_boxes}")
+        raise RuleError(f"box {shown(raw)} must be a box number 1-{layout_boxes}")
     if not 1 <= raw <= layout_boxes:
         raise RuleError(f"box {raw} does not exist: this table has boxes 1-{layout_boxes} "
                         f"({regulation} art. 2); a bet can only lie on one of them")
