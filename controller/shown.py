@@ -19,9 +19,10 @@ def shown(value: Any, limit: int = LIMIT) -> str:
     would raise), and a value JSON has no notation for is shown as its text, quoted."""
     try:
         text = json.dumps(value, ensure_ascii=False, default=str)
-    except ValueError:      # an int past Python's digit limit, or a list holding itself
-        return ("(a number too long to print)" if isinstance(value, int)
-                else "(a value too deep to print)")
+    except ValueError as exc:   # an int past Python's digit limit, or a list holding itself
+        return ("(a value that holds itself)" if "ircular" in str(exc)
+                else "(a number too long to print)" if isinstance(value, int)
+                else "(a value holding a number too long to print)")
     return text if len(text) <= limit else text[:limit] + "..."
 
 

@@ -512,7 +512,7 @@ def test_each_seat_is_given_its_own_stack_and_a_wrong_one_is_refused_by_the_tabl
     seat(5).fill("7O0")
     seat(8).fill("400")
     dealer.locator("[data-command=seat_players]").click()
-    expect(error).to_contain_text("409: a stack must be a whole number of chip units, got '7O0'")
+    expect(error).to_contain_text('409: a stack must be a whole number of chip units, got "7O0"')
     holdem = live.view()["holdem"]
     assert (holdem["seats"], holdem["stacks"], holdem["button"]) == (
         [2, 5], {"2": 300, "5": 700}, 5)

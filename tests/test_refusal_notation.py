@@ -168,7 +168,8 @@ def test_shown_cuts_a_long_value_and_names_a_number_too_long_to_spell():
     assert shown(10 ** 5000) == "(a number too long to print)"
     loop = []
     loop.append(loop)
-    assert shown(loop) == "(a value too deep to print)"
+    assert shown(loop) == "(a value that holds itself)"
+    assert shown([10 ** 5000]) == "(a value holding a number too long to print)"
 
 
 def test_shown_leaves_a_card_for_the_mask():
