@@ -77,6 +77,14 @@ def test_a_refusal_through_the_api_quotes_the_value_in_json(runner, setup, name,
     assert runner.table.public_view() == view and runner.table.state == state
 
 
+def test_an_unknown_command_is_quoted_in_json(runner):
+    """The API's own refusal of a command name it does not know quotes the name as JSON."""
+    status, body = _post(runner, "place_bets", dict(BET))
+    message = body["error"]["message"]
+    assert status == 404 and 'there is no command "place_bets";' in message, message
+    assert "place_bet" in message.split(";", 1)[1]      # the way out: the commands there are
+
+
 def test_a_bool_box_is_not_looked_up_as_a_box(runner):
     _betting(runner)
     _, body = _post(runner, "place_bet", {**BET, "box": True})

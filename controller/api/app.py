@@ -26,6 +26,7 @@ from aiohttp import web
 
 from controller.config import ApiConfig
 from controller.rules.base import AMOUNT_LIMIT
+from controller.shown import kind, shown
 from controller.errors import TablectlError
 from controller.logs import get_logger
 from controller.strict_json import TooLarge, first_twice, nesting, pairs, plain, whole_number
@@ -272,7 +273,7 @@ async def post_command(request: web.Request) -> web.Response:
     spec = COMMANDS.get(name)
     if spec is None:
         return _refuse(request, 404, "unknown_command",
-                       f"there is no command {scrub(repr(name))}; {role} may give: "
+                       f"there is no command {scrub(shown(name))}; {role} may give: "
                        f"{', '.join(c['name'] for c in commands_for(role))}")
     if role not in spec.roles:
         return _refuse(request, 403, "forbidden",
@@ -382,7 +383,7 @@ async def _args(request: web.Request, params: tuple[str, ...]) -> dict[str, Any]
                      "UTF-16 pair, which is not text; send the character itself in UTF-8")
     if not isinstance(body, dict):
         return error(400, "bad_body", "the body must be a JSON object of the command's "
-                     f"parameters ({', '.join(params) or 'none'}), got {_kind(body)}")
+                     f"parameters ({', '.join(params) or 'none'}), got {kind(body)}")
     unknown = sorted(set(body) - set(params))
     if unknown:
         return error(400, "bad_parameter",
@@ -399,20 +400,14 @@ def _not_text(param: str, value: Any) -> str | None:
     """What is wrong with ``value`` for a parameter the table takes as text (a wager, a player,
     a reason...), or None. The table checks numbers itself; a list or an object where it
     expects a name would fail inside it instead of being refused."""
-    kind = PARAMS.get(param, {}).get("type")
-    nullable = kind == ["string", "null"]
-    if kind != "string" and not nullable:
+    schema = PARAMS.get(param, {}).get("type")
+    nullable = schema == ["string", "null"]
+    if schema != "string" and not nullable:
         return None
     if isinstance(value, str) or (nullable and value is None):
         return None
     return (f"{param} must be text in quotes{' (or null)' if nullable else ''}, such as "
-            f"{{\"{param}\": \"{TEXT_EXAMPLES.get(param, 'text')}\"}}; got {_kind(value)}")
-
-
-def _kind(value: Any) -> str:
-    """What a JSON value is, in JSON's words (not Python's: null, not NoneType)."""
-    return {dict: "an object", list: "a list", str: "text", bool: "true/false",
-            type(None): "null"}.get(type(value), "a number")
+            f"{{\"{param}\": \"{TEXT_EXAMPLES.get(param, 'text')}\"}}; got {kind(value)}")
 
 
 
