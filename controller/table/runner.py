@@ -269,9 +269,23 @@ class TableRunner:
                     inputs.pop()
                 continue
             inputs.append(rec)
+        # The replay starts at the last input a fresh monitor takes as the live one took it,
+        # whatever came before; from there the monitor's own rules decide (a report no shuffle
+        # was owed for, a check with no card out). A ``shuffle_done`` is such an input only if
+        # it ends a shuffle seen to start, a check or ``deck_ready`` only if no shuffle is under
+        # way: the monitor keeps the deck in play across a ``shuffle_done`` that ends none
+        # (docs/integrity.md), and a replay begun there would forget the cards dealt before it.
         begin = found = 0
+        shuffling = False
         for i, rec in enumerate(inputs):
-            if _deck_start(rec):
+            kind = _deck_event(rec)
+            if kind == "shuffle_started":
+                shuffling, begin, found = True, i, 1
+            elif kind == "shuffle_done":
+                if shuffling:
+                    begin, found = i, 1
+                shuffling = False
+            elif kind is not None and not shuffling:
                 begin, found = i, 1
         # The decks ended before the warm-up (their orders, the trend, the numbering): without
         # them a repeat of a deck dealt before the restart goes unseen and numbers are reused.
@@ -476,11 +490,16 @@ class TableRunner:
 DECK_STARTS = ("shuffle_started", "deck_check_result", "shuffle_done")
 
 
-def _deck_start(rec: Any) -> bool:
+def _deck_event(rec: Any) -> str | None:
+    """The input's kind if a deck may begin at it (a device event of DECK_STARTS, or the
+    command ``deck_ready``), else None."""
     p = rec.payload if isinstance(rec.payload, dict) else {}
     if rec.kind == Kind.DEVICE.value:
-        return (p.get("event") or {}).get("kind") in DECK_STARTS
-    return rec.kind == Kind.COMMAND.value and p.get("name") == "deck_ready"
+        kind = (p.get("event") or {}).get("kind")
+        return kind if kind in DECK_STARTS else None
+    if rec.kind == Kind.COMMAND.value and p.get("name") == "deck_ready":
+        return "deck_ready"
+    return None
 
 
 def journal_inputs(journal: Journal) -> Iterable[dict[str, Any]]:
