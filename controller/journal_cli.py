@@ -336,6 +336,11 @@ def describe(rec: Record) -> str:
         elif rec.kind == Kind.COMMAND and "name" in p:
             args = p.get("args") if isinstance(p.get("args"), dict) else {}
             text = f"{p['name']} {_pairs(args)}".rstrip()
+        elif p.get("kind") == "device_replaced":
+            # Both units by what tells them apart, which a cut identity would lose.
+            rest = {k: v for k, v in p.items() if k not in _NOISE | {"kind", "was", "now"}}
+            text = (f"device_replaced {p.get('device') or '?'}: was {_unit(p.get('was'))}, "
+                    f"now {_unit(p.get('now'))} {_pairs(rest)}").rstrip()
         else:
             rest = {k: v for k, v in p.items()
                     if k not in _NOISE and k != "kind" and not (k == "article" and
@@ -362,6 +367,14 @@ def clock_text(rec: Record) -> str:
         return (f"wall clock {seconds(behind)} behind record {p.get('last_seq')} at start "
                 f"(behind_ns={behind})")
     return ""
+
+
+def _unit(ident: Any) -> str:
+    """A device's identity as a regulator tells units apart: serial number and firmware."""
+    if not isinstance(ident, dict):
+        return "unknown"
+    return (f"serial {ident.get('serial') or '?'} firmware {ident.get('firmware_version') or '?'}"
+            f" (hash {ident.get('firmware_hash') or '?'})")
 
 
 def _pairs(d: dict[str, Any]) -> str:

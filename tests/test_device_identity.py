@@ -130,7 +130,7 @@ def test_after_a_restart_another_unit_is_compared_with_the_journaled_identity(tm
     run.recover()
     mark = run.journal.head()[0]
     run.device(ev.LinkUp(device="shuffler", ts=0.0, identity=ident(serial="S2")))
-    [rec] = [r for r in run.journal.records(since=mark, kinds=["table"])
+    [rec] = [r for r in run.journal.records(since=mark, kinds=["alarm"])
              if r.payload.get("kind") == "device_replaced"]
     assert rec.payload["was"]["serial"] == "S1"
     assert rec.payload["now"]["serial"] == "S2"
@@ -154,7 +154,7 @@ def test_after_a_restart_the_same_unit_is_no_replacement(tmp_path):
     run.recover()
     run.device(ev.LinkUp(device="shuffler", ts=0.0, identity=ident()))
     assert "replaced" not in run.table.conditions.get("shuffler", set())
-    assert not [r for r in run.journal.records(kinds=["table"])
+    assert not [r for r in run.journal.records(kinds=["alarm"])
                 if r.payload.get("kind") == "device_replaced"]
 
 

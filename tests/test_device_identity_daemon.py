@@ -59,7 +59,7 @@ def test_another_shuffler_on_the_port_waits_for_the_supervisor(tmp_path):
         assert view["devices"]["shuffler"]["serial"] == first.serial
 
     journal = Journal.open(tmp_path / "journal.db", "bench-1")
-    recs = [r.payload for r in journal.records(kinds=["table"])
+    recs = [r.payload for r in journal.records(kinds=["alarm"])
             if r.payload.get("kind") == "device_replaced"]
     assert [(p["was"]["serial"], p["now"]["serial"]) for p in recs] == [
         (first.serial, "SIM-SHF-SPARE"), ("SIM-SHF-SPARE", first.serial)]

@@ -16,7 +16,8 @@ regulation says, and settings changed meanwhile take effect from the next round.
 Journal record kinds written here (see controller.journal.Kind): ``device``, ``command``,
 ``restart`` (inputs, payload the input record); ``recovery`` (what start-up did); ``state``, ``decision`` (article set),
 ``round_open`` (with the table's snapshot, which names the ``config`` record whose settings the
-round is played under), ``round_close``, ``alarm``, ``table`` (every other published event),
+round is played under), ``round_close``, ``alarm`` (also the published events of ALARM_EVENTS),
+``table`` (every other published event),
 ``device_command``, ``refused`` (a command that was not allowed).
 """
 from __future__ import annotations
@@ -38,6 +39,10 @@ INPUT_KINDS = (Kind.DEVICE.value, Kind.COMMAND.value, RESTART)
 OUTPUT_KINDS = (Kind.STATE.value, Kind.DECISION.value, Kind.ROUND_OPEN.value,
                 Kind.ROUND_CLOSE.value, Kind.ALARM.value, "table", "integrity",
                 "device_command", "refused")
+
+# Published events journaled as ``alarm``: what a device's state says to whoever audits the
+# table (a condition, its link, another unit in its place).
+ALARM_EVENTS = ("device_condition", "device_link", "device_replaced")
 
 Publisher = Callable[[PublicEvent], None]
 Sender = Callable[[Command], None]
@@ -248,7 +253,7 @@ class TableRunner:
             return Entry(Kind.ROUND_CLOSE.value,
                          {**doc, "outcome": "void" if e.kind == "round_void" else "settled"},
                          rid, "table", e.data.get("article"))
-        if e.kind in ("device_condition", "device_link"):
+        if e.kind in ALARM_EVENTS:
             return Entry(Kind.ALARM.value, doc, rid, e.data.get("device"))
         return Entry("table", doc, rid, "table")
 
