@@ -150,6 +150,17 @@ def _monitor(integrity: Mapping[str, Any]) -> Any:
 _WAKE = object()    # on the queue: look at _stopping (and ping the watchdog); not an input
 
 
+# What the pit and the operator must look at: logged as warnings (journald's priority 4).
+WARNING_EVENTS = frozenset({"ruling", "round_void", "irregular_event", "controller_fault",
+                            "device_condition", "device_replaced"})
+
+
+def public_log_level(kind: str) -> str:
+    """The log level of a published event of ``kind``: a warning for what went wrong at the
+    table (a ruling, a void, a device's condition, a unit swapped), info for the rest."""
+    return "warning" if kind in WARNING_EVENTS else "info"
+
+
 @dataclass
 class _CommandItem:
     name: str
@@ -709,8 +720,7 @@ class Service:
                 writer.write(line)
 
     def _log_public(self, kind: str, doc: dict[str, Any]) -> None:
-        level = "warning" if kind in ("ruling", "round_void", "irregular_event",
-                                      "controller_fault", "device_condition") else "info"
+        level = public_log_level(kind)
         # "event" is the log line's own name: an event's field of that name is logged as
         # "event_" rather than raising a TypeError after the journal already holds it.
         getattr(self.log, level)(kind, **{("event_" if k == "event" else k): v

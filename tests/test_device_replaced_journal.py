@@ -43,3 +43,12 @@ def test_journal_show_lists_it_as_an_alarm_with_both_units(tmp_path, capsys):
     [line] = [ln for ln in capsys.readouterr().out.splitlines() if "device_replaced" in ln]
     assert line.split()[3] == "alarm"
     assert "was serial S1" in line and "now serial S2" in line
+
+
+def test_a_unit_swapped_is_logged_as_a_warning_like_a_device_condition():
+    """journald shows warnings to the operator (priority 4): a device that came back as
+    another unit is one, as a jam or a lost link is; a round opening is not."""
+    from controller.service import public_log_level
+    assert public_log_level("device_replaced") == "warning"
+    assert public_log_level("device_condition") == "warning"
+    assert public_log_level("round_open") == "info"
