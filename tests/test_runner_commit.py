@@ -206,6 +206,7 @@ def test_a_command_the_journal_cannot_hold_is_refused_and_the_table_goes_on(tmp_
     before = list(journal.records())
     with pytest.raises(TablectlError, match="cannot be journaled") as err:
         runner.command("place_bet", box=2, wager="versus_croupier", amount=amount)
+    assert str(err.value).startswith('command "place_bet" not taken')    # quoted as JSON
     if why:
         assert why in str(err.value)
     assert runner.broken is None and list(journal.records()) == before

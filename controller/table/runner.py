@@ -28,6 +28,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from controller.errors import TablectlError
 from controller.journal import Entry, Journal, JournalError, Kind, Record, canonical_json
+from controller.shown import shown
 from drivers import events as ev
 
 from .machine import Command, Table
@@ -137,7 +138,7 @@ class TableRunner:
         except (TypeError, ValueError, RecursionError) as exc:
             reason = "it is nested too deeply" if isinstance(exc, RecursionError) else str(exc)
             raise TablectlError(
-                f"command {name!r} not taken: its arguments cannot be journaled ({reason}); give "
+                f"command {shown(name)} not taken: its arguments cannot be journaled ({reason}); give "
                 "whole numbers, text, true/false, and lists or objects of them") from None
         self._input(Kind.COMMAND, record, role)
 
