@@ -132,13 +132,9 @@ async def until_records(svc, n):
 
 # --- (b) a step while the daemon was stopped ---------------------------------------------------
 
-@needs_boot_id
-@pytest.mark.parametrize("step_ns", [30 * 60 * 10**9, -2 * HOUR_NS])
-def test_a_step_while_stopped_in_the_same_boot_is_journaled_first_and_exactly(tmp_path,
-                                                                              step_ns):
-    path = tmp_path / "j.db"
+def start_and_stop(path, clock):
+    """The daemon started on the journal at ``path`` with ``clock``, and stopped."""
     cfg = parse_text(CONFIG.format(journal=path))
-    clock = ShiftedClock()
 
     async def run():
         svc, task = await started(cfg, clock)
@@ -146,10 +142,19 @@ def test_a_step_while_stopped_in_the_same_boot_is_journaled_first_and_exactly(tm
         await task
 
     asyncio.run(run())
+
+
+@needs_boot_id
+@pytest.mark.parametrize("step_ns", [30 * 60 * 10**9, -2 * HOUR_NS])
+def test_a_step_while_stopped_in_the_same_boot_is_journaled_first_and_exactly(tmp_path,
+                                                                              step_ns):
+    path = tmp_path / "j.db"
+    clock = ShiftedClock()
+    start_and_stop(path, clock)
     with Journal.open(path, readonly=True) as j:
         before = j.last()
     clock.shift_ns += step_ns                   # set while the daemon is stopped
-    asyncio.run(run())
+    start_and_stop(path, clock)
     with Journal.open(path, readonly=True) as j:
         start = starts(j)[-1]
         after = list(j.records(since=start.seq))
@@ -174,17 +179,10 @@ def test_a_step_while_stopped_in_the_same_boot_is_journaled_first_and_exactly(tm
 @needs_boot_id
 def test_drift_while_stopped_is_no_step(tmp_path):
     path = tmp_path / "j.db"
-    cfg = parse_text(CONFIG.format(journal=path))
     clock = ShiftedClock()
-
-    async def run():
-        svc, task = await started(cfg, clock)
-        svc.stop()
-        await task
-
-    asyncio.run(run())
+    start_and_stop(path, clock)
     clock.shift_ns += 400_000_000               # 0.4 s: slewing, not a step
-    asyncio.run(run())
+    start_and_stop(path, clock)
     with Journal.open(path, readonly=True) as j:
         assert clock_records(j) == []
 
