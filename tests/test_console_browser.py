@@ -89,6 +89,17 @@ def state_is(page, state):
     page.wait_for_selector(f'[data-testid=state][data-state="{state}"]')
 
 
+def dealer_and_display_at_bets(browser, live):
+    """The table opened by the supervisor, the dealer's and the display's pages, and the
+    dealer's deck_ready taken: the bets are open. The two pages."""
+    supervisor(live, "open_table")
+    dealer, display = open_page(browser, live, "dealer"), open_page(browser, live, "display")
+    state_is(display, "shuffling")
+    front(dealer).locator("[data-command=deck_ready]").click()
+    state_is(display, "bets_open")
+    return dealer, display
+
+
 def bet(page, box, wager, amount):
     front(page)
     page.get_by_test_id(f"wager-{box}").select_option(wager)
@@ -157,11 +168,7 @@ def close_pages(browser):
 
 @pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)
 def test_q_poker_round_with_the_shoe_appears_on_the_display(browser, live):
-    supervisor(live, "open_table")
-    dealer, display = open_page(browser, live, "dealer"), open_page(browser, live, "display")
-    state_is(display, "shuffling")
-    front(dealer).locator("[data-command=deck_ready]").click()
-    state_is(display, "bets_open")
+    dealer, display = dealer_and_display_at_bets(browser, live)
     bet(dealer, 1, "versus_croupier", 10)
     bet(dealer, 3, "pair_bonus", 5)
     bet(dealer, 3, "versus_croupier", 20)

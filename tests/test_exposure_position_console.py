@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from test_console_browser import (BROWSER_TESTS, browser, cards_of, close_pages,  # noqa: F401
-                                  dealt_cards, expect, front, live, open_page, state_is,
-                                  supervisor, bet)
+                                  dealer_and_display_at_bets, dealt_cards, expect, front,
+                                  live, bet)
 
 pytestmark = BROWSER_TESTS
 
@@ -16,11 +16,7 @@ pytestmark = BROWSER_TESTS
 def test_the_dealer_picks_the_exposed_card_or_leaves_the_last(browser, live):
     # 89/2004 art. 11(2): box 1's first card is exposed while its second is out; the display
     # shows that one, the second stays face down. Then "last": the table takes the last one.
-    supervisor(live, "open_table")
-    dealer, display = open_page(browser, live, "dealer"), open_page(browser, live, "display")
-    state_is(display, "shuffling")
-    front(dealer).locator("[data-command=deck_ready]").click()
-    state_is(display, "bets_open")
+    dealer, display = dealer_and_display_at_bets(browser, live)
     bet(dealer, 1, "versus_croupier", 10)
     for _ in range(4):                  # box 1, the croupier, box 1, the croupier
         live.devices["shoe"].draw()
