@@ -4,20 +4,18 @@ NoneType): the console's dealer and API clients that speak JSON read them. A boo
 box, seat, amount or position is expected is refused as not a whole number, not looked up.
 Through the console API (in-process app), the real daemon's control socket, and the one
 function that quotes them."""
-import asyncio
 import json
 
 import pytest
 
 from controller.api import create_app
-from controller.config import parse_text
 from controller.rules.cards import Card
 from controller.shown import described, kind, shown
 from controller.table.secrecy import scrub
 from drivers import events as ev
 
 from test_api_support import api_config, auth, client, make_runner
-from service_helpers import start_with_control
+from test_control_socket_input import _serve as serve
 
 PYTHON_WORDS = ("True", "False", "None", "NoneType", "got '", "'1'", "bool", "int ", "float",
                 "str ")
@@ -110,46 +108,21 @@ def test_a_card_in_a_wrong_value_is_still_masked(runner):
     assert status == 409 and '"[card] x"' in message and "As x" not in message, message
 
 
-CONFIG = """
-[table]
-id = "cs-1"
-game = "q-poker"
-mode = "shoe"
-boxes = 7
-
-[journal]
-path = "{journal}"
-"""
-
-
 def test_the_control_socket_quotes_values_in_json(tmp_path):
-    cfg = parse_text(CONFIG.format(journal=tmp_path / "j.db"))
-    control = tmp_path / "control.sock"
     answers = []
 
-    async def scenario():
-        svc, task = await start_with_control(cfg, control)
-        reader, writer = await asyncio.open_unix_connection(str(control))
+    async def talk(ask, svc):
+        async def say(req):
+            return await ask(json.dumps(req).encode())
+        await say({"command": "open_table", "role": "supervisor"})
+        await say({"command": "deck_ready"})
+        answers.append(await say({"command": "place_bet", "args": {**BET, "player": 5}}))
+        answers.append(await say({"command": "place_bet", "args": {**BET, "box": True}}))
+        answers.append(await say({"command": "place_bet", "args": {**BET, "amount": None}}))
+        answers.append(await say({"command": True}))
+        answers.append(await say({"command": "close_bets", "role": None}))
 
-        async def ask(req):
-            writer.write(json.dumps(req).encode() + b"\n")
-            await writer.drain()
-            return json.loads(await asyncio.wait_for(reader.readline(), 10))
-        try:
-            await ask({"command": "open_table", "role": "supervisor"})
-            await ask({"command": "deck_ready"})
-            answers.append(await ask({"command": "place_bet", "args": {**BET, "player": 5}}))
-            answers.append(await ask({"command": "place_bet", "args": {**BET, "box": True}}))
-            answers.append(await ask({"command": "place_bet",
-                                      "args": {**BET, "amount": None}}))
-            answers.append(await ask({"command": True}))
-            answers.append(await ask({"command": "close_bets", "role": None}))
-        finally:
-            writer.close()
-            svc.stop()
-            await task
-
-    asyncio.run(scenario())
+    serve(tmp_path, talk)
     errors = [a["error"] for a in answers]
     assert all(a["ok"] is False for a in answers)
     assert "got a number 5" in errors[0]
