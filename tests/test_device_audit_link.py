@@ -8,6 +8,17 @@ from test_link import (Peer, RawFrame, link_path, next_event, run, started,  # n
                        until)
 
 
+def on_link(link_path, device_class, body, **kw):
+    """The scriptable device of ``device_class`` linked to a driver: ``body(peer, drv, q)``,
+    then the driver closed and the device unplugged."""
+    async def main():
+        peer, drv, q, _ = await started(link_path, device_class, **kw)
+        await body(peer, drv, q)
+        await drv.close()
+        peer.unplug()
+    run(main())
+
+
 class Damaged(RawFrame):
     """A reliable frame whose every copy arrives with a bad CRC (a firmware that computes it
     wrong for this message, a cable that damages the same bytes each time)."""
@@ -22,8 +33,7 @@ def test_a_frame_that_keeps_arriving_damaged_is_reported_and_not_nakked_for_ever
     # Each damaged copy was answered with NAK 1, which the device answers by sending the
     # frame again at once: the two sides traded the frame as fast as the line goes, for ever,
     # and the table never heard that the card out of the shoe would never reach it.
-    async def main():
-        peer, drv, q, _ = await started(link_path, "shoe")
+    async def body(peer, drv, q):
         peer.send(Damaged(m.CardDrawn.TYPE, m.CardDrawn(12, False, 7).pack()))  # As
         bad, before = await next_event(q, "malfunction")
         assert not [e for e in before if e.kind == "card_drawn"]
@@ -40,9 +50,8 @@ def test_a_frame_that_keeps_arriving_damaged_is_reported_and_not_nakked_for_ever
                                        m.CardDrawn(12, False, 7).pack()), None)
         drawn, _ = await next_event(q, "card_drawn")
         assert drawn.card.code == 12
-        await drv.close()
-        peer.unplug()
-    run(main())
+
+    on_link(link_path, "shoe", body)
 
 
 class Burst(Peer):
@@ -63,17 +72,15 @@ def test_a_burst_of_noise_over_a_frame_and_its_quick_copies_is_no_malfunction(li
     # The device's own resends an ack timeout apart get through, and nothing is reported.
     from test_link import SLACK
 
-    async def main():
-        peer, drv, q, _ = await started(link_path, "shoe", timing=SLACK)
+    async def body(peer, drv, q):
         peer.__class__ = Burst
         peer.damage = 7                 # the first copy, 3 on the NAKs, 3 resent
         peer.send(m.CardDrawn(12, False, 7))
         drawn, before = await next_event(q, "card_drawn")
         assert drawn.card.code == 12 and not [e for e in before if e.kind == "malfunction"]
         assert peer.damage == 0
-        await drv.close()
-        peer.unplug()
-    run(main())
+
+    on_link(link_path, "shoe", body, timing=SLACK)
 
 
 class TooLong(RawFrame):
@@ -94,8 +101,7 @@ def test_a_frame_past_the_maximum_length_is_refused_and_reported_not_dropped_for
     # nothing (the link up, its heartbeats flowing).
     from drivers.protocol.framing import MAX_PAYLOAD
 
-    async def main():
-        peer, drv, q, _ = await started(link_path, "shuffler")
+    async def body(peer, drv, q):
         peer.send(TooLong(m.HandDispensed.TYPE, bytes(MAX_PAYLOAD + 1)))
         peer.send(m.Jam("exit"))                        # queued behind it
         bad, before = await next_event(q, "malfunction")
@@ -105,9 +111,8 @@ def test_a_frame_past_the_maximum_length_is_refused_and_reported_not_dropped_for
         assert jam.where == "exit" and not [e for e in between if e.kind == "malfunction"]
         refused = [msg for _, msg in peer.received if isinstance(msg, m.Nak)]
         assert refused == [m.Nak(1, m.NAK_BAD_PAYLOAD)]
-        await drv.close()
-        peer.unplug()
-    run(main())
+
+    on_link(link_path, "shuffler", body)
 
 
 def test_a_stray_header_naming_a_long_frame_costs_the_frame_in_flight_nothing(link_path):
@@ -116,16 +121,14 @@ def test_a_stray_header_naming_a_long_frame_costs_the_frame_in_flight_nothing(li
     # refused, and arrives.
     from drivers.protocol.framing import MAX_PAYLOAD
 
-    async def main():
-        peer, drv, q, _ = await started(link_path, "shuffler")
+    async def body(peer, drv, q):
         peer.write(TooLong(m.HandDispensed.TYPE, bytes(MAX_PAYLOAD + 1)).encode(1)[:40])
         peer.send(m.Jam("exit"))                         # seq 1
         jam, before = await next_event(q, "jam")
         assert not [e for e in before if e.kind == "malfunction"]
         assert not [msg for _, msg in peer.received if isinstance(msg, m.Nak)]
-        await drv.close()
-        peer.unplug()
-    run(main())
+
+    on_link(link_path, "shuffler", body)
 
 
 def test_the_daemons_link_refuses_a_frame_past_the_maximum_only_once_it_is_journaled(
