@@ -136,16 +136,11 @@ def test_the_daemons_link_refuses_a_frame_past_the_maximum_only_once_it_is_journ
     # Confirm mode (the daemon's): the device forgets the frame once refused, so the NAK
     # waits until the malfunction that records its loss is durable.
     from drivers.driver import Delivery
-    from drivers.factory import open_driver
     from drivers.protocol.framing import MAX_PAYLOAD
-    from test_link import confirm_spec
+    from test_link import confirm_started
 
     async def main():
-        peer = Peer(link_path)
-        peer.plug()
-        q = asyncio.Queue()
-        drv = open_driver(confirm_spec(link_path), q, confirm=True, on_session=lambda mark: None)
-        await next_event(q, "link_up")
+        peer, drv, q = await confirm_started(link_path)
         peer.send(TooLong(m.HandDispensed.TYPE, bytes(MAX_PAYLOAD + 1)))
         async with asyncio.timeout(5):
             item = await q.get()

@@ -9,9 +9,9 @@ one of tests/test_link.py, on a real pseudo-terminal through the real pyserial p
 import asyncio
 
 from drivers.driver import Delivery
-from drivers.factory import open_driver
 from drivers.protocol import messages as m
-from test_link import Peer, confirm_spec, link_path, next_event, run, started, until  # noqa: F401
+from test_link import (Peer, confirm_started, link_path, next_event, run,  # noqa: F401
+                       started, until)
 
 
 def test_an_agitator_that_says_it_jammed_is_out_of_order(link_path):
@@ -46,11 +46,7 @@ def test_the_malfunction_is_journaled_before_the_frame_is_acknowledged(link_path
     # Confirm mode (the daemon's): the report rides on the frame's receipt, so the device
     # hears its frame was taken only once the table's record of the fault is durable.
     async def main():
-        peer = Peer(link_path)
-        peer.plug()
-        q = asyncio.Queue()
-        drv = open_driver(confirm_spec(link_path), q, confirm=True, on_session=lambda mark: None)
-        await next_event(q, "link_up")
+        peer, drv, q = await confirm_started(link_path)
         peer.send(m.CardDrawn(12, False, 7))             # a shuffler never sends this
         async with asyncio.timeout(5):
             item = await q.get()

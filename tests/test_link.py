@@ -967,6 +967,17 @@ def confirm_spec(link_path):
                       **FAST)
 
 
+async def confirm_started(link_path):
+    """A shuffler plugged in and linked to a driver in confirm mode (the daemon's: a frame is
+    acknowledged once its record is durable). The device, the driver and its queue."""
+    peer = Peer(link_path)
+    peer.plug()
+    q = asyncio.Queue()
+    drv = open_driver(confirm_spec(link_path), q, confirm=True, on_session=lambda mark: None)
+    await next_event(q, "link_up")
+    return peer, drv, q
+
+
 async def next_delivery(queue, timeout=5.0):
     """The next Delivery on the queue (link events before it are skipped)."""
     async with asyncio.timeout(timeout):
