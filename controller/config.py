@@ -33,7 +33,7 @@ from controller.errors import TablectlError
 from controller.rules import GAME_IDS, get_game
 from controller.rules.base import AMOUNT_LIMIT, MAX_AMOUNT, MAX_ROUND_STAKES, Mode
 from controller.rules.errors import RuleError
-from drivers.spec import CODECS, DEVICE_CLASSES, TRANSPORTS, DeviceSpec
+from drivers.spec import CODECS, DEVICE_CLASSES, TRANSPORTS, DeviceSpec, firmware_hash_problem
 
 DEFAULT_PATH = Path("/etc/tablectl/table.toml")
 DEFAULT_JOURNAL = "/var/lib/tablectl/journal.db"
@@ -203,7 +203,8 @@ class TableConfig:
             "holdem": self.holdem.to_json() if self.holdem else None,
             "pan9": self.pan9.to_json() if self.pan9 else None,
             "devices": {k: {"class": d.device_class, "transport": d.transport, "port": d.port,
-                            "codec": d.codec, "usb": [d.usb_vendor, d.usb_product, d.usb_serial]}
+                            "codec": d.codec, "usb": [d.usb_vendor, d.usb_product, d.usb_serial],
+                            "firmware_hash": d.firmware_hash}
                         for k, d in self.devices.items()},
             "gpio": self.gpio is not None, "journal": str(self.journal_path),
             "api": {"listen": self.api.listen, "port": self.api.port,
@@ -332,7 +333,8 @@ class Key:
     """One key of the schema: its kind, its default (REQUIRED when it has none), and a check
     returning an error text (or '') with the fix."""
 
-    kind: str                       # "str" | "int" | "bool" | "float" | "pin" | "pins" | "ints"
+    # "str" | "hex" (a string of hex digits) | "int" | "bool" | "float" | "pin" | "pins" | "ints"
+    kind: str
     default: Any = None
     choices: tuple[str, ...] = ()
     check: Callable[[Any], str] | None = None
@@ -476,6 +478,13 @@ def _usb_backend(v: Any) -> str:
             "left out for libusb)")
 
 
+def _firmware_hash(v: Any) -> str:
+    wrong = firmware_hash_problem(v)
+    # The way out: the hash is copied from the regulator's approval, not guessed.
+    return (f"{wrong}; copy it from the regulator's approval of the firmware, or leave "
+            "firmware_hash out") if wrong else ""
+
+
 def _usb_id(v: Any) -> str:
     return "" if 0 <= v <= 0xFFFF else "must be a 16-bit USB id such as 0x1d50"
 
@@ -589,11 +598,14 @@ SCHEMA: dict[str, dict[str, Key]] = {
                            help="expected heartbeat interval (0.05-10 s)"),
         "link_timeout_s": Key("float", 1.0, check=_positive,
                               help="silence after which the link is lost"),
+        "firmware_hash": Key("hex", "", check=_firmware_hash,
+                             example='"9f86d081…" (the hex digits of the approved hash)',
+                             help="the approved firmware's hash in hex (empty: any firmware)"),
     },
 }
 TOP_LEVEL = ("table", "chips", "limits", "holdem", "pan9", "interpretations", "devices", "gpio",
              "journal", "api", "integrity", "service", "logging")
-_TYPE_NAMES = {"str": "a string in quotes", "int": "a whole number", "bool": "true or false",
+_TYPE_NAMES = {"str": "a string in quotes", "hex": "hex digits in quotes", "int": "a whole number", "bool": "true or false",
                "float": "a number", "pin": "a GPIO pin (a BCM number 0-27 such as 17, or \"GPIO17\")",
                "pins": "a list of GPIO pins, e.g. [5, 6, 12]",
                "ints": "a list of whole numbers, e.g. [1, 2]"}
@@ -652,6 +664,7 @@ class _Checker:
     def value(self, path: tuple[str, ...], value: Any, spec: Key) -> Any:
         ok = {
             "str": isinstance(value, str),
+            "hex": isinstance(value, str),    # its check allows hex digits only
             "int": isinstance(value, int) and not isinstance(value, bool),
             "bool": isinstance(value, bool),
             "float": isinstance(value, (int, float)) and not isinstance(value, bool),
@@ -780,7 +793,7 @@ def _example(spec: Key) -> str:
         return repr(spec.default).replace("'", '"')
     if spec.choices:
         return f"\"{spec.choices[0]}\""
-    return {"str": '"text"', "int": "10", "bool": "true", "float": "0.5", "pin": "17",
+    return {"str": '"text"', "hex": '"00ff"', "int": "10", "bool": "true", "float": "0.5", "pin": "17",
             "pins": "[5, 6, 12]", "ints": "[1, 2]"}[spec.kind]
 
 

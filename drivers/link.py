@@ -934,6 +934,16 @@ class Link:
         if info.class_name != self.spec.device_class:
             return (f"device says it is a {info.class_name}, configured as a "
                     f"{self.spec.device_class}; {self._other_device_advice(info)}")
+        approved = getattr(self.spec, "firmware_hash", "")
+        if approved and info.firmware_hash.hex() != approved:
+            # The regulator approves the firmware by its hash: another one is not linked.
+            given = (f"gives firmware hash {info.firmware_hash.hex()}" if info.firmware_hash
+                     else "gives no firmware hash")
+            return (f"device {self.spec.id!r} (serial number {info.serial}, firmware "
+                    f"{info.firmware_version}) {given}, not the approved {approved}: install "
+                    "the approved firmware on the device, or a supervisor sets firmware_hash "
+                    f"of [devices.{self.spec.id}] in the table configuration to the newly "
+                    "approved firmware's hash")
         return None
 
     def _other_device_advice(self, info: m.HelloInfo) -> str:

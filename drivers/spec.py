@@ -6,6 +6,7 @@ this a plain, validated value lets tests, the demo and the daemon open devices t
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from controller.errors import TablectlError
@@ -13,6 +14,8 @@ from controller.errors import TablectlError
 DEVICE_CLASSES = ("shuffler", "shoe", "dice", "box-sensors")
 TRANSPORTS = ("serial", "usb")
 CODECS = ("tablectl", "dice-binary")
+# HelloInfo.firmware_hash is a blob (docs/protocol.md 4, 5.1): 1-255 bytes, two hex digits each.
+FIRMWARE_HASH_MAX_BYTES = 255
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +28,8 @@ class DeviceSpec:
     ``usb_product`` (and ``usb_serial`` when several are plugged in); ``usb_backend`` names a
     pyusb backend as ``module:function`` (the firmware simulator's in tests; empty means
     libusb). ``codec`` is the wire protocol: ``tablectl`` (docs/protocol.md) or another codec.
+    ``firmware_hash`` (hex, empty: any) is the regulator's approved firmware: a device whose
+    HelloInfo gives another hash, or none, is refused at hello (docs/protocol.md 3.2).
     """
 
     id: str
@@ -39,8 +44,15 @@ class DeviceSpec:
     usb_backend: str = ""
     heartbeat_s: float = 0.25      # interval the host expects heartbeats at
     link_timeout_s: float = 1.0    # silence after which the link is lost
+    firmware_hash: str = ""        # approved firmware's hash in hex; empty: any firmware
 
     def __post_init__(self) -> None:
+        if self.firmware_hash:
+            wrong = firmware_hash_problem(self.firmware_hash)
+            if wrong:
+                raise TablectlError(f"device {self.id!r}: firmware_hash {wrong}")
+            # The link compares it with HelloInfo's hash in lower-case hex.
+            object.__setattr__(self, "firmware_hash", self.firmware_hash.lower())
         if self.device_class not in DEVICE_CLASSES:
             raise TablectlError(f"device {self.id!r}: class {self.device_class!r} is unknown; "
                                 f"use one of {', '.join(DEVICE_CLASSES)}")
@@ -76,6 +88,23 @@ class DeviceSpec:
         if self.baudrate <= 0 or self.link_timeout_s <= self.heartbeat_s:
             raise TablectlError(f"device {self.id!r}: baudrate must be positive "
                                 "and link_timeout_s longer than heartbeat_s")
+
+
+def firmware_hash_problem(value: str) -> str:
+    """What is wrong with ``value`` as a firmware hash in hex ("" when nothing)."""
+    if not value:
+        return ("is empty: leave firmware_hash out to link any firmware, or give the approved "
+                "hash as the device's HelloInfo reports it (on its health once linked)")
+    if not re.fullmatch(r"[0-9a-fA-F]+", value):
+        return ("must be hex digits only (0-9, a-f, no 0x, spaces or colons), as the device's "
+                "HelloInfo reports it (e.g. 64 digits for a SHA-256)")
+    if len(value) % 2:
+        return (f"has an odd number of hex digits ({len(value)}): two a byte, as the device's "
+                "HelloInfo reports it (e.g. 64 for a SHA-256); a digit was lost or added")
+    if len(value) > 2 * FIRMWARE_HASH_MAX_BYTES:
+        return (f"is {len(value) // 2} bytes, longer than the {FIRMWARE_HASH_MAX_BYTES} bytes "
+                "a HelloInfo can carry (e.g. 64 hex digits for a SHA-256)")
+    return ""
 
 
 def _speaks_for(codec: str) -> tuple[str, ...]:
