@@ -1125,6 +1125,13 @@ def _devices(ck: _Checker, doc: dict[str, Any]) -> dict[str, DeviceSpec] | None:
             continue
         if _other_transports_keys(ck, path, table, values["transport"]):
             continue
+        if values["firmware_hash"] and values["codec"] in _HELLO_WITHOUT_HASH:
+            ck.add(path + ("firmware_hash",),
+                   f"is set, but codec \"{values['codec']}\" gives no firmware hash at hello: "
+                   "the device would never be linked",
+                   "leave firmware_hash out, or use codec = \"tablectl\" with a firmware that "
+                   "speaks it")
+            continue
         if values["link_timeout_s"] <= values["heartbeat_s"]:
             beat = values["heartbeat_s"]
             ck.add(path + ("link_timeout_s",),
@@ -1150,6 +1157,9 @@ def _devices(ck: _Checker, doc: dict[str, Any]) -> dict[str, DeviceSpec] | None:
     _devices_shared(ck, out)
     return out
 
+
+# Codecs whose HelloInfo carries no firmware hash (docs/protocol.md 8): nothing to approve by.
+_HELLO_WITHOUT_HASH = ("dice-binary",)
 
 # The keys that find and speak to a device over one transport, and mean nothing on the other.
 _TRANSPORT_KEYS = {"serial": ("port", "baudrate"),

@@ -65,3 +65,18 @@ def test_cli_check_names_the_line_and_the_way_out(tmp_path):
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert f"{path}:10: devices.shoe.firmware_hash:" in out.stderr, out.stderr
     assert "regulator" in out.stderr, out.stderr
+
+
+def test_a_codec_whose_hello_carries_no_hash_cannot_have_an_approved_one():
+    # The dice-binary codec's hello has no firmware hash: the agitator could never link.
+    text = BASE + textwrap.dedent(f"""
+        [devices.dice]
+        class = "dice"
+        port = "/dev/ttyACM0"
+        codec = "dice-binary"
+        firmware_hash = "{APPROVED}"
+        """)
+    p = only(text.replace('mode = "shoe"', 'mode = "shoe"'))
+    assert p.key == "devices.dice.firmware_hash" and p.line == line_of(text, "firmware_hash")
+    assert "dice-binary" in p.reason and "no firmware hash" in p.reason, p.reason
+    assert "leave firmware_hash out" in p.fix and 'codec = "tablectl"' in p.fix, p.fix
