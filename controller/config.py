@@ -605,7 +605,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
 }
 TOP_LEVEL = ("table", "chips", "limits", "holdem", "pan9", "interpretations", "devices", "gpio",
              "journal", "api", "integrity", "service", "logging")
-_TYPE_NAMES = {"str": "a string in quotes", "hex": "hex digits in quotes", "int": "a whole number", "bool": "true or false",
+_TYPE_NAMES = {"str": "a string in quotes", "hex": "hex digits in quotes", "int": "a whole number",
+               "bool": "true or false",
                "float": "a number", "pin": "a GPIO pin (a BCM number 0-27 such as 17, or \"GPIO17\")",
                "pins": "a list of GPIO pins, e.g. [5, 6, 12]",
                "ints": "a list of whole numbers, e.g. [1, 2]"}
@@ -793,8 +794,8 @@ def _example(spec: Key) -> str:
         return repr(spec.default).replace("'", '"')
     if spec.choices:
         return f"\"{spec.choices[0]}\""
-    return {"str": '"text"', "hex": '"00ff"', "int": "10", "bool": "true", "float": "0.5", "pin": "17",
-            "pins": "[5, 6, 12]", "ints": "[1, 2]"}[spec.kind]
+    return {"str": '"text"', "hex": '"00ff"', "int": "10", "bool": "true", "float": "0.5",
+            "pin": "17", "pins": "[5, 6, 12]", "ints": "[1, 2]"}[spec.kind]
 
 
 def _flatten(doc: Mapping[str, Any], prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], Any]:
