@@ -245,7 +245,9 @@ class Croupier:
         mark = r.mark()
         if self.game == "super-pan-9":
             r.must("shake")
-            st = r.wait_state("dealing", "malfunction", "round_void", timeout=20)
+            # The shuffler may put every hand out before the state is first looked at (a busy
+            # machine): a table already past the deal has nothing left to deal here.
+            st = r.wait_state("dealing", *done, timeout=20)
             if st != "dealing":
                 return
         elif mode == "shuffler":
