@@ -49,6 +49,20 @@ async def serving(config):
         await asyncio.wait_for(task, 10)
 
 
+async def health_of(http, service, name, until):
+    """The health entry of device ``name`` as the pit display reads it, once ``until(entry)``
+    holds (asked every 20 ms, for 20 s at the most)."""
+    headers = {"Authorization": f"Bearer {TOKENS['display']}"}
+    for _ in range(1000):
+        health = await (await http.get(f"{service.api.url}/api/health",
+                                       headers=headers)).json()
+        device = {d["device"]: d for d in health["devices"]}[name]
+        if until(device):
+            return device
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"health of {name} never came to the condition: {device}")
+
+
 def test_the_daemon_serves_the_api_commands_take_the_queue_and_are_journaled(tmp_path):
     """In process, to read the daemon's own objects; the browser tests run it as a process."""
     from firmware_sim import SimulatedTable

@@ -8,22 +8,10 @@ import pytest
 
 from controller.config import parse_text
 
-from test_api_service import config_text, serving
-from test_api_support import TOKENS
+from test_api_service import config_text, health_of, serving
 
 pytestmark = pytest.mark.hil
 
-
-async def health_of(http, service, name, until):
-    headers = {"Authorization": f"Bearer {TOKENS['display']}"}
-    for _ in range(1000):
-        health = await (await http.get(f"{service.api.url}/api/health",
-                                       headers=headers)).json()
-        device = {d["device"]: d for d in health["devices"]}[name]
-        if until(device):
-            return device
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"health of {name} never came to the condition: {device}")
 
 
 def shoe_health_after(tmp_path, fault, until, **fault_args):

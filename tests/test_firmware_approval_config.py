@@ -9,18 +9,8 @@ import pytest
 
 from config_helpers import line_of, only
 from controller.config import parse_text
+from test_config import BASE     # the smallest valid table: one shoe, Q Poker
 
-BASE = textwrap.dedent("""\
-    [table]
-    id = "t1"
-    game = "q-poker"
-    mode = "shoe"
-    boxes = 7
-
-    [devices.shoe]
-    class = "shoe"
-    port = "/dev/tablectl/shoe"
-    """)
 APPROVED = bytes(range(32)).hex()
 
 

@@ -9,8 +9,7 @@ import aiohttp
 import pytest
 
 from controller.config import parse_text
-from test_api_service import config_text, serving
-from test_api_support import TOKENS
+from test_api_service import config_text, health_of, serving
 
 pytestmark = pytest.mark.hil
 
@@ -35,15 +34,10 @@ def test_only_the_approved_firmware_links_and_the_health_says_why(tmp_path):
     async def main():
         async with serving(config) as service:
             async with aiohttp.ClientSession() as http:
-                headers = {"Authorization": f"Bearer {TOKENS['display']}"}
-                for _ in range(1000):
-                    health = await (await http.get(f"{service.api.url}/api/health",
-                                                   headers=headers)).json()
-                    devices = {d["device"]: d for d in health["devices"]}
-                    if devices["shuffler"].get("problem") and devices["shoe"]["link"] == "up":
-                        break
-                    await asyncio.sleep(0.02)
-            return devices
+                return {"shoe": await health_of(http, service, "shoe",
+                                                lambda d: d["link"] == "up"),
+                        "shuffler": await health_of(http, service, "shuffler",
+                                                    lambda d: d.get("problem"))}
 
     try:
         devices = asyncio.run(main())
