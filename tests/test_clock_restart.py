@@ -57,6 +57,16 @@ async def _api_up(svc):
         await asyncio.sleep(0.01)
 
 
+def journal_an_hour_ahead(tmp_path):
+    """A journal whose last record (a stop) was stamped an hour ahead of this machine's
+    clock, and the daemon's configuration on it with the console API: its path, the
+    configuration and that record."""
+    path = tmp_path / "j.db"
+    with Journal.open(path, "clock-1", clock=ShiftedClock(HOUR_NS)) as j:
+        last = j.append("service", {"event": "stop"}, source="service")
+    return path, parse_text(CONFIG.format(journal=path) + API), last
+
+
 def starts(j):
     return [r for r in j.records(kinds=["service"]) if r.payload.get("event") == "start"]
 
@@ -65,10 +75,7 @@ def starts(j):
 
 @needs_boot_id
 def test_restarted_before_the_clock_is_set_the_pit_is_shown_the_same_warning(tmp_path):
-    path = tmp_path / "j.db"
-    with Journal.open(path, "clock-1", clock=ShiftedClock(HOUR_NS)) as j:
-        last = j.append("service", {"event": "stop"}, source="service")
-    cfg = parse_text(CONFIG.format(journal=path) + API)
+    path, cfg, last = journal_an_hour_ahead(tmp_path)
     clock = ShiftedClock()                      # an hour behind the journal, in this boot
 
     first = asyncio.run(run_once(cfg, clock))
@@ -89,10 +96,7 @@ def test_restarted_before_the_clock_is_set_the_pit_is_shown_the_same_warning(tmp
 
 @needs_boot_id
 def test_set_while_the_daemon_was_stopped_the_warning_goes_and_the_step_is_journaled(tmp_path):
-    path = tmp_path / "j.db"
-    with Journal.open(path, "clock-1", clock=ShiftedClock(HOUR_NS)) as j:
-        j.append("service", {"event": "stop"}, source="service")
-    cfg = parse_text(CONFIG.format(journal=path) + API)
+    path, cfg, _ = journal_an_hour_ahead(tmp_path)
     clock = ShiftedClock()
 
     first = asyncio.run(run_once(cfg, clock))
@@ -108,10 +112,7 @@ def test_set_while_the_daemon_was_stopped_the_warning_goes_and_the_step_is_journ
 
 @needs_boot_id
 def test_caught_up_before_the_restart_the_warning_is_not_shown_again(tmp_path):
-    path = tmp_path / "j.db"
-    with Journal.open(path, "clock-1", clock=ShiftedClock(HOUR_NS)) as j:
-        j.append("service", {"event": "stop"}, source="service")
-    cfg = parse_text(CONFIG.format(journal=path) + API)
+    path, cfg, _ = journal_an_hour_ahead(tmp_path)
     clock = ShiftedClock()
 
     async def ntp_sets_it(svc):
