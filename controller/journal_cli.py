@@ -319,7 +319,7 @@ def describe(rec: Record) -> str:
     """One line saying what a record holds, in the words of its kind."""
     p = rec.payload
     text = ""
-    clock = clock_text(rec)
+    clock = clock_text(rec) or reload_text(rec)
     if clock:
         text = clock
     elif isinstance(p, dict):
@@ -367,6 +367,28 @@ def clock_text(rec: Record) -> str:
         return (f"wall clock {seconds(behind)} behind record {p.get('last_seq')} at start "
                 f"(behind_ns={behind})")
     return ""
+
+
+def reload_text(rec: Record) -> str:
+    """What a ``config_reload`` record says, in words ('' for any other): the roles whose
+    console token the reload replaced, added or removed and the settings left for a restart,
+    or why the file was refused."""
+    from controller.api.reload import KIND, problem_text
+
+    p = rec.payload if isinstance(rec.payload, dict) else {}
+    if rec.kind != KIND:
+        return ""
+    if p.get("outcome") == "refused":
+        problems = [problem_text(q) for q in p.get("problems") or () if isinstance(q, dict)]
+        return f"reload refused, nothing changed: {p.get('path')}: {'; '.join(problems)}"
+    roles = p.get("roles") if isinstance(p.get("roles"), dict) else {}
+    told = [f"{verb} {', '.join(roles[k])}" for k, verb in
+            (("changed", "replaced"), ("added", "added"), ("removed", "removed"))
+            if roles.get(k)]
+    text = f"console tokens reloaded from {p.get('path')}: {'; '.join(told) or 'none changed'}"
+    if p.get("restart"):
+        text += f"; needs a restart: {', '.join(p['restart'])}"
+    return text
 
 
 def _unit(ident: Any) -> str:

@@ -12,6 +12,7 @@ Typical use in the daemon::
     notifier = Notifier.from_env()
     notifier.extend_timeout(90, "starting: replay")   # before a long start phase
     notifier.ready("table macau-07: ready")
+    notifier.reloading("re-reading table.toml")      # on SIGHUP; ready() again once done
     period = notifier.watchdog_period()      # None when there is no watchdog
     ... every `period` seconds in the main loop: notifier.watchdog()
     notifier.stopping("finishing the journal")
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 from typing import Mapping
 
 
@@ -84,6 +86,15 @@ class Notifier:
     def status(self, text: str) -> bool:
         """A one-line status shown by ``systemctl status``."""
         return self.notify(f"STATUS={text}")
+
+    def reloading(self, status: str | None = None) -> bool:
+        """Re-reading the configuration (SIGHUP, ``systemctl reload``): systemd shows the unit
+        reloading until the next ``ready()``. ``MONOTONIC_USEC`` (CLOCK_MONOTONIC, as
+        sd_notify(3) asks with RELOADING=1) tells this reload from an earlier one; a systemd
+        older than 253 ignores it."""
+        usec = time.clock_gettime_ns(time.CLOCK_MONOTONIC) // 1000
+        return self.notify("RELOADING=1", f"MONOTONIC_USEC={usec}",
+                           *([f"STATUS={status}"] if status else []))
 
     def stopping(self, status: str | None = None) -> bool:
         """Shutting down (SIGTERM received); the journal is being finished."""

@@ -8,7 +8,8 @@ machine acts and writes the machine's decisions before anything is published, li
 device. The loop pings the systemd watchdog; SIGTERM stops it cleanly after the item in hand,
 with the journal closed properly. On each turn it also looks at the wall clock against the
 monotonic clock (controller/clock_watch.py) and journals a step of it, as it does a start
-whose clock is behind the journal (docs/journal.md, *The clock*).
+whose clock is behind the journal (docs/journal.md, *The clock*). SIGHUP (``systemctl reload``)
+re-reads table.toml and puts its console tokens in force, journaled first (:meth:`Service.reload`).
 
 A device event is acknowledged to its device only once it is journaled (the drivers are opened
 in confirm mode): the journal keeps, with each event, the device's serial number, the link
@@ -25,6 +26,7 @@ carries only public events: no card face down at the table ever goes through it.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import os
@@ -204,6 +206,9 @@ class Service:
         self._checkpointed = 0                            # runner.commits at the last one
         self._ticker: asyncio.TimerHandle | None = None   # the main loop's idle wake-up
         self.cpu_latency: CpuLatency | None = None        # the PM QoS request held, if any
+        self._api_app: Any = None           # the console's application, once built
+        self._ready = False                 # READY=1 sent: a reload may be done
+        self._reload_asked = False          # SIGHUP came while starting
 
     # --- life cycle -------------------------------------------------------------------------
     async def run(self) -> int:
@@ -212,6 +217,9 @@ class Service:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.stop, sig.name)
+        # SIGHUP (systemctl reload): the console's tokens from table.toml again. Caught from
+        # the first moment: its default action would end the process, and with it the round.
+        loop.add_signal_handler(signal.SIGHUP, self.reload)
         if self.control_path is not None:
             self._check_control()       # refused before the journal or a device is touched
         # SQLite takes back what a crash left in the WAL, and an older journal gets its
@@ -291,6 +299,9 @@ class Service:
         self.notifier.ready(f"table {cfg.table_id}: {table.state}")
         self.log.info("ready", state=table.state, game=table.game.game_id,
                       mode=table.mode.value)
+        self._ready = True
+        if self._reload_asked:
+            self.reload()
         await self._main_loop()
         return 1 if self.failed else 0
 
@@ -390,6 +401,125 @@ class Service:
             self._stopping.set()
             self.queue.put_nowait(_WAKE)
 
+    # --- reload (SIGHUP) -----------------------------------------------------------------------
+    def reload(self) -> dict[str, Any] | None:
+        """Re-read table.toml (SIGHUP: ``systemctl reload tablectl``) and put its console tokens
+        in force, without stopping the table.
+
+        The file is checked as ``tablectl config check`` checks it; with a mistake nothing
+        changes and the problems are logged and journaled. Otherwise the ``config_reload``
+        record (the roles whose token changed, was added or removed, and the keys of other
+        settings that differ from those in force: they wait for a restart, as a change of
+        table.toml always has) is journaled first, then the tokens take effect: a token
+        replaced or removed is refused from then on and its event streams are ended
+        (controller.api.reload). Returns that record's payload, or None when no reload was
+        done (asked while starting: done once ready; or while stopping)."""
+        if not self._ready:
+            self._reload_asked = True
+            self.log.info("reload asked while starting: done once the table is ready")
+            return None
+        if self._stopping.is_set() or self.journal is None or self.runner is None or \
+                self.runner.broken is not None:
+            self.log.warning("reload ignored: the service is stopping")
+            return None
+        from controller.api.reload import KIND
+
+        cfg = self.config
+        self.notifier.reloading(f"table {cfg.table_id}: reloading {cfg.path}")
+        new, record = self._reread()
+        r = self.runner.table.round
+        try:
+            rec = self.journal.append(KIND, record, str(r.round_id) if r is not None else None,
+                                      source="service")
+        except TablectlError as exc:
+            # As for any record the service writes: the journal is what failed, and nothing
+            # the record was for is done.
+            if self.failed is None:
+                self.failed = (f"the journal could not be written ({exc}); the reload of "
+                               f"{cfg.path} was not recorded, so nothing of it was applied. "
+                               "Restart the service")
+                self.log.error("journal write failed; stopping", why=self.failed)
+            self.stop("journal write failure")
+            return None
+        if new is None:
+            self._reload_refused(record, rec.seq)
+        else:
+            self._reload_applied(new, record, rec.seq)
+        return record
+
+    def _reread(self) -> tuple[TableConfig | None, dict[str, Any]]:
+        """The file checked as ``tablectl config check`` checks it (its keys, then the table
+        its journal belongs to), and the ``config_reload`` record to journal: the new
+        configuration and ``applied``, or None and ``refused`` with every problem."""
+        from controller.api.reload import problems_json, restart_keys, role_changes
+        from controller.config import ConfigError, load_config
+        from controller.config_cli import check_journal_table
+
+        path = self.config.path
+        try:
+            if path is None:
+                raise TablectlError("the service was started on no file (a test's own "
+                                    "configuration): there is none to read again")
+            new = load_config(path)
+            check_journal_table(new, str(path))
+        except ConfigError as exc:
+            try:
+                text = path.read_text(encoding="utf-8") if path is not None else None
+            except (OSError, UnicodeDecodeError):
+                text = None
+            return None, {"outcome": "refused", "path": str(path),
+                          "problems": problems_json(exc.problems, text)}
+        except TablectlError as exc:     # not there, not readable, not UTF-8
+            return None, {"outcome": "refused", "path": str(path),
+                          "problems": [{"key": "(file)", "line": None, "reason": str(exc),
+                                        "fix": ""}]}
+        before, after = self.config.api.tokens, new.api.tokens
+        restart = restart_keys(self.config, new)
+        if self._api_app is None and before != after:
+            # The console was off at start (no tokens): it is started by a start, not here.
+            restart = sorted([*restart, "api.tokens"])
+            after = before
+        return new, {"outcome": "applied", "path": str(path), "digest": new.digest,
+                     "roles": role_changes(before, after), "restart": restart}
+
+    def _reload_applied(self, new: TableConfig, record: dict[str, Any], seq: int) -> None:
+        from controller.api.app import use_tokens
+        from controller.config_cli import service_notes
+
+        cfg = self.config
+        roles, restart = record["roles"], record["restart"]
+        ended = 0
+        if self._api_app is not None:
+            self.config = dataclasses.replace(cfg, api=dataclasses.replace(
+                cfg.api, tokens=dict(new.api.tokens)))
+            ended = use_tokens(self._api_app, self.config.api)
+        self.log.info("configuration reloaded: the console tokens in force are the file's",
+                      record=seq, **{f"tokens_{k}": v for k, v in roles.items()},
+                      streams_ended=ended)
+        if restart:
+            self.log.warning("settings changed in the file take effect at the next start "
+                             "(the round in play keeps its own), not on a reload",
+                             keys=restart, record=seq)
+        for note in [*new.warnings, *service_notes(new)]:
+            self.log.info("configuration note", note=note)
+        told = [f"{k} {', '.join(v)}" for k, v in roles.items() if v]
+        status = f"table {cfg.table_id}: tokens reloaded ({'; '.join(told) or 'none changed'})"
+        if restart:
+            status += f"; needs a restart: {', '.join(restart)}"
+        self.notifier.ready(status)
+
+    def _reload_refused(self, record: dict[str, Any], seq: int) -> None:
+        from controller.api.reload import problem_text
+
+        problems = record["problems"]
+        self.log.error("reload refused: the configuration in force is unchanged; fix the "
+                       "file and reload again", path=record["path"], record=seq,
+                       problems=[problem_text(p) for p in problems])
+        self.notifier.ready(f"table {self.config.table_id}: reload refused, {len(problems)} "
+                            f"problem{'s' if len(problems) != 1 else ''} in "
+                            f"{record['path']} (tablectl config check); the configuration in "
+                            "force is unchanged")
+
     async def _open_api(self) -> None:
         """The console API and pit display (controller.api), when [api.tokens] are set."""
         if not self.config.api.tokens:
@@ -404,6 +534,7 @@ class Service:
                 else self.drivers
             app = create_app(self.runner, self.config, drivers=parts,
                              submit=lambda name, role, args: self.submit(name, role, args))
+            self._api_app = app
         except (TablectlError, ImportError) as exc:
             # The table goes on without its console; the log says why.
             self.log.error("console api not started", error=str(exc))

@@ -4,7 +4,8 @@
 has the exact call). Every request under ``/api/`` carries a role's token
 (``Authorization: Bearer TOKEN``; the event stream also takes ``?token=TOKEN`` for browsers'
 EventSource). Tokens are stored hashed in the configuration and compared in constant time
-(:meth:`controller.config.ApiConfig.role_for`). No token or a wrong one is 401, a role without
+(:meth:`controller.config.ApiConfig.role_for`); a reload of the daemon puts new ones in force
+at once (:func:`use_tokens`). No token or a wrong one is 401, a role without
 the right is 403, both logged (never the token). A command the table refuses (the rules or the
 current state) is 409 with the table's own message and changes nothing; a malformed request is
 400. Every command goes through the runner, which journals it with its role before the machine
@@ -91,8 +92,11 @@ class TableStopped(Exception):
 
 
 STATE: web.AppKey[ApiState] = web.AppKey("tablectl_api", ApiState)
-# The caller's role, set by the token check (a typed key where aiohttp has them).
+# The caller's role, set by the token check (a typed key where aiohttp has them), and the
+# stored hash its token matched: a request, or a stream, outlives its token only while that
+# hash is still its role's (:func:`use_tokens`).
 ROLE: Any = web.RequestKey("tablectl_role", str) if hasattr(web, "RequestKey") else "tablectl_role"
+HELD: Any = web.RequestKey("tablectl_held", str) if hasattr(web, "RequestKey") else "tablectl_held"
 
 
 def _log():
@@ -156,6 +160,7 @@ async def _middleware(request: web.Request, handler: Callable) -> web.StreamResp
                            "the token is not one of this table's tokens; ask the supervisor "
                            "for the right one (tablectl config hash-token)")
         request[ROLE] = role
+        request[HELD] = api.tokens[role]
     try:
         response = await handler(request)
     except TableStopped as exc:
@@ -282,6 +287,11 @@ async def post_command(request: web.Request) -> web.Response:
     args = await _args(request, spec.params)
     if isinstance(args, web.Response):
         return args
+    if not in_force(request):
+        # Its body was still arriving when the token was replaced or removed (a reload).
+        return _refuse(request, 401, "wrong_token", "the token this command came with was "
+                       "replaced or removed while its body arrived; nothing was done: send it "
+                       "again with the new token (ask the supervisor for it)", command=name)
     required = required_params(name)
     missing = [p for p in required if p not in args]
     if missing:
@@ -464,8 +474,12 @@ async def get_events(request: web.Request) -> web.StreamResponse:
             raise _Stalled from None
 
     sub = st.hub.subscribe()
-    request.app[_STREAMS].add(sub)
+    request.app[_STREAMS][sub] = (request[ROLE], request[HELD])
+    if not in_force(request):       # replaced while the headers went out
+        sub.end(REVOKED)
     try:
+        if sub.ended:
+            raise _Revoked
         snap = table_doc(st, request[ROLE])
         await send(_sse("snapshot", snap, snap["event_id"]))
         round_no = st.table.round.round_id if st.table.round is not None else None
@@ -477,6 +491,8 @@ async def get_events(request: web.Request) -> web.StreamResponse:
             except asyncio.TimeoutError:
                 await send(_sse("status", status_doc(st)))
                 continue
+            if item is None and sub.ended:
+                raise _Revoked
             if item is None:             # the application is stopping
                 break
             if sub.overflowed:
@@ -491,6 +507,15 @@ async def get_events(request: web.Request) -> web.StreamResponse:
         pass
     except TableStopped:            # headers are out: the stream just ends
         pass
+    except _Revoked:
+        # Told why, then the connection closed: the page asks again and hears 401.
+        _log().warning("event stream ended: its token is no longer in force",
+                       remote=request.remote, role=request.get(ROLE))
+        resp.force_close()
+        try:
+            await send(_sse("revoked", {"reason": sub.ended}))
+        except (ConnectionResetError, _Stalled):
+            pass
     except _Stalled:
         _log().warning("event stream ended: its client stopped reading", remote=request.remote,
                        role=request.get(ROLE), after_s=STREAM_WRITE_S)
@@ -498,11 +523,38 @@ async def get_events(request: web.Request) -> web.StreamResponse:
             request.transport.abort()     # what waits to be written is dropped
     finally:
         sub.close()
-        request.app[_STREAMS].discard(sub)
+        request.app[_STREAMS].pop(sub, None)
     return resp
 
 
-_STREAMS: web.AppKey[set[Subscription]] = web.AppKey("tablectl_streams", set)
+class _Revoked(Exception):
+    """An event stream's token was replaced or removed."""
+
+
+REVOKED = ("the token this stream was opened with was replaced or removed (the table's "
+           "tokens were reloaded); sign in again with the new one")
+
+# The open event streams: each with the role and the stored hash its token matched.
+_STREAMS: web.AppKey[dict[Subscription, tuple[str, str]]] = web.AppKey("tablectl_streams", dict)
+
+
+def in_force(request: web.Request) -> bool:
+    """Whether the token ``request`` came with is still its role's (no reload replaced it)."""
+    return request.app[STATE].api.tokens.get(request[ROLE]) == request[HELD]
+
+
+def use_tokens(app: web.Application, api: ApiConfig) -> int:
+    """Put ``api``'s tokens in force at once (``systemctl reload``): every request from now
+    on is checked against them, a command whose body is still arriving with a token no longer
+    in force is refused, and the event streams opened with one are ended. Returns how many
+    streams were ended."""
+    app[STATE].api = api
+    ended = 0
+    for sub, (role, held) in list(app[_STREAMS].items()):
+        if api.tokens.get(role) != held and not sub.ended:
+            sub.end(REVOKED)
+            ended += 1
+    return ended
 
 
 async def _on_startup(app: web.Application) -> None:
@@ -552,7 +604,7 @@ def create_app(runner_or_table: Any, config: Any, *, submit: Submit | None = Non
                           client_max_size=MAX_BODY)
     app[STATE] = ApiState(runner_or_table, api, hub, submit, drivers, status_interval)
     app[BUSY] = set()
-    app[_STREAMS] = set()
+    app[_STREAMS] = {}
     app.router.add_get("/", get_page)
     app.router.add_static("/static/", WEB_DIR, show_index=False, follow_symlinks=False)
     app.router.add_get("/api/table", get_table)

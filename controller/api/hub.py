@@ -25,6 +25,7 @@ class Subscription:
         self.hub = hub
         self.queue: asyncio.Queue[tuple[int, dict[str, Any]]] = asyncio.Queue(QUEUE_SIZE)
         self.overflowed = False
+        self.ended: str | None = None    # why the API ended it (its token was revoked)
 
     def _put(self, item: tuple[int, dict[str, Any]]) -> None:
         try:
@@ -34,6 +35,15 @@ class Subscription:
 
     async def get(self) -> tuple[int, dict[str, Any]]:
         return await self.queue.get()
+
+    def end(self, why: str) -> None:
+        """End this client's stream (its token is no longer in force): it is sent nothing
+        more but ``why``. What waits in its queue is dropped."""
+        self.ended = why
+        self.close()
+        while not self.queue.empty():
+            self.queue.get_nowait()
+        self.queue.put_nowait(None)  # type: ignore[arg-type]
 
     def close(self) -> None:
         self.hub._subs.discard(self)
