@@ -340,6 +340,9 @@ class Key:
     check: Callable[[Any], str] | None = None
     help: str = ""
     example: str = ""               # how to write it, when the default is no good example
+    # A problem with it never quotes what was written (a token pasted in place of its hash):
+    # config check's output goes to the system's log when systemd runs it.
+    secret: bool = False
 
 
 def _positive(v: Any) -> str:
@@ -680,9 +683,12 @@ class _Checker:
                      f"write it as {_example(spec)}")
             return _BAD
         if not ok:
-            self.add(path, f"is {_describe(value)}, not {_TYPE_NAMES[spec.kind]}",
+            what = _kind_of(value) if spec.secret else _describe(value)
+            self.add(path, f"is {what}, not {_TYPE_NAMES[spec.kind]}",
                      f"write it as {_example(spec)}")
             return _BAD
+        if spec.secret:
+            written = value = _Hidden(value)
         if spec.kind in ("pin", "pins"):
             for pin in value if spec.kind == "pins" else [value]:
                 why = _off_header(pin)
@@ -716,10 +722,26 @@ class _Checker:
             self.add(path, f"is {written!r}, which holds U+{ord(odd):04X}, a control character",
                      "write the value again without it")
             return _BAD
-        return value
+        return str(value) if spec.secret else value
 
 
 _BAD = object()
+
+
+class _Hidden(str):
+    """A secret value: itself to the checks, "(not shown)" in a problem's text."""
+
+    def __repr__(self) -> str:
+        return "(not shown)"
+
+
+def _kind_of(v: Any) -> str:
+    """What ``v`` is, without its value."""
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, (int, float)):
+        return "a number"
+    return {str: "a string", list: "a list", dict: "a table"}.get(type(v), type(v).__name__)
 
 
 def _is_pin(v: Any) -> bool:
@@ -1359,7 +1381,8 @@ def _api(ck: _Checker, doc: dict[str, Any]) -> ApiConfig:
             ck.add(("api", "tokens"), "is not a table", "write it as an [api.tokens] section")
         else:
             values = ck.section(tdoc, ("api", "tokens"),
-                                {r: Key("str", None, check=_token) for r in ROLES})
+                                {r: Key("str", None, check=_token, secret=True)
+                                 for r in ROLES})
             tokens = {r: v for r, v in values.items() if v is not None and v is not _BAD}
             first: dict[str, str] = {}
             for role in [r for r in tdoc if r in tokens]:     # in the file's order

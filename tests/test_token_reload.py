@@ -404,3 +404,20 @@ def test_a_reload_in_the_middle_of_a_round_is_in_its_record_and_the_round_goes_o
         assert not list(j.records(kinds=["alarm"]))
         assert [r.seq for r in j.records(round_id=str(round_id)) if r.kind == "config_reload"] \
             == [rec.seq]
+
+
+def test_config_check_never_repeats_a_value_written_under_api_tokens(tmp_path, capsys):
+    # `systemctl reload` runs the check too, and its output goes to the system's log: a
+    # token pasted in place of its hash, the usual slip when rotating one, must stay out of it.
+    from controller.cli import main
+
+    path = write(tmp_path, {"dealer": A})
+    text = path.read_text().replace(hash_token(A), B)
+    path.write_text(text + 'supervisor = 12345678901234567890\n')
+    assert main(["config", "check", str(path)]) == 2
+    err = capsys.readouterr().err
+    lines = text.splitlines()
+    dealer_line = next(i for i, t in enumerate(lines, 1) if t.startswith("dealer"))
+    assert f":{dealer_line}: api.tokens.dealer: " in err and "hash-token --new" in err
+    assert "api.tokens.supervisor: is a number, not a string" in err
+    assert B not in err and "12345678901234567890" not in err
