@@ -421,3 +421,48 @@ def test_config_check_never_repeats_a_value_written_under_api_tokens(tmp_path, c
     assert f":{dealer_line}: api.tokens.dealer: " in err and "hash-token --new" in err
     assert "api.tokens.supervisor: is a number, not a string" in err
     assert B not in err and "12345678901234567890" not in err
+
+
+def test_a_reload_asked_while_starting_is_done_once_ready(tmp_path):
+    path = write(tmp_path, {"dealer": A})
+
+    async def scenario():
+        svc = Service(load_config(path), notifier=Notifier(None), open_panel=False)
+        write(tmp_path, {"dealer": B})
+        assert svc.reload() is None              # SIGHUP before the table is up
+        task = asyncio.create_task(svc.run())
+        for _ in range(1000):
+            if svc.api is not None:
+                break
+            await asyncio.sleep(0.01)
+        async with aiohttp.ClientSession() as http:
+            codes = [(await status(http, svc.api.url, t))[0] for t in (A, B)]
+        svc.stop()
+        await task
+        return codes
+
+    assert asyncio.run(scenario()) == [401, 200]
+    (rec,) = reloads(tmp_path / "j.db")
+    assert rec.payload["roles"]["changed"] == ["dealer"]
+
+
+def test_a_console_off_at_start_is_started_by_a_restart_not_a_reload(tmp_path):
+    path = tmp_path / "table.toml"
+    path.write_text(CONFIG.split("[api]")[0].format(journal=tmp_path / "j.db", extra=""))
+
+    async def scenario():
+        svc = Service(load_config(path), notifier=Notifier(None), open_panel=False)
+        task = asyncio.create_task(svc.run())
+        while not svc._ready and not task.done():
+            await asyncio.sleep(0.01)
+        write(tmp_path, {"dealer": A})
+        done = svc.reload()
+        api = svc.api
+        svc.stop()
+        await task
+        return done, api
+
+    done, api = asyncio.run(scenario())
+    assert api is None
+    assert done["restart"] == ["api.port", "api.tokens"]       # port 0 in the new file
+    assert done["roles"] == {"changed": [], "added": [], "removed": []}
