@@ -58,6 +58,9 @@ FAULTS: dict[str, FaultSpec] = {s.name: s for s in [
     _spec("status_report", "device", ALL, "the firmware sends a StatusReport on its own, as "
           "one may after a restart or a cleared condition: its state, or `state` as a report "
           "made earlier and sent late would carry", state=(_OPT_STR, None)),
+    _spec("shuffle_report", "device", ("shuffler",), "the firmware sends a ShuffleDone on "
+          "its own, no Shuffle asked (as the report of a shuffle already taken, sent again "
+          "under a new session's number, or a shuffle of its own would): nothing is shuffled"),
     _spec("door_open", "device", DOORS, "a door (the agitator's lid) opens"),
     _spec("door_close", "device", DOORS, "the door (lid) closes again"),
     _spec("face_up", "device", ("shoe",), "the next card drawn comes out face up"),

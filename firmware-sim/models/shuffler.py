@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..faults import Fault
 from .base import Refused, SimulatorError
 from .cards import CardModel
 from .deck import DeckCard, parse_deck
@@ -46,6 +47,13 @@ class ShufflerModel(CardModel):
 
     def _due_deck(self):
         return self._due("at_deck")
+
+    def _apply_own_fault(self, fault: Fault) -> None:
+        if fault.name == "shuffle_report":
+            # A report only: the cards held and the state (a check under way goes on) stay.
+            self._emit("shuffle_done", count=len(self.held))
+            return
+        super()._apply_own_fault(fault)
 
     # --- commands ---------------------------------------------------------------------
 
