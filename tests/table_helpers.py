@@ -59,7 +59,17 @@ def ready(t: Table) -> None:
     if t.mode.value == "shoe":
         t.command("deck_ready")
     else:
+        if t._deck_check == "asked":
+            # The shuffler answers in the protocol's order: the deck check the table asked
+            # for, then the shuffle asked on its result.
+            t.handle_device(deck_checked())
         t.handle_device(ev.ShuffleDone(device="shuffler", ts=0.0, count=52))
+
+
+def deck_checked(ts: float = 0.0, count: int = 52) -> ev.DeckCheckResult:
+    """The shuffler's answer to the table's deck check: a whole deck, no card named."""
+    return ev.DeckCheckResult(device="shuffler", ts=ts, count=count, cards=(), missing=(),
+                              extra=(), duplicate=(), deck_ids=(), card_deck_ids=())
 
 
 def draw(t: Table, *cards: str, face_up: bool = False) -> None:

@@ -12,6 +12,7 @@ from controller.rules.cards import Card
 from controller.table.machine import COMMANDS
 from drivers import events as ev
 
+from table_helpers import deck_checked
 from test_api_support import TOKENS, api_config, auth, client, make_runner, reset_logging
 
 DEALER_ONLY_OR_BOTH = sorted(n for n, c in COMMANDS.items() if "dealer" in c.roles)
@@ -609,6 +610,7 @@ def test_cards_given_as_a_number_at_the_reveal_are_a_409_and_the_round_goes_on(t
     after every card was out."""
     run = make_runner(tmp_path / "j.db", "q-poker", "shuffler")
     run.command("open_table", "supervisor")
+    run.device(deck_checked())
     run.device(ev.ShuffleDone(device="shuffler", ts=0.0, count=52))
     run.command("place_bet", "dealer", box=1, wager="versus_croupier", amount=10)
     run.command("close_bets", "dealer")

@@ -25,6 +25,7 @@ def checked(ts):
 def dealt_to_decisions(run):
     """Fortune 3 Card Poker by shuffler: one ante on box 1, both hands out."""
     run.command("open_table", "supervisor")
+    run.device(checked(0.05))
     run.device(ev.ShuffleDone(device="shuffler", ts=0.1, count=52))
     run.command("place_bet", box=1, wager="ante", amount=10)
     run.command("close_bets")

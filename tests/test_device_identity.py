@@ -9,7 +9,7 @@ import pytest
 from controller.api.health import device_health
 from drivers import events as ev
 
-from table_helpers import asked, kinds, rulings, shuffler_runner, table
+from table_helpers import asked, deck_checked, kinds, rulings, shuffler_runner, table
 
 
 def ident(serial="S1", firmware_hash="aa11", device_class="shuffler"):
@@ -123,6 +123,7 @@ def test_after_a_restart_another_unit_is_compared_with_the_journaled_identity(tm
     run = shuffler_runner(tmp_path, "q-poker")
     run.command("open_table", role="supervisor")
     run.device(ev.LinkUp(device="shuffler", ts=0.0, identity=ident()))
+    run.device(deck_checked())
     run.device(ev.ShuffleDone(device="shuffler", ts=0.0, count=52))
     assert run.table.state == "bets_open"
     run.journal.close()

@@ -14,7 +14,7 @@ from controller.rules.cards import Card, full_deck
 from controller.table import Table
 from drivers import events as ev
 
-from table_helpers import DEVICES
+from table_helpers import DEVICES, deck_checked
 
 C = Card.parse
 DECK = full_deck()
@@ -60,6 +60,7 @@ def test_through_the_table_the_round_s_deck_is_one_deck():
     t = Table("T1", get_game("q-poker"), "shuffler", layout_boxes=7, devices=DEVICES,
               integrity=IntegrityMonitor())
     t.command("open_table", role="supervisor")
+    t.handle_device(deck_checked())                          # the check asked, then
     for e in started_and_done():
         t.handle_device(e)
     t.command("place_bet", box=1, wager="versus_croupier", amount=10)
@@ -72,6 +73,7 @@ def test_through_the_table_the_round_s_deck_is_one_deck():
     t.command("decide", box=1, decision="play")
     t.command("confirm_result")
     t.command("next_round")
+    t.handle_device(deck_checked())                          # the gathered deck's check
     for e in started_and_done():                             # the next round's shuffle
         t.handle_device(e)
     decks = [r for r in t.private_records if r["record"] == "deck"]

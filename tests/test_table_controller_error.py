@@ -17,7 +17,7 @@ from controller.journal import Journal
 from controller.rules.cards import Card
 from drivers import events as ev
 
-from table_helpers import asked, shuffler_runner
+from table_helpers import asked, deck_checked, shuffler_runner
 
 C = Card.parse
 GAMES = ["q-poker", "fortune-3-card-poker", "texas-holdem", "super-pan-9"]
@@ -41,6 +41,7 @@ def first_asked(path, game):
     read) and the round's first hand or card asked of the shuffler."""
     run = make(path, game)
     run.command("open_table", "supervisor")
+    run.device(deck_checked(0.05))
     run.device(ev.ShuffleDone(device="shuffler", ts=0.1, count=52))
     assert run.table.state == "bets_open"
     if game == "texas-holdem":

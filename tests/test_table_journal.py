@@ -9,7 +9,7 @@ from controller.table import Table
 from controller.table.runner import TableRunner
 from drivers import events as ev
 
-from table_helpers import DEVICES
+from table_helpers import DEVICES, deck_checked
 
 
 def new_runner(path, game="q-poker", mode="shoe", seen=None):
@@ -260,6 +260,7 @@ def test_restart_after_a_hand_was_asked_of_the_shuffler_voids_the_round(tmp_path
     table = Table("T1", get_game("q-poker"), "shuffler", layout_boxes=7, devices=DEVICES)
     runner = TableRunner(table, journal)
     runner.command("open_table", role="supervisor")
+    runner.device(deck_checked())
     runner.device(ev.ShuffleDone(device="shuffler", ts=0.0, count=52))
     runner.command("place_bet", box=1, wager="versus_croupier", amount=10)
     runner.command("close_bets")              # the first hand is asked for

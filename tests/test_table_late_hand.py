@@ -14,7 +14,7 @@ from controller.journal import Journal
 from controller.rules.cards import Card
 from drivers import events as ev
 
-from table_helpers import asked, shuffler_runner, status_answer
+from table_helpers import asked, deck_checked, shuffler_runner, status_answer
 
 C = Card.parse
 
@@ -40,6 +40,7 @@ def irregular(run):
 def opened(run, path, game):
     """Open the table, its deck checked and shuffled."""
     run.command("open_table", "supervisor")
+    run.device(deck_checked(0.05))
     run.device(ev.ShuffleDone(device="shuffler", ts=0.1, count=52))
     assert run.table.state == "bets_open"
     return run

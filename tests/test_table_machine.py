@@ -15,7 +15,8 @@ from controller.rules.cards import Card, full_deck
 from controller.table import STATES
 from drivers import events as ev
 
-from table_helpers import draw, hand, kinds, nets, placed, ready, rulings, settlement, table
+from table_helpers import (deck_checked, draw, hand, kinds, nets, placed, ready, rulings,
+                           settlement, table)
 
 
 # --- Q Poker (89/2004) ----------------------------------------------------------------------
@@ -1285,6 +1286,8 @@ def test_pan9_a_shuffler_failure_after_the_dice_before_a_hand_is_out_keeps_the_r
     assert rulings(t)[-1]["remedy"] == "continue"
     t.command("clear_malfunction", role="supervisor")
     assert t.state == "dealing" and t.commands[-1].action in ("deck_check", "shuffle")
+    if t.commands[-1].action == "deck_check":
+        t.handle_device(deck_checked(3.5))          # the check answers before the shuffle
     t.handle_device(ev.ShuffleDone(device="shuffler", ts=4.0, count=52))
     assert t.commands[-1].action == "dispense_hand"
     hand(t, "9s", "Kd")

@@ -24,7 +24,7 @@ from controller.rules.cards import Card
 from drivers import events as ev
 from drivers.shuffler import StatusAnswer
 
-from table_helpers import asked, shuffler_runner
+from table_helpers import asked, deck_checked, shuffler_runner
 
 C = Card.parse
 
@@ -38,6 +38,7 @@ def seat_2_asked(path):
     thrown so seat 2 is dealt first: its hand is asked of the shuffler."""
     run = make(path)
     run.command("open_table", "supervisor")
+    run.device(deck_checked(0.05))
     run.device(ev.ShuffleDone(device="shuffler", ts=0.1, count=52))
     run.command("set_banker", seat=1, capital=1000)
     run.command("place_bet", box=2, wager="seat", amount=100, player="ana")

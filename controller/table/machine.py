@@ -1150,7 +1150,23 @@ class Table:
         self._needs_shuffle = True     # this shoe ends with the round in play
         self._publish("cut_card", device=e.device)
 
+    def _shuffle_while_check_owed(self, e: ev.DeviceEvent) -> bool:
+        """A shuffle reported while the deck check the table asked for has not answered: no
+        shuffle is asked before that result (_request_shuffle), so this is none the table
+        asked for (a report sent again under a new session's number, a shuffle of the
+        firmware's own). Taken, the round would be dealt from a deck nobody counted, and the
+        late result would leave the next round's deck unchecked too. An irregular event; the
+        check stays owed and the shuffle is asked on its result (_on_deck_check_result)."""
+        if self.mode is not Mode.SHUFFLER or self._deck_check != "asked":
+            return False
+        self._irregular_event(e, "a shuffle reported before the result of the deck check "
+                              "the table asked for: not the round's shuffle; the deck is "
+                              "shuffled once its check has answered")
+        return True
+
     def _on_shuffle_started(self, e: ev.ShuffleStarted) -> None:
+        if self._shuffle_while_check_owed(e):
+            return
         # The checked deck is being shuffled: the next one is checked when it is gathered.
         self._deck_check, self._shuffle_after_check = "", False
         if self.state == "dealing":
@@ -1167,6 +1183,8 @@ class Table:
             # and shuffle of the deck it gathers (or, by shoe, the croupier's fresh deck).
             self._irregular_event(e, "a shuffle the table did not ask for: the next round's "
                                   "deck is still checked and shuffled when it is gathered")
+            return
+        if self._shuffle_while_check_owed(e):
             return
         self._deck_ready = True
         self._shuffle_after_check = False
