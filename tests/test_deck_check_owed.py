@@ -21,6 +21,7 @@ import pytest
 from controller.integrity import IntegrityMonitor
 from controller.journal import Journal
 from controller.rules import get_game
+from controller.rules.cards import Card
 from controller.table import Table
 from controller.table.runner import TableRunner
 from drivers import events as ev
@@ -67,7 +68,6 @@ def order(run):
 
 def one_round(run):
     """A Fortune 3 Card Poker round from bets open to the result confirmed."""
-    from controller.rules.cards import Card
     run.command("place_bet", box=1, wager="ante", amount=10)
     run.command("close_bets")
     for cards in (("As", "Kd", "Qh"), ("2c", "3c", "4c")):
