@@ -29,6 +29,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                       "(Hold'em: occupied seats; Super Pan 9: seats in play)")
     plan.add_argument("--layout", type=int, default=None,
                       help="player boxes on the table (default: the regulation's own)")
+    plan.add_argument("--decks", default="1", metavar="N",
+                      help="decks in the shoe, 1 to 8, as the table's [integrity] decks "
+                           "(default 1; more only for Q Poker under --set decks=several)")
     plan.add_argument("--button", type=int, help="Hold'em: the seat holding the dealer button")
     plan.add_argument("--banker", type=int, help="Super Pan 9: the banker's seat")
     plan.add_argument("--adjust", default="0", help="Super Pan 9: points declared before the "
@@ -70,11 +73,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
         adjust = int(str(args.adjust).replace(" ", ""))
     except ValueError:
         raise RuleError(f"--adjust {args.adjust!r} must be a whole number such as +2 or -1") from None
+    interpretations = game.resolve_interpretations(parse_sets(args.set))
+    check_decks(game, interpretations, args.layout, args.decks)
     request = PlanRequest(
         boxes=parse_boxes(args.boxes), mode=Mode.parse(args.mode), layout_boxes=args.layout,
         button=args.button, banker=args.banker, adjust=adjust,
-        dice=_int_list(args.dice, "--dice"),
-        interpretations=game.resolve_interpretations(parse_sets(args.set)))
+        dice=_int_list(args.dice, "--dice"), interpretations=interpretations)
     plan = game.dealing_plan(request)
     if args.json:
         json.dump({"game": game.game_id, "mode": request.mode.value,
@@ -88,6 +92,79 @@ def cmd_plan(args: argparse.Namespace) -> int:
         street = f" [{d.street}]" if d.street != "deal" else ""
         print(f"{i:3d}. {d.cards} card{'s' if d.cards > 1 else ''} to {d.recipient}{face}{street}")
     return 0
+
+
+def check_decks(game: Any, interpretations: dict[str, str], layout: int | None,
+                decks_text: str) -> None:
+    """``--decks`` and ``--layout`` as `tablectl config check` holds ``[integrity] decks`` and
+    ``table.boxes``: more than one deck only for Q Poker under decks=several (89/2004 art.
+    1(1)), and a layout the decks deal to a full table (``layout`` None: the regulation's
+    own, which they do). The reason is the rule module's, as config check gives it; the way
+    out names this command's options."""
+    from controller.config import MAX_DECKS
+    text = str(decks_text).strip()
+    # (the length first: int() refuses a text of thousands of digits with a ValueError)
+    if not (text.isascii() and text.isdigit()) or len(text) > 3 or \
+            not 1 <= int(text) <= MAX_DECKS:
+        raise RuleError(f"--decks {decks_text!r} must be the decks in the shoe, 1 to "
+                        f"{MAX_DECKS}, as the table's [integrity] decks")
+    decks = int(text)
+    readable = any(i.key == "decks" for i in game.interpretations)
+    several = readable and interpretations.get("decks", "one") != "one"
+    if decks != 1 and not readable:
+        raise RuleError(f"{decks} decks, but {game.game_id} is played with one 52-card deck: "
+                        "give --decks 1 (or leave it out)")
+    if decks != 1 and not several:
+        raise RuleError(f"{decks} decks, but the interpretation decks is "
+                        f"{interpretations.get('decks', 'one')!r}: {game.game_id} is played "
+                        "with one 52-card deck under that reading: give --decks 1, or "
+                        "--set decks=several (docs/interpretations.md)")
+    if layout is None:
+        return
+    game.check_layout(layout)                   # the seating article, named as in a plan
+    try:
+        if several:
+            game.check_layout(layout, interpretations, decks=decks)
+        else:
+            game.check_layout(layout, interpretations)
+    except RuleError as exc:
+        way_out = _fewer_boxes_or_more_decks(game, interpretations, layout, decks, several)
+        raise RuleError(f"{exc}: {way_out}") from None
+
+
+def _fewer_boxes_or_more_decks(game: Any, interpretations: dict[str, str], layout: int,
+                               decks: int, several: bool) -> str:
+    """The ways out of a layout the decks cannot deal, in this command's options: the most
+    boxes they deal, or the fewest decks, up to the most a shoe holds, that deal it (as
+    `config check` words them for [integrity] decks and table.boxes)."""
+    from controller.config import MAX_DECKS
+
+    def deals(n: int, count: int) -> bool:
+        try:
+            if several:
+                game.check_layout(n, interpretations, decks=count)
+            else:
+                game.check_layout(n, interpretations)
+        except RuleError:
+            return False
+        return True
+
+    lo, hi = 0, layout - 1                      # the most boxes these decks deal, by bisection
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if deals(mid, decks) else (lo, mid - 1)
+    fewer = f"give the table's real layout, --layout at most {lo}"
+    if not several:
+        return (f"{fewer} (one deck), or, if the table deals from several decks, --set "
+                "decks=several and their count as --decks N (docs/interpretations.md, Q3)")
+    more = next((d for d in range(decks + 1, MAX_DECKS + 1) if deals(layout, d)), None)
+    if more is not None:
+        return (f"{fewer} with {decks} deck{'s' if decks > 1 else ''}, or --decks {more} if "
+                f"the shoe holds that many (at most {MAX_DECKS}, the table's [integrity] decks)")
+    if decks == MAX_DECKS:
+        return f"{fewer}: {MAX_DECKS} decks, the most a shoe holds, deal no more"
+    return (f"{fewer} with {decks} decks; not even {MAX_DECKS} (the most a shoe holds) deal "
+            "this layout")
 
 
 def _unprintable(value: Any, where: str = "") -> tuple[str, str, str] | None:
