@@ -10,7 +10,8 @@ from typing import Callable, Iterator
 from controller.integrity.report import format_text, summarise
 from controller.journal import Record
 from controller.journal_cli import (DEFAULT_CONFIG, export_open_round, held, open_journal,
-                                    parse_since, refuses, stopped, verified_only)
+                                    parse_since, printable, printable_value, refuses, stopped,
+                                    verified_only)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -48,7 +49,10 @@ def cmd_report(args: argparse.Namespace) -> int:
                    "report on the records it vouches for"):
             return 1
         open_id = export_open_round(journal, args, report)
-        records = (r.to_json() for r in snap.records(
+        # As text, what the records say reaches a terminal: every control character escaped
+        # (JSON escapes them by itself).
+        readable = (lambda doc: doc) if args.json else printable_value
+        records = (readable(r.to_json()) for r in snap.records(
             since=since, since_wall_ns=since_wall,
             kinds=("config", "device", "integrity", "table")) if not held(r, open_id))
         rep = summarise(itertools.chain(_config_before(snap.records, since, since_wall),
@@ -57,7 +61,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"table_id": table_id, **rep.to_json()}, indent=2))
         else:
-            print(format_text(rep, table_id))
+            print(format_text(rep, printable(table_id)))
     return stopped(journal, report, "The report stops", "read")
 
 

@@ -14,6 +14,7 @@ import dataclasses
 import datetime as dt
 import json
 import sys
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,68 @@ from controller.errors import TablectlError
 from controller.journal import META_EDITED, Journal, Kind, Record, VerifyReport
 
 DEFAULT_CONFIG = Path("/etc/tablectl/table.toml")
+
+
+# --- what reaches the terminal --------------------------------------------------------------
+# A journal's text is what was written to it, or what someone who rewrote it and its chain put
+# there: a control character printed raw (an escape sequence, a carriage return, a line break
+# inside a name) could clear the reader's screen, rewrite the lines above or forge a line of
+# the account, and a right-to-left mark reorders what follows. Every text the readers print
+# from a journal goes through printable(); their JSON through json_line().
+
+def _visible(ch: str) -> bool:
+    return ch.isprintable() or unicodedata.category(ch) == "Zs"
+
+
+def printable(text: str) -> str:
+    """``text`` with every control or invisible character (C0 and C1 controls, format
+    characters such as U+202E, line and paragraph separators) written as its Python escape
+    (``\\x1b``, ``\\n``, ``\\u202e``), so that it reaches a terminal as the characters it holds."""
+    if text.isprintable():
+        return text
+    return "".join(ch if _visible(ch) else ascii(ch)[1:-1] for ch in text)
+
+
+def printable_value(value: Any) -> Any:
+    """A JSON value with every text in it (keys too) made :func:`printable`."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {printable(str(k)): printable_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [printable_value(v) for v in value]
+    return value
+
+
+def printable_record(rec: Record) -> Record:
+    """``rec`` with every text in it made :func:`printable`, for a readable account."""
+    texts = {name: printable(getattr(rec, name)) for name in
+             ("table_id", "round_id", "kind", "source", "article")
+             if isinstance(getattr(rec, name), str)}
+    return dataclasses.replace(rec, payload=printable_value(rec.payload), **texts)
+
+
+def json_line(doc: Any) -> str:
+    """``doc`` as one line of JSON whose every control or invisible character is escaped
+    (``\\u001b``, ``\\u202e``): JSON escapes only the C0 controls, and the rest would reach a
+    terminal the lines are printed on. The same value for any JSON reader."""
+    text = json.dumps(doc, ensure_ascii=False)
+    if text.isprintable():
+        return text
+    return "".join(ch if _visible(ch) else _json_escape(ch) for ch in text)
+
+
+def _json_escape(ch: str) -> str:
+    code = ord(ch)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000                             # a UTF-16 surrogate pair, as JSON spells it
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def heading(journal: Journal) -> str:
+    """``PATH: table ID`` as the readers begin a line about a journal, printable."""
+    return f"{printable(str(journal.path))}: table {printable(journal.table_id)}"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -201,9 +264,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
     with open_journal(args) as journal:
         report = journal.verify(anchor)
     if report.ok:
-        print(f"{journal.path}: table {journal.table_id}: {report}")
+        print(f"{heading(journal)}: {report}")
         return 0
-    print(f"{journal.path}: table {journal.table_id}: NOT VERIFIED: {report}\n"
+    print(f"{heading(journal)}: NOT VERIFIED: {printable(str(report))}\n"
           f"{way_out(report)}", file=sys.stderr)
     return 1
 
@@ -262,9 +325,10 @@ def cmd_show(args: argparse.Namespace) -> int:
         records = [shown(rec, open_id) for rec in records if not held(rec, open_id)]
         if args.json:
             for rec in records:
-                print(json.dumps(rec.to_json(), ensure_ascii=False))
+                print(json_line(rec.to_json()))
         else:
-            print("\n".join(render_round(journal.table_id, str(round_id), closed, records,
+            print("\n".join(render_round(printable(journal.table_id), printable(str(round_id)),
+                                         closed, [printable_record(r) for r in records],
                                          None if report.ok else report.bad_seq)))
     return stopped(journal, report, "The account stops", "shown")
 
@@ -428,12 +492,12 @@ def cmd_rounds(args: argparse.Namespace) -> int:
     print(f"{'round':>8}  {'began (UTC)':<19}  {'records':>7}  {'seq':<13}  outcome")
     for r in rounds:
         began = dt.datetime.fromtimestamp(r.opened_ns // 10**9, tz=dt.timezone.utc)
-        outcome = (r.outcome or "closed") if r.closed else "not closed"
+        outcome = _text(r.outcome or "closed") if r.closed else "not closed"
         if r.article:
-            outcome += f" ({r.article})"
-        print(f"{r.round_id:>8}  {began:%Y-%m-%d %H:%M:%S}  {r.records:>7}  "
+            outcome += f" ({printable(r.article)})"
+        print(f"{printable(str(r.round_id)):>8}  {began:%Y-%m-%d %H:%M:%S}  {r.records:>7}  "
               f"{f'{r.first_seq}-{r.last_seq}':<13}  {outcome}")
-    for rec in clocks:
+    for rec in map(printable_record, clocks):
         where = f" (round {rec.round_id})" if rec.round_id is not None else ""
         what = ("the times stamped before it in the same boot are off by that much"
                 if rec.kind == CLOCK_STEP else "the times stamped after it are at least that "
@@ -443,12 +507,18 @@ def cmd_rounds(args: argparse.Namespace) -> int:
     return stopped(journal, report, "The list stops", "listed")
 
 
+def _text(value: Any) -> str:
+    """A value a record holds where text belongs (a round's outcome), printable whatever its
+    type: a record rewritten with its chain may hold anything."""
+    return printable(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+
+
 # --- a journal that does not verify ---------------------------------------------------------
 
 def refusal(journal: Journal, report: VerifyReport, done: str, instead: str) -> str:
     """Why a reader refuses a journal that does not verify: the first bad record, what the
     chain still vouches for, and ``--verified-only`` to ``instead``."""
-    head = f"{journal.path}: table {journal.table_id}: NOT VERIFIED: {report}\nNothing was {done}."
+    head = f"{heading(journal)}: NOT VERIFIED: {printable(str(report))}\nNothing was {done}."
     if report.head_seq == 0:
         return f"{head} {vouched(report)}"
     return (f"{head} The chain vouches for {span(report)}: run it again with --verified-only to "
@@ -475,14 +545,14 @@ def stopped(journal: Journal, report: VerifyReport, what: str, done: str) -> int
     where = (f"{what} before record 1: the chain vouches for no record"
              if report.head_seq == 0 else
              f"{what} after record {report.head_seq}, the last the chain vouches for")
-    print(f"{journal.path}: table {journal.table_id}: NOT VERIFIED: {report}\n{where}: record "
+    print(f"{heading(journal)}: NOT VERIFIED: {printable(str(report))}\n{where}: record "
           f"{report.bad_seq} and every record after it were not {done}.", file=sys.stderr)
     return 1
 
 
 def past_the_damage(journal: Journal, report: VerifyReport, what: str) -> str:
     """``what`` (a round) lies wholly after the first bad record."""
-    return (f"{journal.path}: table {journal.table_id}: NOT VERIFIED: {report}\n{what} lies "
+    return (f"{heading(journal)}: NOT VERIFIED: {printable(str(report))}\n{what} lies "
             f"after record {report.bad_seq}, the first bad record: the chain vouches for none "
             "of it. Restore the journal from a backup (docs/journal.md).")
 
@@ -535,7 +605,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     with open_journal(args) as journal, journal.verified() as snap:
         report = snap.report
         if not report.ok and not args.verified_only:
-            print(f"{journal.path}: table {journal.table_id}: NOT VERIFIED: {report}\n"
+            print(f"{heading(journal)}: NOT VERIFIED: {printable(str(report))}\n"
                   f"Nothing was exported. {vouched(report)}", file=sys.stderr)
             return 1
         round_id = export_round(journal, args.round)
@@ -543,11 +613,11 @@ def cmd_export(args: argparse.Namespace) -> int:
         out = sys.stdout
         for rec in snap.records(since=since, since_wall_ns=since_wall, round_id=round_id):
             if not held(rec, open_id):
-                out.write(json.dumps(shown(rec, open_id).to_json(), ensure_ascii=False) + "\n")
+                out.write(json_line(shown(rec, open_id).to_json()) + "\n")
     if report.ok:
         return 0
     out.flush()
-    print(f"{journal.path}: table {journal.table_id}: NOT VERIFIED: {report}\n"
+    print(f"{heading(journal)}: NOT VERIFIED: {printable(str(report))}\n"
           f"{stop(report)}: record {report.bad_seq} and every record after it were not "
           "exported.",
           file=sys.stderr)
