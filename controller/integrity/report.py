@@ -21,6 +21,7 @@ table's shuffling is weaker than random even where no alarm was raised.
 """
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
 from dataclasses import dataclass, field
@@ -86,8 +87,8 @@ def summarise(records: Iterable[dict[str, Any]]) -> IntegrityReport:
             continue
         if kind == "config":
             # A two-deck table's shuffler counts 104: right for it, not a wrong count.
-            decks = (payload.get("integrity") or {}).get("decks")
-            size = 52 * decks if isinstance(decks, int) and decks > 0 else 52
+            decks = _dict(payload.get("integrity")).get("decks")
+            size = 52 * decks if _whole(decks) > 0 else 52
             continue
         if kind == "device":
             event = payload.get("event", payload)
@@ -123,37 +124,40 @@ def summarise(records: Iterable[dict[str, Any]]) -> IntegrityReport:
         _seen(rep, rec)
         what = payload.get("record")
         if what == "alarm":
+            cards, kind = payload.get("cards") or [], payload.get("kind")
             rep.alarms.append({"seq": rec.get("seq"), "wall": rec.get("wall"),
                                "round": rec.get("round_id"), "device": payload.get("device"),
-                               "kind": payload.get("kind"), "deck": payload.get("deck"),
-                               "cards": payload.get("cards") or [],
+                               "kind": kind if isinstance(kind, str) else json.dumps(kind),
+                               "deck": payload.get("deck"),
+                               "cards": cards if isinstance(cards, list) else [cards],
                                "cards_seen": payload.get("cards_seen"),
                                "p_value": payload.get("p_value"),
                                "message": payload.get("message", "")})
         elif what == "deck":
             rep.in_play_cards = 0         # the cards out so far were this deck's
             rep.decks += 1
-            rep.cards_out += int(payload.get("cards_out") or 0)
+            rep.cards_out += _whole(payload.get("cards_out"))
             rep.complete_decks += bool(payload.get("complete"))
-            trend = (payload.get("sentinel") or {}).get("trend")
+            sentinel = _dict(payload.get("sentinel"))
+            trend = sentinel.get("trend")
             if isinstance(trend, dict):
                 rep.trend = {str(k): v for k, v in trend.items() if isinstance(v, (int, float))}
-            for t, st in ((payload.get("sentinel") or {}).get("tests") or {}).items():
+            for t, st in _dict(sentinel.get("tests")).items():
                 agg = tests.get(t)
                 if agg is None or not isinstance(st, dict):
                     continue
                 if not st.get("pairs"):
                     continue
                 agg["decks"] += 1
-                agg["pairs"] += int(st.get("pairs") or 0)
-                agg["hits"] += int(st.get("hits") or 0)
-                agg["expected"] += float(st.get("expected") or 0.0)
+                agg["pairs"] += _whole(st.get("pairs"))
+                agg["hits"] += _whole(st.get("hits"))
+                agg["expected"] += _number(st.get("expected"))
                 agg["alarmed"] += bool(st.get("alarmed"))
                 p = st.get("p_value")
-                if isinstance(p, (int, float)):
+                if _number(p) == p and not isinstance(p, bool):
                     agg["smallest_p"] = min(agg["smallest_p"], float(p))
                 top = st.get("max_log_m")
-                if isinstance(top, (int, float)):
+                if _number(top) == top and not isinstance(top, bool):
                     for x in TAIL_LEVELS:
                         agg["reached"][str(x)] += top >= math.log(x)
     for t, agg in tests.items():
@@ -161,6 +165,20 @@ def summarise(records: Iterable[dict[str, Any]]) -> IntegrityReport:
         agg["ville_bound"] = {str(x): round(agg["decks"] / x, 3) for x in TAIL_LEVELS}
     rep.sentinel = tests
     return rep
+
+
+# A record rewritten with its chain may hold any JSON where a count or an object belongs:
+# the report reads such a value as nothing rather than stop on it.
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _whole(value: Any) -> int:
+    return value if type(value) is int else 0
+
+
+def _number(value: Any) -> float:
+    return float(value) if type(value) in (int, float) and math.isfinite(value) else 0.0
 
 
 def _seen(rep: IntegrityReport, rec: dict[str, Any]) -> None:
@@ -198,7 +216,7 @@ def format_text(rep: IntegrityReport, table_id: str | None = None) -> str:
     for a in rep.alarms:
         where = f"round {a['round']}" if a["round"] else f"deck {a['deck']}"
         lines.append(f"    #{a['seq']} {a['wall'] or ''} {where}: {a['kind']}"
-                     + (f" [{' '.join(a['cards'])}]" if a["cards"] else "")
+                     + (f" [{' '.join(map(str, a['cards']))}]" if a["cards"] else "")
                      + f" — {a['message']}")
     lines.append("  shuffle sentinel, per test: decks tested; pairs with hits against those "
                  "a shuffled deck gives; decks whose martingale reached 10/100/1000, against "
