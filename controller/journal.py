@@ -378,6 +378,12 @@ class Journal:
         except OSError as exc:
             raise JournalError(f"journal {path} cannot be created: {exc.strerror}; check the "
                                "directory exists and the service user may write it") from None
+        problem = _format_problem(path, meta.get("format"))
+        if problem:
+            # Read as this format, a newer journal would be called damaged and its records
+            # edited; written, it would get records of the wrong format in its chain.
+            conn.close()
+            raise JournalError(problem)
         stored = meta.get("table_id")
         if stored is None:
             if readonly or table_id is None:
@@ -1018,6 +1024,23 @@ def cut_short(path: Path) -> str:
         return ""
     return (f"the file is {size} bytes where its own header says {want}: it was cut short "
             "(a copy that did not finish, or a disk that filled or failed)")
+
+
+def _format_problem(path: Path, stored: Any) -> str:
+    """Why a journal whose meta table gives format ``stored`` cannot be read or written as
+    this version's (FORMAT_VERSION), with the way out; '' when it can (a journal made before
+    the format was recorded has none)."""
+    if stored is None or str(stored) == str(FORMAT_VERSION):
+        return ""
+    text = str(stored)
+    if text.isascii() and text.isdigit() and int(text) > FORMAT_VERSION:
+        return (f"journal {path} is of format {int(text)}, written by a newer tablectl; this "
+                f"one reads and writes format {FORMAT_VERSION} and cannot tell a record of it "
+                "from an edited one: read it with the tablectl that wrote it, and run that "
+                "version at the table")
+    return (f"journal {path} gives its format as {ascii(text[:40])}, which no tablectl writes "
+            f"(this one writes {FORMAT_VERSION}): its meta table was edited; put the format "
+            f"back to {FORMAT_VERSION}, or restore the journal from a backup (docs/journal.md)")
 
 
 def _hard_links(path: Path) -> int:
