@@ -248,10 +248,16 @@ def shown(rec: Record, open_id: str | None) -> Record:
 def parse_anchor(text: str) -> tuple[int, str]:
     seq, sep, digest = text.partition(":")
     digest = digest.strip().lower()
-    if not sep or not seq.strip().isdigit() or len(digest) != 64 or \
-            any(c not in "0123456789abcdef" for c in digest):
-        raise TablectlError(f"--anchor {text!r} must be SEQ:HASH, a sequence number and its "
+    if not sep or not seq.strip().isascii() or not seq.strip().isdigit() or \
+            len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+        raise TablectlError(f"--anchor {_cut(text)} must be SEQ:HASH, a sequence number and its "
                             "64-digit hash as `journal verify` prints them")
+    seq = seq.strip()
+    if len(seq.lstrip("0")) > 19 or int(seq) > INT64_MAX:
+        # (checked by length first: int() refuses thousands of digits with a ValueError)
+        raise TablectlError(f"--anchor {_cut(text)} names a record beyond 2^63 - 1, the most a "
+                            "journal can number: give SEQ:HASH as `journal verify` printed "
+                            "them (head record SEQ hash HASH)")
     if int(seq) == 0:
         raise TablectlError(f"--anchor {text!r} names record 0, and sequence numbers start at "
                             "1: give SEQ:HASH as `journal verify` printed them (head record "
@@ -572,8 +578,15 @@ def parse_seq(text: str, option: str = "--since") -> int:
     largest the journal can hold is clamped to it (no record lies after it)."""
     text = str(text).strip()
     if not text.isascii() or not text.isdigit():
-        raise TablectlError(f"{option} {text!r} must be a sequence number, e.g. 120")
+        raise TablectlError(f"{option} {_cut(text)} must be a sequence number, e.g. 120")
+    if len(text.lstrip("0")) > 19:              # past 2^63 - 1 (int() stops at 4300 digits)
+        return INT64_MAX
     return min(int(text), INT64_MAX)
+
+
+def _cut(text: str) -> str:
+    """An argument echoed in an error: quoted, escaped, at most 40 characters."""
+    return repr(text[:40] + "…" if len(text) > 40 else text)
 
 
 def parse_since(text: str) -> tuple[int | None, int | None]:
