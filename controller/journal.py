@@ -33,6 +33,7 @@ import os
 import json
 import re
 import sqlite3
+import stat
 import threading
 import time
 from dataclasses import dataclass, field
@@ -285,6 +286,7 @@ class Journal:
         table it belongs to (readers). Raises JournalError with the way out on any problem.
         """
         path = Path(path)
+        _check_files(path)
         if readonly or table_id is None:
             if not exists(path, "journal", read=readonly, error=JournalError):
                 raise JournalError(f"journal {path} does not exist; give the path of an "
@@ -1024,6 +1026,40 @@ def cut_short(path: Path) -> str:
         return ""
     return (f"the file is {size} bytes where its own header says {want}: it was cut short "
             "(a copy that did not finish, or a disk that filled or failed)")
+
+
+def _special(path: Path) -> str:
+    """What ``path`` is when it is neither a regular file nor a directory (a named pipe, a
+    device, a socket), in words; '' otherwise, or when it cannot be looked at."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return ""
+    for test, what in ((stat.S_ISFIFO, "a named pipe (FIFO)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return what
+    return ""
+
+
+def _check_files(path: Path) -> None:
+    """Refuse a journal, or a -wal or -shm file beside it, that is not a file: opening a named
+    pipe waits for a writer that never comes (the command would hang), and SQLite cannot use
+    a directory or a device beside the journal. A directory at the journal's own path is named
+    where it is opened (its way out differs for the writer and the readers)."""
+    what = _special(path)
+    if what:
+        raise JournalError(f"journal {path} is {what}, not a file: name the journal file "
+                           "(--journal PATH, or [journal] path in table.toml)")
+    for suffix in ("-wal", "-shm"):
+        side = Path(f"{path}{suffix}")
+        # (a -shm directory is passed over: a reader then works without it)
+        what = _special(side) or ("a directory" if suffix == "-wal" and side.is_dir() else "")
+        if what:
+            raise JournalError(f"journal {path}: the {suffix} file beside it, {side}, is {what}, "
+                               "not a file SQLite can use (it holds no records); remove it and "
+                               "try again")
 
 
 def _format_problem(path: Path, stored: Any) -> str:
