@@ -310,6 +310,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         round_id = args.round
         if round_id == "last":
             last = journal.last(kind=Kind.ROUND_OPEN, until=report.head_seq)
+            if last is not None and last.round_id is None:
+                raise TablectlError(nameless(journal, last))
             if last is None:
                 if not report.ok:
                     print(past_the_damage(journal, report, "the latest round"),
@@ -421,7 +423,15 @@ def describe(rec: Record) -> str:
         text = json.dumps(p, ensure_ascii=False)
     if rec.article:
         text = f"{text} [{rec.article}]" if text else f"[{rec.article}]"
+    if len(text) > LINE_MOST:
+        # A record rewritten with its chain may hold megabytes where a name belongs.
+        text = (f"{text[:LINE_MOST]}… ({len(text)} characters; the whole record: journal "
+                "show --json)")
     return text
+
+
+# The most of a record's line `show` prints (a ruling's reason is a few hundred characters).
+LINE_MOST = 2000
 
 
 def clock_text(rec: Record) -> str:
@@ -656,9 +666,22 @@ def vouched(report: VerifyReport) -> str:
             "backup for the rest (docs/journal.md).")
 
 
+def nameless(journal: Journal, opened: Record) -> str:
+    """Why the latest round cannot be named: its round_open, ``opened``, has no round id."""
+    return (f"{heading(journal)}: record {opened.seq}, the latest round_open, names no round "
+            "(tablectl writes none so: the journal was rewritten, its chain with it, which "
+            "only an anchor catches, docs/journal.md), so the latest round cannot be told; "
+            f"read the records from it on with `tablectl journal export --since {opened.seq - 1}`"
+            ", and verify the journal against an anchor written down earlier (journal verify "
+            "--anchor SEQ:HASH)")
+
+
 def export_round(journal: Journal, round_id: str | None) -> str | None:
     """``--round``: the round asked for ('last': the latest), which must be in the journal."""
     if round_id == "last":
+        opened = journal.last(kind=Kind.ROUND_OPEN)
+        if opened is not None and opened.round_id is None:
+            raise TablectlError(nameless(journal, opened))
         latest = journal.last_round()
         if latest is None:
             raise TablectlError(f"{journal.path} holds no round yet")
