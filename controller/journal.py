@@ -359,6 +359,16 @@ class Journal:
             if "no such table" in str(exc):
                 raise JournalError(f"{path} is an SQLite file but not a tablectl journal; "
                                    "check the path ([journal] path in table.toml)") from None
+            if readonly and "readonly database" in str(exc) and _hot_journal(path):
+                raise JournalError(
+                    f"journal {path} has a rollback journal beside it ({path}-journal): a "
+                    "transaction of another program (tablectl writes a -wal, never that) that "
+                    "was cut off before it finished, perhaps an edit by hand, and the file is "
+                    "not whole until it is rolled back, which a reader may not do; keep both "
+                    "files as they are for the inquiry, copy them together to another "
+                    "directory, open the copy once with `sqlite3 COPY 'PRAGMA "
+                    "integrity_check'` (it rolls the transaction back), and read the copy"
+                    ) from None
             if readonly and "readonly database" in str(exc):
                 # Even a reader of a WAL journal needs the -shm file beside it, so it must be
                 # able to write the journal's directory: a permission matter, not damage.
@@ -1026,6 +1036,14 @@ def cut_short(path: Path) -> str:
         return ""
     return (f"the file is {size} bytes where its own header says {want}: it was cut short "
             "(a copy that did not finish, or a disk that filled or failed)")
+
+
+def _hot_journal(path: Path) -> bool:
+    """Whether a rollback journal (``<journal>-journal``, not empty) lies beside ``path``."""
+    try:
+        return Path(f"{path}-journal").stat().st_size > 0
+    except OSError:
+        return False
 
 
 def _special(path: Path) -> str:

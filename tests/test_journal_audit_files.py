@@ -58,3 +58,40 @@ def test_a_wal_that_is_a_directory_is_named_with_the_way_out(journal):
     assert "restore" not in out.stderr
     shutil.rmtree(wal)
     assert tablectl("journal", "verify", "--journal", str(journal)).returncode == 0
+
+
+HOT = """
+import os, sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("PRAGMA journal_mode = DELETE")
+conn.execute("PRAGMA cache_size = 1")              # the change spills into the file itself
+conn.execute("BEGIN")
+conn.execute("UPDATE records SET payload = payload || ' '")
+conn.execute("INSERT INTO meta VALUES ('pad', zeroblob(200000))")
+os._exit(0)                                        # cut off before COMMIT
+"""
+
+
+def test_an_edit_by_another_program_cut_off_is_named_not_as_a_permission(journal, tmp_path):
+    """A rollback journal beside the journal: another program's transaction, cut off. The
+    reader may not roll it back (that writes the file); it is not a matter of permissions."""
+    subprocess.run([sys.executable, "-c", HOT, str(journal)], check=True)
+    hot = Path(f"{journal}-journal")
+    assert hot.stat().st_size > 0
+    before = journal.read_bytes()
+    out = tablectl("journal", "verify", "--journal", str(journal))
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert f"rollback journal beside it ({hot})" in out.stderr, out.stderr
+    assert "may not write" not in out.stderr and "sudo" not in out.stderr
+    assert journal.read_bytes() == before and hot.exists()
+    # the way out it gives: a copy, rolled back by sqlite3, reads as the journal it was
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    for f in (journal, hot):
+        shutil.copy(f, copy / f.name)
+    shell = shutil.which("sqlite3")
+    if shell is None:
+        pytest.skip("no sqlite3 shell to follow the way out with")
+    subprocess.run([shell, str(copy / journal.name), "PRAGMA integrity_check"], check=True,
+                   capture_output=True)
+    assert tablectl("journal", "verify", "--journal", str(copy / journal.name)).returncode == 0
