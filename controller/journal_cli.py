@@ -13,6 +13,7 @@ import argparse
 import dataclasses
 import datetime as dt
 import json
+import stat
 import sys
 import unicodedata
 from pathlib import Path
@@ -166,6 +167,10 @@ def journal_source(args: argparse.Namespace) -> tuple[Path, str | None, Path | N
     if getattr(args, "journal", None):
         return Path(args.journal), None, None
     config = Path(args.config) if getattr(args, "config", None) else DEFAULT_CONFIG
+    if _pipe(config):                           # reading it would wait for a writer, for good
+        raise TablectlError(f"configuration {config} is a named pipe (FIFO), not a file: give "
+                            "the table's config file (--config FILE) or the journal "
+                            "(--journal PATH)")
     if not exists(config, "configuration"):
         if getattr(args, "config", None):
             raise TablectlError(f"configuration {config} does not exist; give the table's "
@@ -179,6 +184,13 @@ def journal_source(args: argparse.Namespace) -> tuple[Path, str | None, Path | N
         raise TablectlError(f"{exc}\n(to read the journal meanwhile, name it with "
                             "--journal PATH)") from None
     return cfg.journal_path, cfg.table_id, config
+
+
+def _pipe(path: Path) -> bool:
+    try:
+        return stat.S_ISFIFO(path.stat().st_mode)
+    except OSError:
+        return False
 
 
 def open_journal(args: argparse.Namespace) -> Journal:

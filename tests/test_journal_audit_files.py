@@ -95,3 +95,12 @@ def test_an_edit_by_another_program_cut_off_is_named_not_as_a_permission(journal
     subprocess.run([shell, str(copy / journal.name), "PRAGMA integrity_check"], check=True,
                    capture_output=True)
     assert tablectl("journal", "verify", "--journal", str(copy / journal.name)).returncode == 0
+
+
+@pytest.mark.parametrize("command", [("journal", "rounds"), ("integrity", "report")])
+def test_a_configuration_that_is_a_named_pipe_is_named_not_waited_on(tmp_path, command):
+    pipe = tmp_path / "table.toml"
+    os.mkfifo(pipe)
+    out = tablectl(*command, "--config", str(pipe))
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert f"configuration {pipe} is a named pipe (FIFO), not a file" in out.stderr, out.stderr
