@@ -337,7 +337,7 @@ def cmd_show(args: argparse.Namespace) -> int:
                 print(past_the_damage(journal, report, f"round {round_id!r}"), file=sys.stderr)
                 return 1
             latest = journal.last(kind=Kind.ROUND_OPEN, until=report.head_seq)
-            hint = f" (the latest round is {latest.round_id})" if latest else ""
+            hint = f" (the latest round is {printable(str(latest.round_id))})" if latest else ""
             raise TablectlError(f"round {round_id!r} is not in {journal.path}{hint}; "
                                 "list the rounds with `tablectl journal rounds`")
         closed = any(r.kind == Kind.ROUND_CLOSE for r in records)
@@ -700,7 +700,7 @@ def export_round(journal: Journal, round_id: str | None) -> str | None:
         return latest.round_id
     if round_id is not None and journal.round(round_id) is None:
         latest = journal.last_round()
-        hint = f" (the latest round is {latest.round_id})" if latest else ""
+        hint = f" (the latest round is {printable(str(latest.round_id))})" if latest else ""
         raise TablectlError(f"round {round_id!r} is not in {journal.path}{hint}; "
                             "list the rounds with `tablectl journal rounds`")
     return round_id

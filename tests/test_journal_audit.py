@@ -179,3 +179,17 @@ def tablectl_json_of(journal, text):
 
     rewrite(journal, edit)
     return tablectl("journal", "export", "--journal", str(journal)).stdout
+
+
+def test_the_latest_round_named_in_an_error_is_printed_escaped(journal):
+    def edit(conn):
+        latest = conn.execute("SELECT round_id FROM records WHERE kind = 'round_open' ORDER BY "
+                              "seq DESC LIMIT 1").fetchone()[0]
+        conn.execute("UPDATE records SET round_id = ? WHERE round_id = ?",
+                     (latest + ESC, latest))
+
+    rewrite(journal, edit)
+    for args in (["journal", "show", "nosuch"], ["journal", "export", "--round", "nosuch"]):
+        out = tablectl(*args, "--journal", str(journal))
+        assert out.returncode == 2 and "is not in" in out.stderr, out.stderr
+        assert "\x1b" not in out.stderr and r"\x1b[2K" in out.stderr, out.stderr
