@@ -173,6 +173,10 @@ class VerifyReport:
         if self.ok:
             return (f"{self.records} records, chain verifies; head record {self.head_seq} "
                     f"hash {self.head_hash}")
+        if self.head_seq == 0 and self.records:
+            # An anchor broken: the records before it chain, and are vouched for by nothing.
+            return (f"record {self.bad_seq}: {self.reason} (the {self.records} records before "
+                    "it chain, as a rewritten chain does: none of them is vouched for)")
         return (f"record {self.bad_seq}: {self.reason} (the {self.records} records before it "
                 f"verify; last good record {self.head_seq} hash {self.head_hash})")
 
@@ -824,8 +828,11 @@ def _verify_rows(conn: sqlite3.Connection, table_id: str,
                 return bad(seq, problem)
             if anchor is not None and seq == anchor[0]:
                 if row[11] != anchor[1]:
-                    return bad(seq, f"its hash {row[11]} differs from the anchor "
-                                    f"{anchor[1]}: the chain was rewritten")
+                    # Any record up to this one may be the one rewritten, its chain recomputed
+                    # after it: none of them is vouched for, however well they chain.
+                    return VerifyReport(False, count, 0, GENESIS_HASH, seq,
+                                        f"its hash {row[11]} differs from the anchor "
+                                        f"{anchor[1]}: {ANCHOR_BROKEN}")
                 anchor_seen = True
             prev_seq, prev_hash, count = seq, row[11], count + 1
     except sqlite3.DatabaseError as exc:
@@ -836,6 +843,10 @@ def _verify_rows(conn: sqlite3.Connection, table_id: str,
                             f"{prev_seq} (records were cut off the end)")
     return VerifyReport(True, count, prev_seq, prev_hash)
 
+
+# What verify says of an anchored record whose hash changed (journal_cli words the way out).
+ANCHOR_BROKEN = ("the chain was rewritten at or before it, and which record was changed the "
+                 "journal cannot tell")
 
 # What verify says when only the journal's own table id was changed (journal_cli words the
 # way out for it).

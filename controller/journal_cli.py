@@ -22,7 +22,8 @@ from typing import Any
 from controller.access import exists
 from controller.clock_watch import CLOCK_BEHIND, CLOCK_STEP, seconds
 from controller.errors import TablectlError
-from controller.journal import META_EDITED, Journal, Kind, Record, VerifyReport
+from controller.journal import (ANCHOR_BROKEN, META_EDITED, Journal, Kind, Record,
+                                VerifyReport)
 
 DEFAULT_CONFIG = Path("/etc/tablectl/table.toml")
 
@@ -299,6 +300,11 @@ def way_out(report: VerifyReport) -> str:
     vouches for, how to get it, and where the rest comes from."""
     if META_EDITED in report.reason:
         return ("The records themselves verify once the table id is put back "
+                "(docs/journal.md).")
+    if ANCHOR_BROKEN in report.reason:
+        return (f"The anchor vouched for records 1-{report.bad_seq}; it no longer does. Compare "
+                "the journal with a backup, or verify it against an anchor written down "
+                "earlier: the last one that still holds tells from where it was rewritten "
                 "(docs/journal.md).")
     if report.head_seq == 0:
         return ("The chain vouches for no record: restore the journal from a backup "
