@@ -347,6 +347,10 @@ class Journal:
                 conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA busy_timeout = 10000")
             if not readonly:
+                problem = _not_ours(conn, path)     # before WAL mode changes its header
+                if problem:
+                    conn.close()
+                    raise JournalError(problem)
                 mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
                 if str(mode).lower() != "wal":
                     raise JournalError(f"journal {path}: the file system refused WAL mode "
@@ -1047,6 +1051,36 @@ def cut_short(path: Path) -> str:
         return ""
     return (f"the file is {size} bytes where its own header says {want}: it was cut short "
             "(a copy that did not finish, or a disk that filled or failed)")
+
+
+def _not_ours(conn: sqlite3.Connection, path: Path) -> str:
+    """Why the writer must not make its tables in the SQLite file at ``path`` and write a
+    chain there, or '': another program's database (the journal would be written into it),
+    a journal whose records table is gone (a new chain would begin, as in an empty file), or
+    records whose journal lost its table id. A journal that a crash cut off while its tables
+    were being made (no table id, no record yet) is made whole as a new one."""
+    tables = {name for (name,) in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")}
+    if not tables:
+        return ""
+    if not tables & {"meta", "records"}:
+        names = ", ".join(map(repr, sorted(tables)[:5]))
+        return (f"journal {path} is an SQLite file of another program (tables {names}), not a "
+                "tablectl journal, and the journal would be written into it; check [journal] "
+                "path, or move that file away")
+    table_id = (conn.execute("SELECT value FROM meta WHERE key = 'table_id'").fetchone()
+                if "meta" in tables else None)
+    if "records" not in tables:
+        if table_id is None:
+            return ""
+        return (f"journal {path} of table {table_id[0]!r} has lost its records table: a "
+                "journal cut to nothing or edited, which the writer would begin a new chain "
+                "in without a word; restore the journal from a backup (docs/journal.md)")
+    if table_id is None and conn.execute("SELECT 1 FROM records LIMIT 1").fetchone():
+        return (f"journal {path} holds records but no table id (its meta table was removed or "
+                "edited); restore the journal from a backup (docs/journal.md), or put the "
+                "table id its records give back into its meta table")
+    return ""
 
 
 def _hot_journal(path: Path) -> bool:
