@@ -1198,6 +1198,12 @@ def _record(row: tuple, path: Path | None = None) -> Record:
     return Record(seq, wall, mono, table, rnd, kind, source, article, value, prev, digest)
 
 
+def _cut_repr(value: Any) -> str:
+    """A value of an edited record, as a reason names it: its repr, at most 40 characters."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
 def _check_row(row: tuple, prev_hash: str, table_id: str) -> str:
     """Why this row breaks the journal, or '' when it is sound."""
     seq, wall, mono, table, rnd, kind, source, article, payload, body, prev, digest = row
@@ -1211,7 +1217,11 @@ def _check_row(row: tuple, prev_hash: str, table_id: str) -> str:
         return "its body is not JSON: the record was edited"
     if not isinstance(doc, dict) or sorted(doc) != sorted(BODY_FIELDS):
         return "its body does not have the journal's fields: the record was edited"
-    if doc["seq"] != seq or type(doc["seq"]) is not int:
+    for name in ("seq", "v"):
+        if type(doc[name]) is not int:
+            return (f"its body's {name} is {_cut_repr(doc[name])}, not a whole number: the "
+                    "record was edited")
+    if doc["seq"] != seq:
         return (f"it holds the content of record {doc['seq']!r}: records were reordered "
                 "or moved")
     if prev != prev_hash:
@@ -1220,7 +1230,9 @@ def _check_row(row: tuple, prev_hash: str, table_id: str) -> str:
     if chain_hash(prev, body) != digest:
         return "its hash does not match its content: the record was edited"
     if doc["v"] != FORMAT_VERSION:
-        return f"format version {doc['v']!r} is not {FORMAT_VERSION}"
+        # The journal's own format (its meta table) was found to be this one at open.
+        return (f"its format version {doc['v']!r} is not the journal's {FORMAT_VERSION}: the "
+                "record was edited")
     columns = {"wall_ns": wall, "mono_ns": mono, "table_id": table, "round_id": rnd,
                "kind": kind, "source": source, "article": article}
     for name, value in columns.items():

@@ -2,7 +2,9 @@
 where they expect a count, a list of cards or an object (docs/journal.md): each goes on and
 says what is there, never a traceback, and the file is not changed."""
 import json
+import sqlite3
 
+from controller.journal import Journal, canonical_json, chain_hash
 # the journal fixture (a copy of a real run's journal) and its helpers
 from test_journal_audit import journal, played  # noqa: F401
 from test_journal_audit import digest, rewrite, set_payload, tablectl
@@ -48,3 +50,37 @@ def test_values_of_the_wrong_type_stop_no_reader(journal):
     report = tablectl("integrity", "report", "--journal", str(journal)).stdout
     assert "alarms: 2" in report and "As" in report, report
     assert digest(journal) == before
+
+
+def test_a_body_whose_sequence_number_or_version_is_not_a_number_is_named_as_an_edit(journal):
+    """A body rewritten with its chain where the seq or the version is text: named as an edit
+    of that field, not as records "reordered or moved" nor as "format version '1' is not 1"."""
+    def retype(field, value):
+        def edit(conn):
+            body = json.loads(conn.execute("SELECT body FROM records WHERE seq = 30").fetchone()[0])
+            body[field] = value
+            conn.execute("UPDATE records SET body = ? WHERE seq = 30", (canonical_json(body),))
+        return edit
+
+    for field, value, said in (("seq", "30", "its body's seq is '30', not a whole number"),
+                               ("v", "1", "its body's v is '1', not a whole number"),
+                               ("v", 2, "its format version 2 is not the journal's 1")):
+        copy = journal.with_name(f"{field}-{value}.db")
+        copy.write_bytes(journal.read_bytes())
+        conn = sqlite3.connect(copy, isolation_level=None)
+        retype(field, value)(conn)
+        # the chain recomputed over the rewritten body, as a tamperer would
+        prev = conn.execute("SELECT hash FROM records WHERE seq = 29").fetchone()[0]
+        for seq, body in conn.execute("SELECT seq, body FROM records WHERE seq >= 30 ORDER BY "
+                                      "seq").fetchall():
+            hashed = chain_hash(prev, body)
+            conn.execute("UPDATE records SET prev_hash = ?, hash = ? WHERE seq = ?",
+                         (prev, hashed, seq))
+            prev = hashed
+        conn.close()
+        with Journal.open(copy, readonly=True) as j:
+            report = j.verify()
+        assert not report.ok and report.bad_seq == 30, report
+        assert said in report.reason and "edited" in report.reason, report.reason
+        out = tablectl("journal", "verify", "--journal", str(copy))
+        assert out.returncode == 1 and said in out.stderr and "Traceback" not in out.stderr
