@@ -193,3 +193,30 @@ def test_the_latest_round_named_in_an_error_is_printed_escaped(journal):
         out = tablectl(*args, "--journal", str(journal))
         assert out.returncode == 2 and "is not in" in out.stderr, out.stderr
         assert "\x1b" not in out.stderr and r"\x1b[2K" in out.stderr, out.stderr
+
+
+def test_a_lone_surrogate_in_a_rewritten_journal_stops_no_reader(journal):
+    """JSON may spell half a UTF-16 pair (\\ud800) that no UTF-8 terminal can be written:
+    show and export stopped on it with UnicodeEncodeError. Escaped, it reaches the reader as
+    written, and a JSON reader gets it back."""
+    held = {}
+
+    def edit(conn):
+        held["round"] = first_command_round(conn)
+        seq, payload = conn.execute("SELECT seq, payload FROM records WHERE kind = 'command' "
+                                    "AND round_id = ? ORDER BY seq LIMIT 1",
+                                    (held["round"],)).fetchone()
+        held["seq"] = seq
+        doc = json.loads(payload)
+        doc["args"] = {"who": "\ud800x"}
+        conn.execute("UPDATE records SET payload = ? WHERE seq = ?", (json.dumps(doc), seq))
+
+    rewrite(journal, edit)
+    for args in (["journal", "show", held["round"]], ["journal", "show", held["round"], "--json"],
+                 ["journal", "export"]):
+        out = tablectl(*args, "--journal", str(journal))
+        assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr[-600:]
+        assert r"\ud800x" in out.stdout
+    lines = tablectl("journal", "export", "--journal", str(journal)).stdout.splitlines()
+    (rec,) = [json.loads(x) for x in lines if json.loads(x)["seq"] == held["seq"]]
+    assert rec["payload"]["args"]["who"] == "\ud800x"
