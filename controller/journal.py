@@ -1091,14 +1091,16 @@ def _hot_journal(path: Path) -> bool:
         return False
 
 
-def _special(path: Path) -> str:
-    """What ``path`` is when it is neither a regular file nor a directory (a named pipe, a
-    device, a socket), in words; '' otherwise, or when it cannot be looked at."""
+def _special(path: Path, directory: bool = False) -> str:
+    """What ``path`` is when it is neither a regular file nor (unless ``directory``) a
+    directory: a named pipe, a device, a socket, in words; '' otherwise, or when it cannot be
+    looked at (a directory this user may not enter: named where the file is opened)."""
     try:
         mode = os.stat(path).st_mode
     except OSError:
         return ""
-    for test, what in ((stat.S_ISFIFO, "a named pipe (FIFO)"),
+    for test, what in ((stat.S_ISDIR if directory else (lambda _: False), "a directory"),
+                       (stat.S_ISFIFO, "a named pipe (FIFO)"),
                        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
                        (stat.S_ISSOCK, "a socket")):
         if test(mode):
@@ -1118,7 +1120,7 @@ def _check_files(path: Path) -> None:
     for suffix in ("-wal", "-shm"):
         side = Path(f"{path}{suffix}")
         # (a -shm directory is passed over: a reader then works without it)
-        what = _special(side) or ("a directory" if suffix == "-wal" and side.is_dir() else "")
+        what = _special(side, directory=suffix == "-wal")
         if what:
             raise JournalError(f"journal {path}: the {suffix} file beside it, {side}, is {what}, "
                                "not a file SQLite can use (it holds no records); remove it and "
