@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import pwd
+import stat
 from pathlib import Path
 
 from controller.errors import TablectlError
@@ -56,3 +57,20 @@ def user() -> str:
         return pwd.getpwuid(os.geteuid()).pw_name
     except KeyError:                # a uid with no name (a container's, say)
         return f"uid {os.geteuid()}"
+
+
+def special(path: Path, directory: bool = False) -> str:
+    """What ``path`` is when it is neither a regular file nor (unless ``directory``) a
+    directory: a named pipe, a device, a socket, in words; '' otherwise, or when it cannot be
+    looked at (a directory this user may not enter: named where the file is opened)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return ""
+    for test, what in ((stat.S_ISDIR if directory else (lambda _: False), "a directory"),
+                       (stat.S_ISFIFO, "a named pipe (FIFO)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return what
+    return ""

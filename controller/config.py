@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from controller.cpu_latency import MAX_US as CPU_WAKEUP_MAX, OFF as CPU_WAKEUP_OFF
-from controller.access import cannot_reach
+from controller.access import cannot_reach, special
 from controller.errors import TablectlError
 from controller.rules import GAME_IDS, get_game
 from controller.rules.base import AMOUNT_LIMIT, MAX_AMOUNT, MAX_ROUND_STAKES, Mode
@@ -1467,6 +1467,10 @@ def _deepest(text: str) -> tuple[int | None, int]:
 def load_config(path: str | Path = DEFAULT_PATH) -> TableConfig:
     """Read and validate the table's configuration file."""
     path = Path(path)
+    what = special(path)    # a named pipe would hold the read (and the unit's start) for good
+    if what:
+        raise TablectlError(f"configuration {path} is {what}, not a file; give the table's "
+                            f"TOML file, e.g. {DEFAULT_PATH}")
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -42,7 +42,7 @@ from pathlib import Path
 from json.encoder import encode_basestring_ascii as _encode_ascii
 from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
-from controller.access import exists, user
+from controller.access import exists, special, user
 from controller.errors import TablectlError
 
 FORMAT_VERSION = 1
@@ -1091,36 +1091,19 @@ def _hot_journal(path: Path) -> bool:
         return False
 
 
-def _special(path: Path, directory: bool = False) -> str:
-    """What ``path`` is when it is neither a regular file nor (unless ``directory``) a
-    directory: a named pipe, a device, a socket, in words; '' otherwise, or when it cannot be
-    looked at (a directory this user may not enter: named where the file is opened)."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return ""
-    for test, what in ((stat.S_ISDIR if directory else (lambda _: False), "a directory"),
-                       (stat.S_ISFIFO, "a named pipe (FIFO)"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return what
-    return ""
-
-
 def _check_files(path: Path) -> None:
     """Refuse a journal, or a -wal or -shm file beside it, that is not a file: opening a named
     pipe waits for a writer that never comes (the command would hang), and SQLite cannot use
     a directory or a device beside the journal. A directory at the journal's own path is named
     where it is opened (its way out differs for the writer and the readers)."""
-    what = _special(path)
+    what = special(path)
     if what:
         raise JournalError(f"journal {path} is {what}, not a file: name the journal file "
                            "(--journal PATH, or [journal] path in table.toml)")
     for suffix in ("-wal", "-shm"):
         side = Path(f"{path}{suffix}")
         # (a -shm directory is passed over: a reader then works without it)
-        what = _special(side, directory=suffix == "-wal")
+        what = special(side, directory=suffix == "-wal")
         if what:
             raise JournalError(f"journal {path}: the {suffix} file beside it, {side}, is {what}, "
                                "not a file SQLite can use (it holds no records); remove it and "
