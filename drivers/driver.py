@@ -21,6 +21,7 @@ import structlog
 
 from controller.errors import TablectlError
 from controller.rules.cards import Card
+from controller.shown import shown
 
 from . import events as ev
 from .link import (LOST_EVENT_CODE, Link, LinkDown, LinkStats, NotSent, NotUnderstood, Receipt,
@@ -227,7 +228,7 @@ class Driver:
         except TimeoutError:
             reason = f"no status report {wait} s after the request was accepted"
             self.link.drop(reason)
-            raise LinkDown(f"device {self.spec.id!r}: {reason}; the link is reopened") \
+            raise LinkDown(f"device {shown(self.spec.id)}: {reason}; the link is reopened") \
                 from None
 
     # -- events --------------------------------------------------------------------------

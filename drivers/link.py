@@ -28,6 +28,7 @@ from typing import Any, Callable
 import structlog
 
 from controller.errors import TablectlError
+from controller.shown import shown
 
 from . import events as ev
 from .protocol import messages as m
@@ -61,7 +62,7 @@ class NotUnderstood(TablectlError):
 
     def __init__(self, device: str, reason: int) -> None:
         self.reason = reason
-        super().__init__(f"device {device!r} did not understand the command "
+        super().__init__(f"device {shown(device)} did not understand the command "
                          f"({m.NAK_REASONS.get(reason, reason)}); its firmware may be too "
                          "old for this controller")
 
@@ -263,7 +264,7 @@ class Link:
         self._tx_count = 0           # commands numbered in this session (seq = count mod 255)
         self._confirm = confirm and self.codec.sequenced
         if memory is not None and on_session is None:
-            raise TablectlError(f"device {spec.id!r}: resuming a remembered session needs "
+            raise TablectlError(f"device {shown(spec.id)}: resuming a remembered session needs "
                                 "on_session to keep the command numbering")
         self._memory = memory if self._confirm else None
         self._on_session = on_session if self._confirm else None
@@ -500,7 +501,7 @@ class Link:
         p = self._pending
         if p is not None and not p.future.done():
             p.future.set_exception(LinkDown(
-                f"device {self.spec.id!r} is not connected ({reason}); the command was not "
+                f"device {shown(self.spec.id)} is not connected ({reason}); the command was not "
                 "confirmed. The driver reconnects by itself; check the device's cable and power"))
 
     # -- I/O tasks -----------------------------------------------------------------------
@@ -939,7 +940,7 @@ class Link:
             # The regulator approves the firmware by its hash: another one is not linked.
             given = (f"gives firmware hash {info.firmware_hash.hex()}" if info.firmware_hash
                      else "gives no firmware hash")
-            return (f"device {self.spec.id!r} (serial number {info.serial}, firmware "
+            return (f"device {shown(self.spec.id)} (serial number {info.serial}, firmware "
                     f"{info.firmware_version}) {given}, not the approved {approved}: install "
                     "the approved firmware on the device, or a supervisor sets firmware_hash "
                     f"of [devices.{self.spec.id}] in the table configuration to the newly "
@@ -966,7 +967,7 @@ class Link:
         does not acknowledge after the retries (which also declares the link lost)."""
         async with self._cmd_lock:
             if self.state != "up":
-                raise NotSent(f"device {self.spec.id!r} is not connected ({self.state}); the "
+                raise NotSent(f"device {shown(self.spec.id)} is not connected ({self.state}); the "
                               f"{type(msg).__name__} command was not sent. The driver "
                               "reconnects by itself; check the device's cable and power")
             seq = 0
@@ -990,7 +991,7 @@ class Link:
                         reason = (f"no acknowledgement of {type(msg).__name__} after "
                                   f"{p.sent} attempts")
                         self._set_lost(reason)
-                        raise LinkDown(f"device {self.spec.id!r}: {reason}; the link is "
+                        raise LinkDown(f"device {shown(self.spec.id)}: {reason}; the link is "
                                        "declared lost and will be reopened")
                     if p.sent:
                         self.stats.retransmissions += 1

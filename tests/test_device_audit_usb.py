@@ -24,7 +24,7 @@ def test_two_devices_with_the_configured_serial_number_are_refused_not_picked_at
                 await t.open()
             assert not t.is_open
             text = str(err.value)
-            assert "2 USB devices" in text and "'0000'" in text
+            assert "2 USB devices" in text and '"0000"' in text
             assert "unplug" in text and "serial number" in text
             spare.disconnect()                       # the spare unplugged: the table's one
             await t.open()

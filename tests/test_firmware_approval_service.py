@@ -48,6 +48,6 @@ def test_only_the_approved_firmware_links_and_the_health_says_why(tmp_path):
     given = firmware_hash("shuffler").hex()
     assert f"gives firmware hash {given}, not the approved {APPROVED_ELSEWHERE}" \
         in refused["problem"], refused["problem"]
-    assert "'shuffler'" in refused["problem"]
+    assert '"shuffler"' in refused["problem"]
     assert "install the approved firmware" in refused["problem"]
     assert devices["shoe"]["link"] == "up" and devices["shoe"]["problem"] is None

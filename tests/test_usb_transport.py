@@ -134,7 +134,7 @@ def test_several_identical_devices_and_no_serial_configured_is_a_clear_error():
                 await t.open()
             assert not t.is_open
             text = str(err.value)
-            assert "'SHOE-A'" in text and "'SHOE-B'" in text and "usb_serial" in text
+            assert '"SHOE-A"' in text and '"SHOE-B"' in text and "usb_serial" in text
             # One of them configured: that one, as before.
             t = UsbTransport(0x1D50, 0x6018, serial="SHOE-B", backend=SIM_BACKEND)
             await t.open()

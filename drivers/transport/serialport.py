@@ -11,6 +11,8 @@ import os
 
 import serial
 
+from controller.shown import shown
+
 from .base import Transport, TransportClosed, TransportError
 
 READ_TIMEOUT_S = 0.05   # a URL's reader thread wakes this often to notice close()
@@ -33,9 +35,9 @@ class SerialTransport(Transport):
         try:
             self._serial = serial.serial_for_url(self.name, **kw)
         except (serial.SerialException, ValueError, OSError, NotImplementedError) as exc:
-            raise TransportError(f"cannot open serial port {self.name!r}: {exc}; check that the "
-                                 "device is plugged in and the port name in the table "
-                                 "configuration") from None
+            raise TransportError(f"cannot open serial port {shown(self.name, 200)}: {exc}; check "
+                                 "that the device is plugged in and the port name in the "
+                                 "table configuration") from None
         # Only a local port: a URL handler may transform what it sends (RFC 2217 escapes
         # its 0xFF bytes), which a write on its descriptor would skip.
         self._fd = _nonblocking_fd(self._serial) if "://" not in self.name else None

@@ -13,6 +13,8 @@ import importlib
 import usb.core
 import usb.util
 
+from controller.shown import shown
+
 from .base import Transport, TransportClosed, TransportError
 
 EP_OUT, EP_IN, EP_INTR_IN = 0x01, 0x81, 0x82
@@ -36,14 +38,14 @@ def load_backend(name: str):
         return None
     module, _, func = name.partition(":")
     if not module or not func:
-        raise TransportError(f"usb_backend {name!r} must be written as module:function, e.g. "
-                             "usb.backend.libusb1:get_backend")
+        raise TransportError(f"usb_backend {shown(name, 200)} must be written as "
+                             "module:function, e.g. usb.backend.libusb1:get_backend")
     try:
         backend = getattr(importlib.import_module(module), func)()
     except (ImportError, AttributeError) as exc:
-        raise TransportError(f"usb_backend {name!r} cannot be loaded: {exc}") from None
+        raise TransportError(f"usb_backend {shown(name, 200)} cannot be loaded: {exc}") from None
     if backend is None:
-        raise TransportError(f"usb_backend {name!r} found no USB library on this system")
+        raise TransportError(f"usb_backend {shown(name, 200)} found no USB library on this system")
     return backend
 
 
@@ -72,7 +74,7 @@ class UsbTransport(Transport):
             if len(devices) > 1:
                 # Whichever enumerates first would do, and that can change at a replug: a
                 # spare unit beside the table's would be taken for it.
-                found = ", ".join(repr(_serial_number(d)) for d in devices)
+                found = ", ".join(_serial_number(d) for d in devices)
                 raise TransportError(
                     f"{len(devices)} USB devices {self.vendor:04x}:{self.product:04x} are "
                     f"plugged in (serial numbers {found}); set usb_serial in this device's "
@@ -92,8 +94,8 @@ class UsbTransport(Transport):
                 _dispose(dev)
             raise TransportError(
                 f"{len(found)} USB devices {self.vendor:04x}:{self.product:04x} give the serial "
-                f"number {self.serial!r} (usb_serial of this device), so the table cannot tell "
-                "which is its own: unplug the one that is not, or have the units given "
+                f"number {shown(self.serial)} (usb_serial of this device), so the table cannot "
+                "tell which is its own: unplug the one that is not, or have the units given "
                 "distinct serial numbers")
         return found[0] if found else None
 
@@ -218,9 +220,11 @@ def _endpoint_problem(ep) -> str | None:
 
 
 def _serial_number(dev) -> str:
-    """A device's serial number, to name it in an error; its handle is given back at once."""
+    """A device's serial number as an error names it (in JSON's quotes, or the words "none"
+    and "unreadable"); its handle is given back at once."""
     try:
-        return usb.util.get_string(dev, dev.iSerialNumber) or "none"
+        serial = usb.util.get_string(dev, dev.iSerialNumber)
+        return shown(serial) if serial else "none"
     except (usb.core.USBError, ValueError, NotImplementedError):
         return "unreadable"
     finally:
