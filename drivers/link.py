@@ -19,6 +19,7 @@ Timing uses the event loop's clock; ``clock`` (injectable) only stamps events.
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 import time
 from collections import deque
@@ -34,6 +35,7 @@ from . import events as ev
 from .protocol import messages as m
 from .protocol.codec import Codec, CodecError, Received, Rejected, get_codec
 from .transport import Transport, TransportClosed, make_transport
+from .transport.usbport import SerialNumberShared
 
 RECENT_SEQS = 32
 # Malfunction.code of a malfunction the host finds in what a device sent (no device sends 0).
@@ -145,6 +147,38 @@ class SessionMemory:
                 "session": self.session, "tx_reserved": self.tx_reserved}
 
 
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why the link refuses a device that answered its hello, or was found on the bus
+    (docs/protocol.md 1 and 3.2): ``reason``, a short key (``firmware_hash``, ``device_class``,
+    ``protocol_version``, ``duplicate_serial``); ``text``, the problem the pit and the log
+    get, with the way out; ``given``, what the device said of itself (or the units found
+    gave); ``expected``, what the configuration approves."""
+
+    reason: str
+    text: str
+    given: dict[str, Any]
+    expected: dict[str, Any]
+
+    def key(self) -> tuple[str, str]:
+        """What makes two refusals the same one: the same reason for the same identity."""
+        return self.reason, json.dumps(self.given, sort_keys=True, default=str)
+
+    def record(self, spec: Any, port: str) -> dict[str, Any]:
+        """What ``on_refused`` gets (the journal's ``device_refused``): the device id and its
+        configured class, the stable name it was reached by, and the refusal."""
+        return {"device": spec.id, "device_class": spec.device_class, "port": port,
+                "reason": self.reason, "text": self.text, "given": dict(self.given),
+                "expected": dict(self.expected)}
+
+
+def _given(info: m.HelloInfo) -> dict[str, Any]:
+    """A refused device's identity as its HelloInfo gave it."""
+    return {"device_class": info.class_name, "vendor": info.vendor, "model": info.model,
+            "serial": info.serial, "firmware_version": info.firmware_version,
+            "firmware_hash": info.firmware_hash.hex(), "protocol": info.protocol}
+
+
 @dataclass(slots=True)
 class _Pending:
     seq: int
@@ -230,7 +264,15 @@ class Link:
     called, before the session serves anything, with ``SessionMemory.mark()`` each time a
     session starts or resumes and each time commands are numbered ahead; it must make the
     mark durable before it returns. ``memory`` is the last such mark with the receipts'
-    numbers: the first hello then asks to resume that session."""
+    numbers: the first hello then asks to resume that session.
+
+    ``on_refused(record)`` (optional) is told of a device the link refuses (another firmware
+    hash than the approved one, another class or protocol version, a USB serial number two
+    units give): :meth:`Refusal.record`, before the refusal is shown (``problem``) or logged,
+    so that it can be made durable first. It is told once per distinct refusal (the same
+    reason for the same identity) until the device links or the refusal changes: a device
+    that keeps answering so is not told of at every hello. A refusal it raises on is still
+    made, and told again at the next attempt."""
 
     def __init__(self, spec: Any, *, emit: Callable[[ev.DeviceEvent], None],
                  on_message: Callable[[m.Message], None],
@@ -238,7 +280,8 @@ class Link:
                  transport: Transport | None = None, codec: Codec | None = None,
                  log: Any = None, timing: LinkTiming | None = None, confirm: bool = False,
                  memory: SessionMemory | None = None,
-                 on_session: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 on_session: Callable[[dict[str, Any]], None] | None = None,
+                 on_refused: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.spec = spec
         self.timing = timing or LinkTiming.from_spec(spec)
         self.transport = transport or make_transport(spec)
@@ -268,6 +311,8 @@ class Link:
                                 "on_session to keep the command numbering")
         self._memory = memory if self._confirm else None
         self._on_session = on_session if self._confirm else None
+        self._on_refused = on_refused
+        self._refused: tuple[str, str] | None = None    # the refusal last told, until linked
         self.session: str | None = None
         self._tx_reserved = 0
         # Frames taken but not yet durable, by number: the answer each gets at confirm()
@@ -363,6 +408,10 @@ class Link:
         try:
             await self.transport.open()
         except Exception as exc:  # noqa: BLE001 - whatever the library raises, retry
+            refusal = self._found_refused(exc)
+            if refusal is not None:
+                self._refuse(refusal)
+                return
             self.log.info("device not reachable", error=str(exc), retry_in_s=self._backoff)
             self._problem = f"the device is not reachable: {exc}"
             return
@@ -411,6 +460,9 @@ class Link:
                 return False
             if self._hello_wait.done():
                 problem = self._hello_wait.result()
+                if isinstance(problem, Refusal):
+                    self._refuse(problem)
+                    return False
                 if problem:
                     self.log.error("device refused", problem=problem)
                     self._problem = problem
@@ -436,6 +488,29 @@ class Link:
                              "that the device is powered, its cable, and the port or USB "
                              "settings in the table configuration")
         return False
+
+    def _refuse(self, refusal: Refusal) -> None:
+        """Refuse the device: tell ``on_refused`` first (once per distinct refusal), then
+        show and log the problem."""
+        if self._on_refused is not None and refusal.key() != self._refused:
+            try:
+                self._on_refused(refusal.record(self.spec, self.transport.name))
+                self._refused = refusal.key()
+            except Exception as exc:  # noqa: BLE001 - refused all the same
+                self.log.error("device refusal not recorded", reason=refusal.reason,
+                               error=str(exc))
+        self.log.error("device refused", problem=refusal.text, reason=refusal.reason)
+        self._problem = refusal.text
+
+    @staticmethod
+    def _found_refused(exc: BaseException) -> Refusal | None:
+        """A transport that could not choose the device because two units give the stable
+        name it is found by (the USB serial number): a refusal of what it found. None for
+        any other failure to open."""
+        if not isinstance(exc, SerialNumberShared):
+            return None
+        return Refusal(exc.reason, str(exc), {"serial": exc.serial, "units": exc.units},
+                       {"serial": exc.serial, "units": 1})
 
     def _unframed_advice(self) -> str:
         """What to check when bytes arrive and none makes a frame, for this transport."""
@@ -899,6 +974,7 @@ class Link:
         self.identity = ident
         self.state = "up"
         self._problem = None
+        self._refused = None        # a refusal after this link is told again
         self.up.set()
         cls = ev.LinkRestored if self._ever_up else ev.LinkUp
         self._ever_up = True
@@ -928,23 +1004,32 @@ class Link:
                                        tx_reserved=upto).mark())
         self._tx_reserved = upto
 
-    def _check(self, info: m.HelloInfo) -> str | None:
+    def _check(self, info: m.HelloInfo) -> Refusal | None:
         if info.protocol != m.PROTOCOL_VERSION:
-            return (f"device speaks protocol version {info.protocol}, this controller "
-                    f"{m.PROTOCOL_VERSION}; update the device firmware or the controller")
+            return Refusal(
+                "protocol_version",
+                f"device speaks protocol version {info.protocol}, this controller "
+                f"{m.PROTOCOL_VERSION}; update the device firmware or the controller",
+                _given(info), {"protocol": m.PROTOCOL_VERSION})
         if info.class_name != self.spec.device_class:
-            return (f"device says it is a {info.class_name}, configured as a "
-                    f"{self.spec.device_class}; {self._other_device_advice(info)}")
+            return Refusal(
+                "device_class",
+                f"device says it is a {info.class_name}, configured as a "
+                f"{self.spec.device_class}; {self._other_device_advice(info)}",
+                _given(info), {"device_class": self.spec.device_class})
         approved = getattr(self.spec, "firmware_hash", "")
         if approved and info.firmware_hash.hex() != approved:
             # The regulator approves the firmware by its hash: another one is not linked.
             given = (f"gives firmware hash {info.firmware_hash.hex()}" if info.firmware_hash
                      else "gives no firmware hash")
-            return (f"device {shown(self.spec.id)} (serial number {info.serial}, firmware "
-                    f"{info.firmware_version}) {given}, not the approved {approved}: install "
-                    "the approved firmware on the device, or a supervisor sets firmware_hash "
-                    f"of [devices.{self.spec.id}] in the table configuration to the newly "
-                    "approved firmware's hash")
+            return Refusal(
+                "firmware_hash",
+                f"device {shown(self.spec.id)} (serial number {info.serial}, firmware "
+                f"{info.firmware_version}) {given}, not the approved {approved}: install "
+                "the approved firmware on the device, or a supervisor sets firmware_hash "
+                f"of [devices.{self.spec.id}] in the table configuration to the newly "
+                "approved firmware's hash",
+                _given(info), {"firmware_hash": approved})
         return None
 
     def _other_device_advice(self, info: m.HelloInfo) -> str:

@@ -31,6 +31,18 @@ TRANSIENT_ERRNOS = frozenset({errno.EPIPE, errno.EIO, errno.EOVERFLOW, errno.EIN
 RETRY_PAUSE_S = READ_TIMEOUT_MS / 1000   # a device failing at once again must not spin
 
 
+class SerialNumberShared(TransportError):
+    """Two or more USB devices give the configured serial number, the stable name the device
+    is found by: none is opened. The link takes it as a refusal of what it found
+    (``reason`` ``duplicate_serial``: ``serial``, and ``units``, how many give it)."""
+
+    reason = "duplicate_serial"
+
+    def __init__(self, text: str, serial: str, units: int) -> None:
+        super().__init__(text)
+        self.serial, self.units = serial, units
+
+
 def load_backend(name: str):
     """The pyusb backend named ``module:function`` (called with no argument), or None for
     pyusb's default (libusb)."""
@@ -92,11 +104,11 @@ class UsbTransport(Transport):
             # and whichever enumerates first (another after a replug) is no choice.
             for dev in found:
                 _dispose(dev)
-            raise TransportError(
+            raise SerialNumberShared(
                 f"{len(found)} USB devices {self.vendor:04x}:{self.product:04x} give the serial "
                 f"number {shown(self.serial)} (usb_serial of this device), so the table cannot "
                 "tell which is its own: unplug the one that is not, or have the units given "
-                "distinct serial numbers")
+                "distinct serial numbers", self.serial, len(found))
         return found[0] if found else None
 
     def _open_blocking(self) -> None:
