@@ -73,6 +73,7 @@ class Kind(StrEnum):
     RECOVERY = "recovery"        # what start-up did with a round a crash interrupted
     INTEGRITY = "integrity"      # deck checks and shuffle-sentinel alarms
     ALARM = "alarm"              # an error condition raised or cleared (door open, jam, ...)
+    DEVICE_REFUSED = "device_refused"   # a device refused at link-up (firmware, class, serial)
 
 
 def canonical_json(value: Any) -> str:

@@ -409,7 +409,7 @@ def describe(rec: Record) -> str:
     """One line saying what a record holds, in the words of its kind."""
     p = rec.payload
     text = ""
-    clock = clock_text(rec) or reload_text(rec)
+    clock = clock_text(rec) or reload_text(rec) or refused_text(rec)
     if clock:
         text = clock
     elif isinstance(p, dict):
@@ -480,13 +480,46 @@ def reload_text(rec: Record) -> str:
         problems = [problem_text(q) for q in p.get("problems") or () if isinstance(q, dict)]
         return f"reload refused, nothing changed: {p.get('path')}: {'; '.join(problems)}"
     roles = p.get("roles") if isinstance(p.get("roles"), dict) else {}
-    told = [f"{verb} {', '.join(roles[k])}" for k, verb in
+    told = [f"{verb} {_names(roles[k])}" for k, verb in
             (("changed", "replaced"), ("added", "added"), ("removed", "removed"))
             if roles.get(k)]
     text = f"console tokens reloaded from {p.get('path')}: {'; '.join(told) or 'none changed'}"
     if p.get("restart"):
-        text += f"; needs a restart: {', '.join(p['restart'])}"
+        text += f"; needs a restart: {_names(p['restart'])}"
     return text
+
+
+def _names(value: Any) -> str:
+    # A rewritten journal may hold anything where a list of names was written: said as is.
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def refused_text(rec: Record) -> str:
+    """What a ``device_refused`` record says, in words: the device, why it was refused, what
+    it gave of itself and what was approved ('' for any other record)."""
+    p = rec.payload if isinstance(rec.payload, dict) else {}
+    if rec.kind != Kind.DEVICE_REFUSED or not p:
+        return ""
+    given = p.get("given") if isinstance(p.get("given"), dict) else {}
+    expected = p.get("expected") if isinstance(p.get("expected"), dict) else {}
+    reason = p.get("reason") or "?"
+    head = f"{p.get('device') or rec.source or '?'} refused ({reason}): "
+    if reason == "duplicate_serial":
+        return (f"{head}{given.get('units', '?')} USB units give serial "
+                f"{given.get('serial') or '?'}, the one configured (usb_serial)")
+    unit = _unit(given)
+    if reason == "firmware_hash":
+        return (f"{head}it gave {unit}, not the approved hash "
+                f"{expected.get('firmware_hash') or '?'}")
+    if reason == "device_class":
+        return (f"{head}it said it is a {given.get('device_class') or '?'} ({unit}), "
+                f"configured as a {expected.get('device_class') or p.get('device_class') or '?'}")
+    if reason == "protocol_version":
+        return (f"{head}it speaks protocol version {given.get('protocol', '?')} ({unit}), the "
+                f"controller {expected.get('protocol', '?')}")
+    return f"{head}gave {_pairs(given)}; expected {_pairs(expected)}".rstrip()
 
 
 def _unit(ident: Any) -> str:
@@ -523,6 +556,8 @@ def cmd_rounds(args: argparse.Namespace) -> int:
         # The times in the list are as stamped: where the clock stepped or started behind,
         # the list says so (the whole journal was just read to verify it; so is this).
         clocks = list(snap.records(since=since, kinds=(CLOCK_STEP, CLOCK_BEHIND)))
+        # A device refused at link-up may fall between rounds: listed here, each once.
+        refusals = list(snap.records(since=since, kinds=(Kind.DEVICE_REFUSED.value,)))
     print(f"{'round':>8}  {'began (UTC)':<19}  {'records':>7}  {'seq':<13}  outcome")
     for r in rounds:
         began = dt.datetime.fromtimestamp(r.opened_ns // 10**9, tz=dt.timezone.utc)
@@ -538,6 +573,10 @@ def cmd_rounds(args: argparse.Namespace) -> int:
                 "far behind, until a clock_step sets the clock")
         print(f"Clock: record {rec.seq}{where}: {clock_text(rec) or rec.kind}; {what} "
               "(docs/journal.md, The clock)")
+    for rec in refusals:
+        where = f" (round {rec.round_id})" if rec.round_id is not None else ""
+        print(f"Device refused: record {rec.seq}{where} at {_when(rec)} UTC: "
+              f"{refused_text(rec) or rec.kind}; it was not linked")
     return stopped(journal, report, "The list stops", "listed")
 
 
