@@ -56,7 +56,7 @@ from controller.strict_json import first_twice, nesting, pairs, plain
 from controller.table import Table
 from controller.table.machine import Command
 from controller.table.runner import ReplayDiverged, TableRunner
-from controller.table.secrecy import PublicEvent, redact_device_event, scrub
+from controller.table.secrecy import PublicEvent, reads_as_card, redact_device_event, scrub
 from controller.tower import tower_light
 from drivers import events as ev
 from drivers.driver import Delivery, DeviceRefused
@@ -154,13 +154,21 @@ _WAKE = object()    # on the queue: look at _stopping (and ping the watchdog); n
 
 # What the pit and the operator must look at: logged as warnings (journald's priority 4).
 WARNING_EVENTS = frozenset({"ruling", "round_void", "irregular_event", "controller_fault",
-                            "device_condition", "device_replaced"})
+                            "device_condition", "device_replaced", "device_refused"})
 
 
 def public_log_level(kind: str) -> str:
     """The log level of a published event of ``kind``: a warning for what went wrong at the
     table (a ruling, a void, a device's condition, a unit swapped), info for the rest."""
     return "warning" if kind in WARNING_EVENTS else "info"
+
+
+def _own_name(value: Any) -> Any:
+    """A device's own name that reads as a card (a serial "5s"), marked as the device's, as
+    the table marks a ``device_replaced`` identity: published text that spells a card is
+    refused as a face-down card's."""
+    return f"{value} (as the device names it)" if isinstance(value, str) \
+        and reads_as_card(value) else value
 
 
 @dataclass
@@ -622,7 +630,8 @@ class Service:
             self._extend_start(f"finding {spec.id}'s last link session in the journal")
             self.drivers[spec.id] = open_driver(
                 spec, self.queue, confirm=True, memory=self._session_memory(spec.id),
-                on_session=lambda mark, device=spec.id: self._journal_session(device, mark))
+                on_session=lambda mark, device=spec.id: self._journal_session(device, mark),
+                on_refused=self._journal_refused)
         if self.config.gpio is not None and self.open_panel:
             from controller.panel import Panel
             try:
@@ -672,6 +681,44 @@ class Service:
                 self.log.error("journal write failed; stopping", why=self.failed)
             self.stop("journal write failure")
             raise
+
+    def _journal_refused(self, refusal: dict[str, Any]) -> None:
+        """Called by a link before it shows or logs a device it refuses at link-up (once per
+        distinct refusal until the device links): journaled as ``device_refused``, durable
+        before it returns, then published for the pit. The record of truth says that an
+        unapproved firmware, a unit of another class or two units giving one serial number
+        were plugged into the table, when, and what each said of itself."""
+        assert self.journal is not None
+        r = self.runner.table.round if self.runner is not None else None
+        device = refusal.get("device")
+        try:
+            rec = self.journal.append(Kind.DEVICE_REFUSED.value, refusal,
+                                      str(r.round_id) if r is not None else None,
+                                      source="service")
+        except TablectlError as exc:
+            # The device is refused all the same (the link does not link it); the journal is
+            # what failed, and a table whose journal cannot be written must stop.
+            if self.failed is None:
+                self.failed = (f"the journal could not be written ({exc}); {device} was "
+                               "refused at link-up but the refusal was not recorded. Restart "
+                               "the service")
+                self.log.error("journal write failed; stopping", why=self.failed)
+            self.stop("journal write failure")
+            raise
+        self.log.info("device refusal journaled", device=device, reason=refusal.get("reason"),
+                      record=rec.seq)
+        if self.runner is None or self.runner.broken is not None:
+            return
+        table = self.runner.table
+        data = {k: ({n: _own_name(v) for n, v in val.items()} if isinstance(val, dict)
+                    else _own_name(val)) for k, val in refusal.items()}
+        try:
+            self.runner.publish(PublicEvent("device_refused", table.table_id,
+                                            r.round_id if r is not None else None,
+                                            table.state, data))
+            self._published()
+        except Exception:  # noqa: BLE001 - it is journaled: the link must not tell it again
+            self.log.exception("device refusal not published", device=device)
 
     async def _main_loop(self) -> None:
         # The queue is awaited bare (no task, no wait set, no timeout per input: each costs

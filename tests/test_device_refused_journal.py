@@ -69,3 +69,8 @@ def test_show_and_rounds_say_the_refusal_in_words(tmp_path, capsys, reason):
     assert main(["journal", "export", "--journal", path]) == 0
     exported = [json.loads(ln) for ln in capsys.readouterr().out.splitlines()]
     assert [r["payload"] for r in exported if r["kind"] == "device_refused"] == [payload] * 2
+
+
+def test_a_refusal_is_logged_as_a_warning_like_a_unit_swapped():
+    from controller.service import public_log_level
+    assert public_log_level("device_refused") == "warning"
