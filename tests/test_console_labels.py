@@ -28,3 +28,22 @@ def test_every_condition_the_device_table_shows_has_a_label_in_both_languages():
     missing = sorted(_conditions() - labels.keys())
     assert not missing, f"conditions without a label in i18n.js: {missing}"
     assert all(zh and en for zh, en in labels.values())
+
+
+def _published_kinds() -> set[str]:
+    # The kinds the table machine publishes (controller/table/*.py) and the one the service
+    # publishes itself (controller/service.py: a device refused at link-up).
+    found: set[str] = set()
+    for src in [*(ROOT / "controller" / "table").glob("*.py"), ROOT / "controller" / "service.py"]:
+        text = src.read_text(encoding="utf-8")
+        found |= set(re.findall(r'_publish\("(\w+)"', text))
+        found |= set(re.findall(r'PublicEvent\("(\w+)"', text))
+    assert {"card", "round_void", "device_replaced", "device_refused"} <= found, found
+    return found - {"view"}     # the view is drawn, not listed among the events
+
+
+def test_every_event_the_pit_lists_has_a_label_in_both_languages():
+    labels = _labels("events")
+    missing = sorted(_published_kinds() - labels.keys())
+    assert not missing, f"events without a label in i18n.js: {missing}"
+    assert all(zh and en for zh, en in labels.values())

@@ -401,6 +401,7 @@
       case "ruling": return `${e.irregularity} · ${e.article}`;
       case "round_void": return `${e.article || ""} ${e.reason || ""}`;
       case "device_link": return `${e.device} ${e.link}`;
+      case "device_refused": return `${e.device} ${e.reason}: ${e.text || ""}`;
       case "device_condition": return `${e.device} ${(e.conditions || []).join(", ")} ${e.what || ""}`;
       case "dice": return `${(e.dice || []).join(" ")} = ${e.total}`;
       case "shuffle": return `${e.device} ${e.status}`;

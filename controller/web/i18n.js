@@ -96,7 +96,7 @@ window.L = {
     settlement: ["派彩", "settlement"], round_complete: ["本局完結", "round complete"],
     round_void: ["本局無效", "round void"], ruling: ["裁定", "ruling"],
     round_started: ["新一局", "new round"], device_link: ["設備連線", "device link"],
-    device_replaced: ["已換上另一部設備", "another unit"],
+    device_replaced: ["已換上另一部設備", "another unit"], device_refused: ["設備被拒絕連線", "device refused"],
     device_condition: ["設備狀況", "device condition"], shuffle: ["洗牌", "shuffle"],
     dice: ["骰子", "dice"], card_exposed: ["牌被翻開", "card exposed"],
     card_set_aside: ["牌放在一旁", "card set aside"], box_void: ["該門無效", "box void"],
