@@ -5,10 +5,11 @@ refused as `tablectl config check` refuses the table: the same limit in the same
 the way out in the command's own options."""
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
+
+from test_config_decks_layout import text as layout_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,24 +27,9 @@ def plan(layout, *extra, boxes="1,2,3"):
 
 
 def config_check(tmp_path, boxes, decks):
+    # The same table as the config tests' (tests/test_config_decks_layout.py), checked by the CLI.
     f = tmp_path / "table.toml"
-    f.write_text(textwrap.dedent(f"""\
-        [table]
-        id = "t1"
-        game = "q-poker"
-        mode = "shoe"
-        boxes = {boxes}
-
-        [devices.shoe]
-        class = "shoe"
-        port = "/dev/tablectl/shoe"
-
-        [interpretations]
-        decks = "several"
-
-        [integrity]
-        decks = {decks}
-        """))
+    f.write_text(layout_text(boxes, decks))
     return tablectl("config", "check", str(f))
 
 
