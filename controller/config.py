@@ -956,13 +956,18 @@ def _layout_deals(ck: _Checker, game: Any, boxes: Any, interpretations: Mapping[
                _fewer_boxes_or_more_decks(game, interpretations, boxes, decks))
 
 
-def _fewer_boxes_or_more_decks(game: Any, interpretations: Mapping[str, str], boxes: int,
-                               decks: int) -> str:
-    """The ways out of a layout ``decks`` decks cannot deal: the most boxes they deal, or the
-    fewest decks, up to MAX_DECKS, that deal this layout."""
+def deck_limits(game: Any, interpretations: Mapping[str, str], boxes: int, decks: int,
+                several: bool = True) -> tuple[int, int | None]:
+    """What a layout of ``boxes`` that ``decks`` decks cannot deal could be instead: the most
+    boxes those decks deal, and the fewest decks up to MAX_DECKS that deal ``boxes`` (None
+    when none do, or when the game is read as one deck, ``several`` False). For
+    `config check` and `tablectl rules plan`, each in its own words."""
     def deals(n: int, count: int) -> bool:
         try:
-            game.check_layout(n, interpretations, decks=count)
+            if several:
+                game.check_layout(n, interpretations, decks=count)
+            else:
+                game.check_layout(n, interpretations)
         except RuleError:
             return False
         return True
@@ -971,8 +976,17 @@ def _fewer_boxes_or_more_decks(game: Any, interpretations: Mapping[str, str], bo
     while lo < hi:
         mid = (lo + hi + 1) // 2
         lo, hi = (mid, hi) if deals(mid, decks) else (lo, mid - 1)
+    if not several:
+        return lo, None
+    return lo, next((d for d in range(decks + 1, MAX_DECKS + 1) if deals(boxes, d)), None)
+
+
+def _fewer_boxes_or_more_decks(game: Any, interpretations: Mapping[str, str], boxes: int,
+                               decks: int) -> str:
+    """The ways out of a layout ``decks`` decks cannot deal: the most boxes they deal, or the
+    fewest decks, up to MAX_DECKS, that deal this layout."""
+    lo, more = deck_limits(game, interpretations, boxes, decks)
     fewer = f"set boxes to the table's real layout, at most {lo}"
-    more = next((d for d in range(decks + 1, MAX_DECKS + 1) if deals(boxes, d)), None)
     if more is not None:
         return (f"{fewer} with {decks} deck{'s' if decks > 1 else ''}, or set decks = {more} "
                 f"under [integrity] if the shoe holds that many (at most {MAX_DECKS}; "

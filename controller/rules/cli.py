@@ -137,27 +137,13 @@ def _fewer_boxes_or_more_decks(game: Any, interpretations: dict[str, str], layou
     """The ways out of a layout the decks cannot deal, in this command's options: the most
     boxes they deal, or the fewest decks, up to the most a shoe holds, that deal it (as
     `config check` words them for [integrity] decks and table.boxes)."""
-    from controller.config import MAX_DECKS
+    from controller.config import MAX_DECKS, deck_limits
 
-    def deals(n: int, count: int) -> bool:
-        try:
-            if several:
-                game.check_layout(n, interpretations, decks=count)
-            else:
-                game.check_layout(n, interpretations)
-        except RuleError:
-            return False
-        return True
-
-    lo, hi = 0, layout - 1                      # the most boxes these decks deal, by bisection
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        lo, hi = (mid, hi) if deals(mid, decks) else (lo, mid - 1)
+    lo, more = deck_limits(game, interpretations, layout, decks, several)
     fewer = f"give the table's real layout, --layout at most {lo}"
     if not several:
         return (f"{fewer} (one deck), or, if the table deals from several decks, --set "
                 "decks=several and their count as --decks N (docs/interpretations.md, Q3)")
-    more = next((d for d in range(decks + 1, MAX_DECKS + 1) if deals(layout, d)), None)
     if more is not None:
         return (f"{fewer} with {decks} deck{'s' if decks > 1 else ''}, or --decks {more} if "
                 f"the shoe holds that many (at most {MAX_DECKS}, the table's [integrity] decks)")
