@@ -109,7 +109,10 @@ def test_a_shuffle_refused_while_busy_is_asked_again_on_the_check_result(tmp_pat
     run.journal.close()
 
 
-def test_a_deck_check_refused_while_busy_no_longer_holds_the_shuffle(tmp_path):
+def test_a_deck_check_refused_while_busy_is_asked_again_before_the_shuffle(tmp_path):
+    """The check stays owed: the ShuffleDone ending the work the shuffler was busy with is not
+    the round's shuffle (nor an irregular event); the check is asked again, and the shuffle
+    on its result (tests/test_deck_check_busy.py)."""
     run, dev = make(tmp_path)
     run.command("open_table", "supervisor")
     assert actions(run) == ["deck_check"] and run.table.state == "shuffling"
@@ -117,9 +120,15 @@ def test_a_deck_check_refused_while_busy_no_longer_holds_the_shuffle(tmp_path):
     mark = run.journal.head()[0]
     refused(run, "shuffler", "deck_check", "busy")       # e.g. still shuffling
     assert actions(run, mark) == ["status"]
-    # Its shuffle ends: the table takes that deck, as without a check.
+    # Its own shuffle ends: not the round's; the check is asked again.
     run.device(ev.ShuffleDone(device="shuffler", ts=0.0, count=52))
+    assert run.table.state == "shuffling"
+    assert actions(run, mark) == ["status", "deck_check"]
+    dev.answer()                        # its status (ready), the check, then the shuffle
+    assert actions(run, mark) == ["status", "deck_check", "shuffle"]
     assert run.table.state == "bets_open"
+    assert not [r for r in run.journal.records(kinds=["table"])
+                if r.payload.get("kind") == "irregular_event"]
     run.journal.close()
 
 

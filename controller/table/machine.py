@@ -296,6 +296,7 @@ class Table:
         self._supervisor_key = False
         # The shuffler's deck check (shuffler mode): the deck is checked once gathered, before
         # it is shuffled. "" not checked since gathered, "asked" the result is awaited,
+        # "busy" the shuffler refused it as busy (still owed: asked again once it is free),
         # "done" the gathered deck is checked. A shuffle that waits for the result is marked.
         self._deck_check = ""
         self._shuffle_after_check = False
@@ -1014,7 +1015,8 @@ class Table:
         """The device refused a command, or it was not sent because the link was not up
         (journaled by the service like the device's own events). ``busy``: it was doing
         something else, and what the round waits for is asked again when the device reports
-        that done; ``not-connected``: when its link comes up (_resume_requests, _on_link_up).
+        that done (a deck check stays owed: the shuffle waits for it, _busy_work);
+        ``not-connected``: when its link comes up (_resume_requests, _on_link_up).
         The agitator's shake, for any reason: nothing was shaken, the croupier shakes again
         once it is ready. Any other refusal of the shuffler (not ready, empty, door open,
         jammed, fault, a command it does not know) means it cannot deal this round's cards: a
@@ -1064,8 +1066,14 @@ class Table:
         if e.action in ("dispense_card", "dispense_hand"):
             self._dispensing = False        # no hand is on its way: asked again
         elif e.action == "deck_check" and self._deck_check == "asked":
-            # No result will come of it: the shuffle it held back goes without it.
-            self._deck_check, self._shuffle_after_check = "", False
+            if e.reason == "busy":
+                # Still owed, and the shuffle it holds back still waits: asked again once the
+                # shuffler is free (_resume_requests: its status says so, the ShuffleDone
+                # ending its work, its link up, a clear; or the next round's shuffle).
+                self._deck_check = "busy"
+            else:
+                # No result will come of it: the shuffle it held back goes without it.
+                self._deck_check, self._shuffle_after_check = "", False
         if e.reason == "busy" and self.round is not None \
                 and self._busy_asks < BUSY_STATUS_ASKS:
             # Busy with what? Work the table asked for reports itself done; work it did not
@@ -1077,13 +1085,15 @@ class Table:
     def _status_refused_busy(self, e: ev.CommandRefused, late: bool) -> None:
         """The shuffler refused as ``busy`` the status request the round waits on: whether
         the hand asked before a failure or a restart is on its way (``late``), or whether it
-        is free again after it refused a hand (or shuffle) as busy. Busy with work the table
-        did not ask for, it may say nothing when that ends: the status is asked again after a
-        wait the service times (``wait_over``), STATUS_BUSY_WAITS times in a row at most.
-        Refused once more, the round is held for the supervisor (nothing is ruled: no card is
-        known out of order, and the shuffler answers) with an alarm naming the shuffler and
-        the way out; a hand out meanwhile is the plan's next (_held_card), and the clear asks
-        again (_ask_shuffler)."""
+        is free again after it refused a hand (or shuffle, or deck check) as busy. Busy with
+        work the table did not ask for, it may say nothing when that ends: the status is asked
+        again after a wait the service times (``wait_over``), STATUS_BUSY_WAITS times in a row
+        at most. Refused once more, the round is held for the supervisor (nothing is ruled: no
+        card is known out of order, and the shuffler answers) with an alarm naming the shuffler
+        and the way out; a hand out meanwhile is the plan's next (_held_card), and the clear
+        asks again (_ask_shuffler). A deck check refused as busy before the deal holds nothing
+        (no round is held before betting closes): the alarm names the check, which stays owed
+        and is asked again when the shuffler reports itself free."""
         self._status_busy += 1
         if self._status_busy <= STATUS_BUSY_WAITS:
             self.commands.append(Command(panel_inputs.TIMER, "wait", {
@@ -1093,17 +1103,28 @@ class Table:
             return
         # The clear starts again from the first request (and from the first busy refusal).
         self._status_busy, self._free_ask, self._busy_asks = 0, "", 0
+        r = self.round
+        held = r is not None and r.void is None and self.state in ("bets_closed", "dealing")
+        check = not late and self._deck_check == "busy"
+        if check and not held:
+            # Nothing to clear: the check stays owed and is asked again when the shuffler
+            # reports itself free (its work done, its status), or with the next round.
+            way = ("next_round (the check is asked again)" if self.state in (
+                "round_complete", "round_void") else "the deck check is asked again when it "
+                "reports its work done or itself free; or void_round")
+        else:
+            way = ("clear_malfunction " + (
+                "(its status is asked again, and the hand only if none is coming; a hand out "
+                "meanwhile is dealt as the next)" if late else "(what the round waits for is "
+                "asked of it again)") + ", or void_round")
         self._publish("device_condition", device=e.device, what=scrub(
             f"the {e.device} refused its status as busy {STATUS_BUSY_WAITS + 1} times in a "
             "row, so " + ("whether the hand asked of it before is on its way" if late else
-                          "whether it is free again after it refused the hand as busy")
-            + f" is not known; look at the {e.device}: once it is idle, clear_malfunction "
-            + ("(its status is asked again, and the hand only if none is coming; a hand out "
-               "meanwhile is dealt as the next)" if late else "(what the round waits for is "
-               "asked of it again)") + ", or void_round"),
+                          "whether it is free again after it refused the "
+                          + ("deck check" if check else "hand") + " as busy")
+            + f" is not known; look at the {e.device}: once it is idle, " + way),
             conditions=sorted(self._cond(e.device)), refused=e.action, reason=e.reason)
-        r = self.round
-        if r is not None and r.void is None and self.state in ("bets_closed", "dealing"):
+        if held:
             self._held_round = self.state == "bets_closed"
             self._held_dealing = self.state
             self.fail()
@@ -1164,8 +1185,17 @@ class Table:
                               "shuffled once its check has answered")
         return True
 
+    def _busy_work(self) -> bool:
+        """A shuffle reported after the shuffler refused the deck check as busy: the work it
+        said it was busy with (a shuffle of its own). No shuffle was asked (the check is owed),
+        so it is not the round's; announced by the refusal, it is no irregular event either.
+        The journal keeps it as the shuffler's event; its end frees the shuffler, and the check
+        is asked again (_resume_requests). Once the check is asked again, a shuffle reported
+        before its result is irregular (_shuffle_while_check_owed)."""
+        return self.mode is Mode.SHUFFLER and self._deck_check == "busy"
+
     def _on_shuffle_started(self, e: ev.ShuffleStarted) -> None:
-        if self._shuffle_while_check_owed(e):
+        if self._busy_work() or self._shuffle_while_check_owed(e):
             return
         # The checked deck is being shuffled: the next one is checked when it is gathered.
         self._deck_check, self._shuffle_after_check = "", False
@@ -1175,6 +1205,9 @@ class Table:
         self._publish("shuffle", device=e.device, status="started")
 
     def _on_shuffle_done(self, e: ev.ShuffleDone) -> None:
+        if self._busy_work():
+            self._resume_requests()     # the work it was busy with is over: the check again
+            return
         if self.mode is not Mode.SHUFFLER or not (self.state == "shuffling"
                                                   or self._awaiting_shuffle):
             # No shuffle is owed: the report of one already taken, sent again under a new
@@ -1914,9 +1947,12 @@ class Table:
     def _request_shuffle(self) -> None:
         """Shuffle the deck for the coming round, after its deck check: a check already asked
         is waited for (the device's own check time, no more); a deck not checked since it was
-        gathered (the first round, after a malfunction or a mode switch) is checked first. A
+        gathered (the first round, after a malfunction or a mode switch) is checked first, as
+        is one whose check the shuffler refused as busy (asked again: it may be free now). A
         shuffler that cannot take the check now shuffles at once, as without it."""
         self._awaiting_shuffle = True
+        if self._deck_check == "busy":
+            self._deck_check = ""
         if self._deck_check == "asked" or (self._deck_check == "" and self._check_deck()):
             self._shuffle_after_check = True
         else:
@@ -1926,9 +1962,16 @@ class Table:
         """A device was put right (door closed, link restored, jam or malfunction cleared) or
         the shuffle a hand waited for is done: what the round in play needs of the shuffler
         and a failure refused or lost is asked again, as a journaled device command like any
-        other. In ``malfunction`` nothing is asked: the supervisor clears first."""
-        if self.state == "malfunction" or self.mode is not Mode.SHUFFLER or self.round is None \
-                or self.round.void is not None or not self._shuffler_free():
+        other. In ``malfunction`` nothing is asked: the supervisor clears first. A deck check
+        the shuffler refused as busy is asked again first, in any state (the shuffle it holds
+        back is asked on its result, _on_deck_check_result)."""
+        if self.state == "malfunction" or self.mode is not Mode.SHUFFLER \
+                or not self._shuffler_free():
+            return
+        if self._deck_check == "busy":
+            self._check_deck()
+            return
+        if self.round is None or self.round.void is not None:
             return
         if self._awaiting_shuffle:
             if self.state in ("bets_open", "bets_closed", "dice_shaking", "dealing") \
