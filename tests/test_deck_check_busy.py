@@ -14,6 +14,7 @@ art. 3(1)(2)). A restart in between rebuilds the same owed check from the journa
 """
 import pytest
 
+from controller.rules.cards import Card
 from controller.table.machine import BUSY_STATUS_ASKS
 from drivers import events as ev
 
@@ -181,6 +182,31 @@ def test_a_restart_rebuilds_the_check_refused_as_busy(tmp_path, after):
     shuffled(again, 2.2)
     assert again.table.state == "bets_open"
     again.journal.close()
+
+
+@pytest.mark.parametrize("held", [False, True])
+def test_a_check_not_sent_is_asked_again_at_link_up_before_the_shuffle(tmp_path, held):
+    """``not-connected``: nothing was sent, and the link coming up asks for the check again,
+    not for the shuffle it held back (which went unchecked). ``held``: the round waits for its
+    shuffle with betting open (a hand came out before the deal: the deck is short of it)."""
+    run = opened(tmp_path)
+    if held:
+        run.device(checked(0.05))
+        shuffled(run, 0.06)
+        run.device(ev.HandDispensed(device="shuffler", ts=0.07,
+                                    cards=(Card.parse("As"), Card.parse("Kd"),
+                                           Card.parse("Qh"))))
+        assert run.table.state == "bets_open" and asked(run)[-1] == "deck_check"
+    refused(run, "not-connected")
+    assert asked(run)[-1] == "deck_check"
+    run.device(ev.LinkUp(device="shuffler", ts=0.1, identity=IDENT))
+    assert asked(run)[-1] == "deck_check"
+    run.device(checked(0.2))
+    assert asked(run)[-1] == "shuffle"
+    shuffled(run, 0.3)
+    assert run.table.state == "bets_open"
+    assert order(run)[-4:] == ["deck_check", "deck_check", "result", "shuffle"]
+    run.journal.close()
 
 
 @pytest.mark.parametrize("reason", ["jammed", "door-open"])

@@ -1072,8 +1072,9 @@ class Table:
                 # ending its work, its link up, a clear; or the next round's shuffle).
                 self._deck_check = "busy"
             else:
-                # No result will come of it: the shuffle it held back goes without it.
-                self._deck_check, self._shuffle_after_check = "", False
+                # ``not-connected``: never sent. The shuffle it holds back still waits: the
+                # check is asked again when the link comes up (_link_up, _request_shuffle).
+                self._deck_check = ""
         if e.reason == "busy" and self.round is not None \
                 and self._busy_asks < BUSY_STATUS_ASKS:
             # Busy with what? Work the table asked for reports itself done; work it did not
@@ -1974,8 +1975,9 @@ class Table:
         if self.round is None or self.round.void is not None:
             return
         if self._awaiting_shuffle:
+            # (A check not asked, or not sent, is asked first: _request_shuffle.)
             if self.state in ("bets_open", "bets_closed", "dice_shaking", "dealing") \
-                    and self._deck_check != "asked" and not self._shuffle_after_check:
+                    and self._deck_check != "asked":
                 self._request_shuffle()
             return
         if self.state in ("bets_closed", "dealing") and self.tracker is not None:
