@@ -251,3 +251,24 @@ def test_a_status_refused_as_busy_after_the_check_was_is_asked_again_then_alarme
     shuffled(run, 12.0)
     assert run.table.state == "bets_open"
     run.journal.close()
+
+
+def test_a_closed_table_asks_no_check_until_it_opens_again(tmp_path):
+    """The gathered deck's check refused as busy, then the table closed: the shuffler's word
+    that it is free asks nothing of it; opening the table asks the check first."""
+    run = opened(tmp_path)
+    run.device(checked(0.1))
+    shuffled(run, 0.2)
+    one_round(run)
+    refused(run, ts=1.0)
+    run.command("close_table", "supervisor")
+    assert run.table.state == "out_of_service"
+    status_answer(run, "ready", 1.1)
+    run.device(done(1.2))
+    assert asked(run)[-1] == "status"
+    run.command("open_table", "supervisor")
+    assert asked(run)[-1] == "deck_check" and run.table.state == "shuffling"
+    run.device(checked(1.3))
+    shuffled(run, 1.4)
+    assert run.table.state == "bets_open"
+    run.journal.close()

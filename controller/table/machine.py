@@ -1970,7 +1970,8 @@ class Table:
                 or not self._shuffler_free():
             return
         if self._deck_check == "busy":
-            self._check_deck()
+            if self.state != "out_of_service":  # a closed table asks at open_table
+                self._check_deck()
             return
         if self.round is None or self.round.void is not None:
             return
