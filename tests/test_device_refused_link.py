@@ -17,13 +17,19 @@ def hellos(peer):
     return sum(isinstance(msg, m.Hello) for _, msg in peer.received)
 
 
+def other_firmware(link_path):
+    """A shoe plugged in that gives another firmware hash than the one approved for it: the
+    device, the consumer's queue and the shoe's section."""
+    peer = FirmwarePeer(link_path, "shoe", firmware_hash=OTHER)
+    peer.plug()
+    spec = DeviceSpec(id="shoe", device_class="shoe", port=link_path,
+                      firmware_hash=APPROVED.hex(), **FAST)
+    return peer, asyncio.Queue(), spec
+
+
 def test_a_device_with_other_firmware_is_told_once_however_often_it_answers(link_path):
     async def main():
-        peer = FirmwarePeer(link_path, "shoe", firmware_hash=OTHER)
-        peer.plug()
-        q = asyncio.Queue()
-        spec = DeviceSpec(id="shoe", device_class="shoe", port=link_path,
-                          firmware_hash=APPROVED.hex(), **FAST)
+        peer, q, spec = other_firmware(link_path)
         told = []
         with structlog.testing.capture_logs() as logs:
             def on_refused(refusal):
@@ -55,11 +61,7 @@ def test_a_device_with_other_firmware_is_told_once_however_often_it_answers(link
 
 def test_a_changed_refusal_is_told_again_and_so_is_one_after_the_device_linked(link_path):
     async def main():
-        peer = FirmwarePeer(link_path, "shoe", firmware_hash=OTHER)
-        peer.plug()
-        q = asyncio.Queue()
-        spec = DeviceSpec(id="shoe", device_class="shoe", port=link_path,
-                          firmware_hash=APPROVED.hex(), **FAST)
+        peer, q, spec = other_firmware(link_path)
         told = []
         drv = open_driver(spec, q, on_refused=told.append)
         await until(lambda: len(told) == 1)
@@ -114,11 +116,7 @@ def test_a_device_of_another_class_or_protocol_is_told_once(link_path):
 
 def test_a_refusal_that_could_not_be_recorded_still_refuses_and_is_told_again(link_path):
     async def main():
-        peer = FirmwarePeer(link_path, "shoe", firmware_hash=OTHER)
-        peer.plug()
-        q = asyncio.Queue()
-        spec = DeviceSpec(id="shoe", device_class="shoe", port=link_path,
-                          firmware_hash=APPROVED.hex(), **FAST)
+        peer, q, spec = other_firmware(link_path)
         calls = []
 
         def failing(refusal):
