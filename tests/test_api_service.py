@@ -29,10 +29,9 @@ def config_text(tmp_path, devices):
     return "\n".join(lines) + "\n"
 
 
-@contextlib.asynccontextmanager
-async def serving(config):
-    """The daemon's service running in this event loop, once its console API is up; stopped
-    at the end of the block."""
+async def started(config):
+    """The daemon's service started in this event loop, once its console API is up: the
+    service and the task running it (stop the service, then await the task)."""
     from controller.service import Service
 
     service = Service(config, notifier=Notifier(None), open_panel=False)
@@ -42,6 +41,14 @@ async def serving(config):
             break
         await asyncio.sleep(0.01)
     assert service.api is not None, "the daemon did not start its console API"
+    return service, task
+
+
+@contextlib.asynccontextmanager
+async def serving(config):
+    """The daemon's service running in this event loop, once its console API is up; stopped
+    at the end of the block."""
+    service, task = await started(config)
     try:
         yield service
     finally:

@@ -18,6 +18,7 @@ from controller.journal import Journal
 from controller.journal_cli import describe
 from controller.sdnotify import Notifier
 from controller.service import Service
+from test_api_service import started
 
 # the dealer's token before and after, the display's, the supervisor's
 A, B, D, S = ("a" * 32, "b" * 32, "d" * 32, "s" * 32)
@@ -97,14 +98,7 @@ class Stream:
 
 
 async def running(path):
-    svc = Service(load_config(path), notifier=Notifier(None), open_panel=False)
-    task = asyncio.create_task(svc.run())
-    for _ in range(1000):
-        if svc.api is not None or task.done():
-            break
-        await asyncio.sleep(0.01)
-    assert svc.api is not None, "the console API did not start"
-    return svc, task
+    return await started(load_config(path))
 
 
 async def status(http, url, token, path="/api/whoami"):
