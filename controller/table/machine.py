@@ -47,7 +47,7 @@ from .flow import Flow, flow_for
 from .holdem_pots_view import view_pots, void_view
 from .round import BetKey, RoundData, check_amount
 from controller.rules.base import AMOUNT_LIMIT, MAX_AMOUNT, MAX_ROUND_STAKES
-from .secrecy import CardVault, PublicEvent, reads_as_card, scrub
+from .secrecy import CardVault, PublicEvent, reads_as_card, scrub, scrub_device
 from . import settle_doc
 
 STATES = ["out_of_service", "shuffling", "bets_open", "bets_closed", "dice_shaking", "dealing",
@@ -921,11 +921,11 @@ class Table:
 
     def _on_malfunction(self, e: ev.Malfunction) -> None:
         self._cond(e.device).add("malfunction")
-        self._device_failure(e, f"malfunction {e.code} {e.text}".strip())
+        self._device_failure(e, f"malfunction {e.code} {scrub_device(e.text)}".strip())
 
     def _on_jam(self, e: ev.Jam) -> None:
         self._cond(e.device).add("jam")
-        self._device_failure(e, f"jam {e.where}".strip())
+        self._device_failure(e, f"jam {scrub_device(e.where)}".strip())
 
     def _on_door_opened(self, e: ev.DoorOpened) -> None:
         self._cond(e.device).add("door_open")

@@ -31,11 +31,19 @@ _CARD_FIELDS = ("card", "cards", "missing", "extra", "duplicate")
 
 # A card spelled among other words: a rank in capitals or digits, then a suit in either case
 # or as its sign (``Kd``, ``KD``, ``10D``, ``K♦``), as Card.parse reads one; or a run of them
-# with nothing between, as a hand is often printed (``KcQhJd``). Ranks in lower case are
-# left: ``as``, ``ks``, ``th`` are words as often as cards.
+# with nothing between, as a hand is often printed (``KcQhJd``). In the controller's own
+# sentences ranks in lower case are left: ``as``, ``ks``, ``th`` are words as often as cards,
+# and the controller names a card only in its own spelling (``Kd``).
 _ONE_CARD = r"(?:10|[2-9TJQKA])[shcdSHCD♠♥♣♦]"
 _CARD_WORD = re.compile(rf"(?<![A-Za-z0-9])(?:{_ONE_CARD})+(?![A-Za-z0-9])")
 _CARD_IN_RUN = re.compile(_ONE_CARD)
+# A device's own words are its firmware's, which may spell a card in lower case (``kd``):
+# there a rank in any case is a card. Masking a word (``as``) costs a word of a jam's place;
+# letting a card out would cost the round.
+_ONE_CARD_ANY_CASE = r"(?:10|[2-9TJQKAtjqka])[shcdSHCD♠♥♣♦]"
+_DEVICE_CARD_WORD = re.compile(
+    rf"(?<![A-Za-z0-9])(?:{_ONE_CARD_ANY_CASE})+(?![A-Za-z0-9])")
+_DEVICE_CARD_IN_RUN = re.compile(_ONE_CARD_ANY_CASE)
 
 
 def reads_as_card(text: str) -> bool:
@@ -49,6 +57,14 @@ def scrub(text: str) -> str:
     controller (a rule engine's error may name the cards it was given)."""
     return _CARD_WORD.sub(lambda m: "[card]" * len(_CARD_IN_RUN.findall(m.group())),
                           str(text))
+
+
+def scrub_device(text: str) -> str:
+    """A device's own words (a malfunction's text, a jam's place, a status report's text)
+    with every card spelled in them masked, its rank in any case: ``kd`` too, which
+    :func:`scrub` leaves in the controller's own sentences."""
+    return _DEVICE_CARD_WORD.sub(
+        lambda m: "[card]" * len(_DEVICE_CARD_IN_RUN.findall(m.group())), str(text))
 
 
 class SecrecyError(AssertionError):
@@ -378,7 +394,7 @@ def _redacted(doc: Mapping[str, Any]) -> dict[str, Any]:
 
 def _redacted_value(v: Any) -> Any:
     if isinstance(v, str):
-        return scrub(v)
+        return scrub_device(v)      # a device event's text is the device's own words
     if isinstance(v, Mapping):
         return _redacted(v)
     if isinstance(v, (list, tuple)):
