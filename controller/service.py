@@ -47,6 +47,7 @@ from controller.cpu_latency import CpuLatency
 from controller.errors import TablectlError
 from controller.inputs import TIMER, WaitOver
 from controller.journal import Journal, Kind
+from controller.journal_head import Head, HeadError, HeadWriter, head_path, mismatch, read_head
 from controller.logs import bind, get_logger
 from controller.rules import get_game
 from controller.sdnotify import Notifier
@@ -217,6 +218,10 @@ class Service:
         self._api_app: Any = None           # the console's application, once built
         self._ready = False                 # READY=1 sent: a reload may be done
         self._reload_asked = False          # SIGHUP came while starting
+        self.head_file = head_path(config.journal_path)  # the daemon's own anchor
+        self._head: Head | None = None      # as found at start (None: no head file)
+        self._held = False                  # the journal is not to be written (its head)
+        self._heads: HeadWriter | None = None
 
     # --- life cycle -------------------------------------------------------------------------
     async def run(self) -> int:
@@ -233,18 +238,75 @@ class Service:
         # SQLite takes back what a crash left in the WAL, and an older journal gets its
         # indexes rebuilt: both read as much as the journal holds.
         self._extend_start("opening the journal")
-        self.journal = Journal.open(cfg.journal_path, cfg.table_id, clock=self.clock)
         try:
+            self._head = read_head(self.head_file)
+        except HeadError as exc:
+            return self._hold(str(exc))
+        if self._head is not None and self._head.seq and not Path(cfg.journal_path).exists():
+            # Opening would make an empty journal in its place.
+            return self._hold(mismatch(self.head_file, self._head, cfg.table_id,
+                                       Path(cfg.journal_path), None, ""))
+        self.journal = Journal.open(cfg.journal_path, cfg.table_id, clock=self.clock)
+        self._heads = HeadWriter(self.head_file, on_error=self._head_not_written)
+        try:
+            held = self._check_head()
+            if held:
+                return self._hold(held)
             return await self._run()
         finally:
             await self._shutdown()
+
+    def _check_head(self) -> str:
+        """Why the journal does not hold the head the daemon last wrote down, or ''. Checks
+        the chain from that record to the journal's end: what was written since (a round at
+        most, and what a crash left), read before anything is appended."""
+        head, journal = self._head, self.journal
+        assert journal is not None
+        if head is None:
+            return ""
+        found = journal.head()
+        problem = ""
+        if head.seq and found[0] >= head.seq and head.table_id == self.config.table_id:
+            report = journal.verify(anchor=(head.seq, head.hash), since=head.seq - 1)
+            if not report.ok:
+                problem = f"at record {report.bad_seq}, {report.reason}"
+        return mismatch(self.head_file, head, self.config.table_id, journal.path, found,
+                        problem)
+
+    def _hold(self, why: str) -> int:
+        """Stop before anything of this start is written: the journal lost records it had,
+        or its head cannot be trusted; a restart cannot mend it (EXIT_UNRECOVERABLE)."""
+        self._held = True
+        self.failed = why
+        self.log.error("journal does not hold what the daemon last wrote down; not started",
+                       why=why)
+        return EXIT_UNRECOVERABLE
+
+    def _current_head(self) -> Head | None:
+        """The journal's last record, to write down: every record up to it is on disk."""
+        if self._held or self.journal is None or (
+                self.runner is not None and self.runner.broken is not None):
+            return None
+        try:
+            seq, digest = self.journal.head()
+        except TablectlError:
+            return None
+        return Head(self.config.table_id, seq, digest)
+
+    def _head_not_written(self, exc: OSError) -> None:
+        # The journal is the record; the head only guards it: said, never fatal.
+        self.log.warning("journal head not written down", path=str(self.head_file),
+                         error=str(exc))
 
     async def _run(self) -> int:
         cfg = self.config
         settings = table_settings(cfg)
         table = build_table(cfg.table_id, settings)
         behind, stopped, resumed = self._watch_start()
-        start = {"event": "start", "pid": os.getpid(), "boot_id": self.clock_watch.boot}
+        start = {"event": "start", "pid": os.getpid(), "boot_id": self.clock_watch.boot,
+                 # The daemon's own anchor as found and checked (null: none was found).
+                 "head": None if self._head is None else {"seq": self._head.seq,
+                                                          "hash": self._head.hash}}
         if resumed is not None:
             # The boot's clock_behind still shown: the next start of the boot finds it here.
             start["clock_behind"] = resumed
@@ -602,13 +664,15 @@ class Service:
             if self.control_path and self.control_path.exists():
                 self.control_path.unlink()
         if self.journal is not None:
+            if self._heads is not None:
+                self._heads.close(self._current_head())
             self.journal.close()
         if self.cpu_latency is not None:
             self.cpu_latency.release()
         self.log.info("stopped")
 
     def _journal_stop(self) -> None:
-        if self.journal is None:
+        if self.journal is None or self._held:
             return
         stop: dict[str, Any] = {"event": "stop"}
         if self.failed:
@@ -797,6 +861,10 @@ class Service:
             self.journal.checkpoint()
         except TablectlError as exc:    # closed, or the disk: the next commit will say so
             self.log.warning("journal checkpoint not done", error=str(exc))
+            return
+        head = self._current_head()
+        if head is not None and self._heads is not None:
+            self._heads.note(head)
 
     def _take(self, first: Any) -> None:
         """Handle ``first`` and the device events already waiting behind it, as one group
