@@ -184,7 +184,8 @@ class _Pending:
     seq: int
     data: bytes
     future: asyncio.Future
-    sent: int = 0
+    sent: int = 0           # copies sent first and on the ack timeouts (the retries)
+    on_nak: int = 0         # copies sent again at once on a NAK 1 (bounded, no retries)
 
 
 @dataclass(slots=True)
@@ -865,12 +866,20 @@ class Link:
         p = self._pending
         if p is None or p.future.done() or nak.seq != p.seq:
             return
-        if nak.reason == m.NAK_CRC and p.sent <= self.timing.retries:
-            self.stats.retransmissions += 1
-            p.sent += 1
-            self.log.info("resent after NAK", seq=p.seq)
-            self._queue_bytes(p.data)
-        elif nak.reason != m.NAK_CRC:
+        if nak.reason == m.NAK_CRC:
+            # The copy came damaged: send it again at once, as often as the host asks for a
+            # damaged frame of the device's (section 3.1). These copies are no retries: a
+            # burst of noise damages the ones sent back to back, so the command fails on the
+            # ack timeouts alone. Past them the next copy waits for the ack timeout, and the
+            # two sides do not trade the frame as fast as the line goes.
+            if p.on_nak < self.timing.retries:
+                self.stats.retransmissions += 1
+                p.on_nak += 1
+                self.log.info("resent after NAK", seq=p.seq)
+                self._queue_bytes(p.data)
+            else:
+                self.log.info("NAK not answered at once: resent at the ack timeout", seq=p.seq)
+        else:
             self.log.warning("command not understood by the device, not sent again", seq=p.seq,
                              reason=m.NAK_REASONS.get(nak.reason, nak.reason))
             p.future.set_exception(NotUnderstood(self.spec.id, nak.reason))
@@ -1049,7 +1058,8 @@ class Link:
     async def request(self, msg: m.Message) -> int:
         """Send a command and wait for its acknowledgement; return the device's verdict
         (0 accepted, else a refusal code). Raises LinkDown when the link is down or the device
-        does not acknowledge after the retries (which also declares the link lost)."""
+        does not acknowledge after the retries (which also declares the link lost): 4 ack
+        timeouts after the first copy, however many copies the device's NAKs asked for."""
         async with self._cmd_lock:
             if self.state != "up":
                 raise NotSent(f"device {shown(self.spec.id)} is not connected ({self.state}); the "
@@ -1066,7 +1076,9 @@ class Link:
             p = _Pending(seq, data, asyncio.get_running_loop().create_future())
             self._pending = p
             # Without sequence numbers a resent command could act twice: send it once and
-            # wait as long as all the retries would have taken.
+            # wait as long as all the retries would have taken. Either way the command fails
+            # only when that long (4 ack timeouts) passed after its first copy: copies sent
+            # again at once on NAKs (_on_nak) move no timeout and use up no retry.
             tries = 1 + self.timing.retries if self.codec.sequenced else 1
             timeout = self.timing.ack_timeout_s * (1 if self.codec.sequenced
                                                    else 1 + self.timing.retries)
@@ -1074,7 +1086,10 @@ class Link:
                 while True:
                     if p.sent >= tries:
                         reason = (f"no acknowledgement of {type(msg).__name__} after "
-                                  f"{p.sent} attempts")
+                                  f"{p.sent} attempts in {tries * timeout:.2f} s")
+                        if p.on_nak:
+                            reason += (f" (and {p.on_nak} more sent at once on NAKs of "
+                                       "damaged copies)")
                         self._set_lost(reason)
                         raise LinkDown(f"device {shown(self.spec.id)}: {reason}; the link is "
                                        "declared lost and will be reopened")
