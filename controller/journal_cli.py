@@ -282,12 +282,43 @@ def cmd_verify(args: argparse.Namespace) -> int:
     anchor = parse_anchor(args.anchor) if args.anchor else None
     with open_journal(args) as journal:
         report = journal.verify(anchor)
-    if report.ok:
+        held = _daemon_head(journal) if report.ok else None
+    if report.ok and held is None:
         print(f"{heading(journal)}: {report}")
         return 0
+    if report.ok:
+        print(f"{heading(journal)}: NOT VERIFIED: {printable(held)}", file=sys.stderr)
+        return 1
     print(f"{heading(journal)}: NOT VERIFIED: {printable(str(report))}\n"
           f"{way_out(report)}", file=sys.stderr)
     return 1
+
+
+def _daemon_head(journal: Journal) -> str | None:
+    """The daemon's own anchor beside the journal (controller/journal_head.py), held against
+    a journal whose chain verified: None when there is none or it holds (said on stdout),
+    else why not, with the way out. So a journal put back from an older copy, or rewritten
+    with its chain recomputed while the daemon was stopped, does not verify on the table."""
+    from controller.journal_head import HeadError, head_path, mismatch, read_head
+
+    where = head_path(journal.path)
+    try:
+        head = read_head(where)
+    except HeadError as exc:
+        return str(exc)
+    if head is None:
+        return None
+    found = journal.head()
+    problem = ""
+    if head.seq and found[0] >= head.seq and head.table_id == journal.table_id:
+        report = journal.verify(anchor=(head.seq, head.hash), since=head.seq - 1)
+        if not report.ok:
+            problem = f"at record {report.bad_seq}, {report.reason}"
+    why = mismatch(where, head, journal.table_id, journal.path, found, problem)
+    if why:
+        return why.replace("; nothing was written to it.", ".")
+    print(f"{printable(str(where))}: the daemon's own anchor, record {head.seq}, holds")
+    return None
 
 
 def span(report: VerifyReport) -> str:

@@ -10,6 +10,8 @@ import json
 import shutil
 import signal
 import sqlite3
+import subprocess
+import sys
 import time
 
 import pytest
@@ -255,3 +257,34 @@ def test_the_daemon_killed_while_playing_starts_again_on_its_head(tmp_path):
         assert start["head"]["seq"] >= head.seq
     finally:
         rig.stop()
+
+
+def verify(path):
+    out = subprocess.run([sys.executable, "-m", "controller.cli", "journal", "verify",
+                          "--journal", str(path)], capture_output=True, text=True, timeout=120)
+    return out.returncode, out.stdout + out.stderr
+
+
+def test_verify_holds_the_journal_to_the_daemons_head_beside_it(tmp_path):
+    """`journal verify` on the table: the chain, and the head beside it; a copy elsewhere
+    (no head beside it) is verified by its chain alone."""
+    path = tmp_path / "j.db"
+    assert run(service(path), betting) == 0
+    older = tmp_path / "older.db"
+    shutil.copy(path, older)
+    assert run(service(path), lambda svc: betting(svc, 3)) == 0
+    head = read_head(head_path(path))
+    code, text = verify(path)
+    assert code == 0 and f"own anchor, record {head.seq}, holds" in text, text
+
+    shutil.copy(older, path)                        # an older copy put back
+    code, text = verify(path)
+    assert code == 1 and "NOT VERIFIED" in text and f"records" in text \
+        and f"-{head.seq} it had written are not in it" in text, text
+    assert "nothing was written" not in text
+    code, text = verify(older)                      # no head beside it: the chain alone
+    assert code == 0 and "own anchor" not in text, text
+
+    head_path(path).write_text("garbage")
+    code, text = verify(path)
+    assert code == 1 and "not a head the daemon wrote" in text, text
