@@ -52,6 +52,11 @@ ALARM_ACTIONS = ("warn", "stop")
 MAX_DECKS = 8                               # decks in one shoe (docs/integrity.md)
 MAX_ALPHA = 0.01                            # the sentinel's false-alarm level, per deck
 NO_DECK_ID = 0xFFFF                         # the wire's "no deck id" (docs/protocol.md)
+# A console token the table refuses this many commands within the window is held back for a
+# window (controller.api.throttle): far more than a croupier is refused at the table, far fewer
+# than a client looping at HTTP speed sends.
+REFUSED_LIMIT, REFUSED_WINDOW_S = 20, 10
+REFUSED_LIMIT_MAX, REFUSED_WINDOW_MAX = 10_000, 3600
 HOLDEM = "texas-holdem"
 PAN9 = "super-pan-9"
 STRUCTURES = ("limit", "no-limit")          # 11/2008 art. 11(2)-(3)
@@ -144,11 +149,15 @@ class GpioConfig:
 
 @dataclass(frozen=True, slots=True)
 class ApiConfig:
-    """Where the console API listens, and the hashed token of each role."""
+    """Where the console API listens, the hashed token of each role, and how many commands
+    the table refuses a token may send within a window before it is held back
+    (controller.api.throttle; ``refused_limit`` 0: never)."""
 
     listen: str = "127.0.0.1"
     port: int = 8740
     tokens: Mapping[str, str] = field(default_factory=dict)  # role -> "sha256:<hex>"
+    refused_limit: int = REFUSED_LIMIT
+    refused_window_s: int = REFUSED_WINDOW_S
 
     def role_for(self, token: str | None) -> str | None:
         """The role whose token this is, or None. Every role is compared, in constant time,
@@ -208,7 +217,9 @@ class TableConfig:
                         for k, d in self.devices.items()},
             "gpio": self.gpio is not None, "journal": str(self.journal_path),
             "api": {"listen": self.api.listen, "port": self.api.port,
-                    "roles": sorted(self.api.tokens)},
+                    "roles": sorted(self.api.tokens),
+                    "refused_limit": self.api.refused_limit,
+                    "refused_window_s": self.api.refused_window_s},
             "integrity_alarm": self.integrity_alarm,
             "integrity": self.integrity_json(),
             "service": {"cpu_wakeup_us": self.cpu_wakeup_us},
@@ -414,6 +425,19 @@ def _address(v: Any) -> str:
     return ""
 
 
+def _refused_limit(v: Any) -> str:
+    return "" if 0 <= v <= REFUSED_LIMIT_MAX else (
+        f"must be 0 (no limit) or 1 to {REFUSED_LIMIT_MAX} refused commands; the default "
+        f"{REFUSED_LIMIT} is more than a croupier at the table is refused in "
+        f"{REFUSED_WINDOW_S} s")
+
+
+def _refused_window(v: Any) -> str:
+    return "" if 1 <= v <= REFUSED_WINDOW_MAX else (
+        f"must be 1 to {REFUSED_WINDOW_MAX} seconds (the default is {REFUSED_WINDOW_S}); to "
+        "hold no token back, set refused_limit = 0")
+
+
 def _token(v: Any) -> str:
     return "" if _TOKEN_RE.match(v) else ("must be a hashed token \"sha256:<64 hex digits>\", "
                                           "never the token itself; make one with "
@@ -539,6 +563,13 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "listen": Key("str", "127.0.0.1", check=_address,
                       help="address the console API listens on"),
         "port": Key("int", 8740, check=_port, help="TCP port of the console API"),
+        "refused_limit": Key("int", REFUSED_LIMIT, check=_refused_limit,
+                             help="commands the table refuses a token may send within "
+                                  "refused_window_s before its commands are answered 429 "
+                                  "for that long (0: no limit)"),
+        "refused_window_s": Key("int", REFUSED_WINDOW_S, check=_refused_window,
+                                help="the window the refusals are counted in, and how long "
+                                     "a token past the limit is held back, in seconds"),
     },
     "integrity": {
         "alarm": Key("str", "warn", choices=ALARM_ACTIONS,
@@ -1406,7 +1437,8 @@ def _api(ck: _Checker, doc: dict[str, Any]) -> ApiConfig:
                     ck.add(("api", "tokens", role), f"is the same token as api.tokens.{other}",
                            f"give each role its own token: tablectl config hash-token --new "
                            f"--role {role}")
-    return ApiConfig(base["listen"], base["port"], tokens)
+    return ApiConfig(base["listen"], base["port"], tokens, base["refused_limit"],
+                     base["refused_window_s"])
 
 
 # --- loading --------------------------------------------------------------------------------

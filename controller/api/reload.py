@@ -55,7 +55,10 @@ _NOT_SETTINGS = {"api", "path", "warnings", "digest"}
 def settings(cfg: TableConfig) -> dict[str, Any]:
     """Every setting of ``cfg`` but the tokens, by its key in the file."""
     out: dict[str, Any] = {"table.mode": cfg.mode.value, "api.listen": cfg.api.listen,
-                           "api.port": cfg.api.port, "limits.min": cfg.limits.minimum,
+                           "api.port": cfg.api.port,
+                           "api.refused_limit": cfg.api.refused_limit,
+                           "api.refused_window_s": cfg.api.refused_window_s,
+                           "limits.min": cfg.limits.minimum,
                            "limits.max": cfg.limits.maximum}
     out.update({f"limits.{w}": list(v) for w, v in cfg.limits.wagers.items()})
     out.update({f"interpretations.{k}": v for k, v in cfg.interpretations.items()})
