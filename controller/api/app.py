@@ -9,7 +9,9 @@ at once (:func:`use_tokens`). No token or a wrong one is 401, a role without
 the right is 403, both logged (never the token). A command the table refuses (the rules or the
 current state) is 409 with the table's own message and changes nothing; a malformed request is
 400. Every command goes through the runner, which journals it with its role before the machine
-acts (and journals a refusal as ``refused``).
+acts (and journals a refusal as ``refused``). A role the table refused too many commands in a
+window is held back: its commands are 429, with ``Retry-After``, and reach nothing
+(:mod:`controller.api.throttle`; the hold and its release are journaled first).
 
 Only public data leaves: the table's public view and its :class:`PublicEvent` stream, device
 health and the tower light. No card still face down at the table is in any of them.
@@ -19,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Mapping
@@ -32,12 +35,13 @@ from controller.errors import TablectlError
 from controller.logs import get_logger
 from controller.strict_json import TooLarge, first_twice, nesting, pairs, plain, whole_number
 from controller.table.machine import COMMANDS, TEXT_EXAMPLES
-from controller.table.secrecy import scrub
+from controller.table.secrecy import PublicEvent, scrub
 from controller.tower import light_json
 
 from .health import device_health
 from .hub import EventHub, Subscription
 from .openapi import PARAMS, build_openapi, command_schema, required_params
+from .throttle import Throttle
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 ROLES = ("display", "dealer", "supervisor")
@@ -92,6 +96,7 @@ class TableStopped(Exception):
 
 
 STATE: web.AppKey[ApiState] = web.AppKey("tablectl_api", ApiState)
+THROTTLE: web.AppKey[Throttle] = web.AppKey("tablectl_throttle", Throttle)
 # The caller's role, set by the token check (a typed key where aiohttp has them), and the
 # stored hash its token matched: a request, or a stream, outlives its token only while that
 # hash is still its role's (:func:`use_tokens`).
@@ -284,6 +289,9 @@ async def post_command(request: web.Request) -> web.Response:
         return _refuse(request, 403, "forbidden",
                        f"{name} needs the {' or '.join(spec.roles)} role; the {role} role "
                        "may not give it", command=name)
+    held = _held_back(request, role, name)
+    if held is not None:
+        return held
     args = await _args(request, spec.params)
     if isinstance(args, web.Response):
         return args
@@ -305,6 +313,8 @@ async def post_command(request: web.Request) -> web.Response:
     except TablectlError as exc:
         message = scrub(str(exc))    # a rule's error may name cards still face down
         _log().info("command refused by the table", command=name, role=role, error=message)
+        if in_force(request):       # a token replaced meanwhile: the new one starts clean
+            request.app[THROTTLE].refused(role)
         return error(409, "refused", message, command=name, state=st.table.state)
     try:
         table = st.table
@@ -313,6 +323,57 @@ async def post_command(request: web.Request) -> web.Response:
     return web.json_response({"ok": True, "command": name, "role": role,
                               "state": table.state, "view": table.public_view(),
                               "event_id": st.hub.last_id})
+
+
+def _held_back(request: web.Request, role: str, name: str) -> web.Response | None:
+    """429 when ``role`` is held back (too many of its commands refused): the command is
+    not read, not journaled, not given to the table. None: it goes on."""
+    throttle = request.app[THROTTLE]
+    wait = throttle.wait(role)
+    if wait is None:
+        return None
+    answer = error(429, "too_many_refusals",
+                   f"the table refused {throttle.limit} of the {role} role's commands within "
+                   f"{throttle.window_s} s, the most it takes (api.refused_limit); its "
+                   f"commands are held back for {wait} s more, and nothing was done with this "
+                   f"one: wait {wait} s (Retry-After), look at the table (GET /api/table) and "
+                   "give a command its state takes; a console that repeats a command by "
+                   "itself must be stopped", command=name, retry_after_s=wait)
+    answer.headers["Retry-After"] = str(wait)
+    return answer
+
+
+def _note(st: ApiState, kind: str, payload: dict[str, Any]) -> int | None:
+    """A hold or a release of the throttle: journaled (durable before it takes effect), then
+    published. Returns the record's sequence number (None: a table without a journal)."""
+    target = st.target
+    table = st.table                # TableStopped: the journal failed already
+    r = table.round
+    journal = getattr(target, "journal", None)
+    seq = None
+    if journal is not None:
+        try:
+            seq = journal.append(kind, payload, str(r.round_id) if r is not None else None,
+                                 source="service").seq
+        except Exception as exc:
+            # As for a commit that failed: the table must not go on with a journal it cannot
+            # write (the daemon stops at its next input), and nothing is held or released.
+            why = (f"the journal could not be written ({exc}); the console's {kind} was not "
+                   "recorded, so it was not done. Restart the service")
+            if getattr(target, "broken", "") is None:
+                target.broken = why
+            raise TableStopped(why) from exc
+    event = PublicEvent(kind, table.table_id, r.round_id if r is not None else None,
+                        table.state, payload)
+    try:
+        if hasattr(target, "publish"):
+            target.publish(event)
+            getattr(target, "published", lambda: None)()
+        else:
+            st.hub.publish(event)
+    except Exception:   # noqa: BLE001 - journaled: the display must never hold the table up
+        _log().exception("console hold not published", kind=kind)
+    return seq
 
 
 class _NotANumber(ValueError):
@@ -548,7 +609,11 @@ def use_tokens(app: web.Application, api: ApiConfig) -> int:
     on is checked against them, a command whose body is still arriving with a token no longer
     in force is refused, and the event streams opened with one are ended. Returns how many
     streams were ended."""
+    before = app[STATE].api.tokens
     app[STATE].api = api
+    for role in before:
+        if api.tokens.get(role) != before[role]:
+            app[THROTTLE].forget(role)      # its hold ends, recorded; the new token starts clean
     ended = 0
     for sub, (role, held) in list(app[_STREAMS].items()):
         if api.tokens.get(role) != held and not sub.ended:
@@ -562,6 +627,7 @@ async def _on_startup(app: web.Application) -> None:
 
 
 async def _on_shutdown(app: web.Application) -> None:
+    app[THROTTLE].close()           # a hold ends with the API, its count recorded
     for sub in list(app[_STREAMS]):
         sub.queue.put_nowait(None)  # type: ignore[arg-type]
 
@@ -576,7 +642,8 @@ async def get_page(request: web.Request) -> web.FileResponse:
 
 def create_app(runner_or_table: Any, config: Any, *, submit: Submit | None = None,
                drivers: Mapping[str, Any] | None = None, hub: EventHub | None = None,
-               status_interval: float = STATUS_INTERVAL_S) -> web.Application:
+               status_interval: float = STATUS_INTERVAL_S,
+               clock: Callable[[], float] = time.monotonic) -> web.Application:
     """The console API and the pit display page for one table.
 
     ``runner_or_table``: the :class:`~controller.table.runner.TableRunner` (commands are
@@ -587,7 +654,8 @@ def create_app(runner_or_table: Any, config: Any, *, submit: Submit | None = Non
     the command on its one input queue; without it the command goes straight to the runner.
     ``drivers``: device id -> driver, for the link state and the last time each device was
     heard. ``hub``: where the table's public events come in; by default a new one, fed by
-    wrapping the runner's ``publish`` (the daemon need not do anything else).
+    wrapping the runner's ``publish`` (the daemon need not do anything else). ``clock``: the
+    monotonic clock, in seconds, the refusals of ``[api] refused_limit`` are counted by.
     """
     api = config.api if hasattr(config, "api") else config
     if not isinstance(api, ApiConfig):
@@ -605,6 +673,9 @@ def create_app(runner_or_table: Any, config: Any, *, submit: Submit | None = Non
     app[STATE] = ApiState(runner_or_table, api, hub, submit, drivers, status_interval)
     app[BUSY] = set()
     app[_STREAMS] = {}
+    state = app[STATE]
+    app[THROTTLE] = Throttle(api.refused_limit, api.refused_window_s,
+                             lambda kind, payload: _note(state, kind, payload), clock=clock)
     app.router.add_get("/", get_page)
     app.router.add_static("/static/", WEB_DIR, show_index=False, follow_symlinks=False)
     app.router.add_get("/api/table", get_table)

@@ -103,6 +103,8 @@ def _errors(*codes: int) -> dict[str, Any]:
             408: "the body did not arrive in full in time; nothing was done",
             409: "the table refused it (rules or current state); "
                                          "nothing changed",
+            429: "the table refused too many of this role's commands within [api] "
+                 "refused_window_s; held back until Retry-After, nothing was done",
             503: "the journal could not be written: the table is stopping and is not shown"}
     return {str(c): _response(text[c], _ERROR) for c in codes}
 
@@ -145,7 +147,7 @@ def build_openapi() -> dict[str, Any]:
             "requestBody": {"required": bool(body["required"]),
                             "content": {"application/json": {"schema": body}}},
             "responses": {"200": _response("done", {"$ref": "#/components/schemas/Done"}),
-                          **_errors(400, 401, 403, 404, 408, 409, 503)}}}
+                          **_errors(400, 401, 403, 404, 408, 409, 429, 503)}}}
     return {
         "openapi": "3.1.0",
         "info": {"title": "tablectl console API", "version": "1",
