@@ -440,7 +440,7 @@ def describe(rec: Record) -> str:
     """One line saying what a record holds, in the words of its kind."""
     p = rec.payload
     text = ""
-    clock = clock_text(rec) or reload_text(rec) or refused_text(rec)
+    clock = clock_text(rec) or reload_text(rec) or refused_text(rec) or held_text(rec)
     if clock:
         text = clock
     elif isinstance(p, dict):
@@ -553,6 +553,27 @@ def refused_text(rec: Record) -> str:
     return f"{head}gave {_pairs(given)}; expected {_pairs(expected)}".rstrip()
 
 
+def held_text(rec: Record) -> str:
+    """What a ``commands_held`` or ``commands_released`` record says, in words ('' for any
+    other): whose commands the console API held back after how many refusals, and how many it
+    turned away until it took them again."""
+    from controller.api.throttle import HELD, RELEASED, REPLACED, STOPPING, WINDOW
+
+    p = rec.payload if isinstance(rec.payload, dict) else {}
+    if rec.kind not in (HELD, RELEASED) or not p:
+        return ""
+    role = p.get("role") or "?"
+    if rec.kind == HELD:
+        return (f"{role}'s commands held back: {p.get('refused', '?')} refused by the table "
+                f"within {p.get('window_s', '?')} s (the limit, api.refused_limit); answered "
+                "429 until released")
+    why = {WINDOW: "the window passed", REPLACED: "its token was replaced",
+           STOPPING: "the service stopped"}.get(p.get("why"), str(p.get("why")))
+    since = f" since record {p['held']}" if p.get("held") is not None else ""
+    return (f"{role}'s commands taken again ({why}): {p.get('turned_away', '?')} turned away "
+            f"while held{since}")
+
+
 def _unit(ident: Any) -> str:
     """A device's identity as a regulator tells units apart: serial number and firmware."""
     if not isinstance(ident, dict):
@@ -589,6 +610,9 @@ def cmd_rounds(args: argparse.Namespace) -> int:
         clocks = list(snap.records(since=since, kinds=(CLOCK_STEP, CLOCK_BEHIND)))
         # A device refused at link-up may fall between rounds: listed here, each once.
         refusals = list(snap.records(since=since, kinds=(Kind.DEVICE_REFUSED.value,)))
+        # A console held back for the table's refusals (controller.api.throttle): each once.
+        from controller.api.throttle import HELD, RELEASED
+        holds = list(snap.records(since=since, kinds=(HELD, RELEASED)))
     print(f"{'round':>8}  {'began (UTC)':<19}  {'records':>7}  {'seq':<13}  outcome")
     for r in rounds:
         began = dt.datetime.fromtimestamp(r.opened_ns // 10**9, tz=dt.timezone.utc)
@@ -608,6 +632,10 @@ def cmd_rounds(args: argparse.Namespace) -> int:
         where = f" (round {rec.round_id})" if rec.round_id is not None else ""
         print(f"Device refused: record {rec.seq}{where} at {_when(rec)} UTC: "
               f"{refused_text(rec) or rec.kind}; it was not linked")
+    for rec in map(printable_record, holds):
+        where = f" (round {rec.round_id})" if rec.round_id is not None else ""
+        print(f"Console: record {rec.seq}{where} at {_when(rec)} UTC: "
+              f"{held_text(rec) or rec.kind}")
     return stopped(journal, report, "The list stops", "listed")
 
 
