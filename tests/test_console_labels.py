@@ -31,9 +31,12 @@ def test_every_condition_the_device_table_shows_has_a_label_in_both_languages():
 
 
 def _published_kinds() -> set[str]:
-    # The kinds the table machine publishes (controller/table/*.py) and the one the service
-    # publishes itself (controller/service.py: a device refused at link-up).
-    found: set[str] = set()
+    # The kinds the table machine publishes (controller/table/*.py), the one the service
+    # publishes itself (controller/service.py: a device refused at link-up) and the console
+    # API's (controller/api/throttle.py: a role held back for the table's refusals).
+    from controller.api.throttle import HELD, RELEASED
+
+    found: set[str] = {HELD, RELEASED}
     for src in [*(ROOT / "controller" / "table").glob("*.py"), ROOT / "controller" / "service.py"]:
         text = src.read_text(encoding="utf-8")
         found |= set(re.findall(r'_publish\("(\w+)"', text))

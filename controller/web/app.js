@@ -402,6 +402,8 @@
       case "round_void": return `${e.article || ""} ${e.reason || ""}`;
       case "device_link": return `${e.device} ${e.link}`;
       case "device_refused": return `${e.device} ${e.reason}: ${e.text || ""}`;
+      case "commands_held": return `${e.role} · ${e.refused} ✗ / ${e.window_s} s`;
+      case "commands_released": return `${e.role} · ${e.turned_away} ✗ · ${e.why}`;
       case "device_condition": return `${e.device} ${(e.conditions || []).join(", ")} ${e.what || ""}`;
       case "dice": return `${(e.dice || []).join(" ")} = ${e.total}`;
       case "shuffle": return `${e.device} ${e.status}`;

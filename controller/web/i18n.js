@@ -110,6 +110,7 @@ window.L = {
     supervisor_key: ["主任鎖匙", "supervisor key"], adjust: ["加減點", "points declared"], irregularity_unruled: ["未有裁定的異常", "irregularity not ruled"],
     controller_fault: ["控制器故障", "controller fault"], controller_restarted: ["控制器重新啟動", "controller restarted"],
     cards_needed: ["請輸入未能讀取的牌", "cards to enter"], settlement_refused: ["未能派彩，請主任處理", "cannot settle: supervisor needed"],
+    commands_held: ["指令被拒太多，暫停接受", "commands held back"], commands_released: ["恢復接受指令", "commands taken again"],
   },
   commands: {
     open_table: ["開枱", "Open table"], close_table: ["收枱", "Close table"],
