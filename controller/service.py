@@ -639,6 +639,11 @@ class Service:
         if self._quiet is not None:
             self._quiet.cancel()
             self._quiet = None
+        # A console held back is taken again with the stop, recorded before the stop's own
+        # record, which is the last of this run.
+        if self._api_app is not None:
+            from controller.api.app import THROTTLE
+            self._api_app[THROTTLE].close()
         # Journaled first: the light going dark, the devices' links closing and the streams
         # ending show the table stopped, and the journal says so before anything does.
         self._journal_stop()

@@ -299,8 +299,10 @@ def test_the_daemon_holds_back_a_token_past_the_limit_of_its_file(tmp_path):
         assert journal.verify().ok
     assert kinds.count("refused") == 2 and kinds.count("command") == 2
     assert held == [{"role": "dealer", "refused": 2, "limit": 2, "window_s": 60}]
-    # the daemon stopped while the token was held: the count is not lost
+    # the daemon stopped while the token was held: the count is not lost, and it is
+    # recorded before the stop's own record, the last of the run
     assert [(p["why"], p["turned_away"]) for p in released] == [("stopping", 2)]
+    assert kinds[-2:] == [RELEASED, "service"]
 
 
 def test_the_openapi_description_names_the_429_of_every_command():
