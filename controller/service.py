@@ -817,10 +817,13 @@ class Service:
                 pinged = now
             if not self._stopping.is_set():
                 self._watch_clock()
-            if item is _WAKE or self._stopping.is_set():
+            if self._stopping.is_set():
                 continue
-            self._take(item)
-            self._arm_checkpoint()
+            if item is not _WAKE:
+                self._take(item)
+                self._arm_checkpoint()
+            # Looked at on the idle wake-up too: a record of the console's own (a hold) may
+            # have failed its commit with no input behind it.
             if self.runner is not None and self.runner.broken is not None:
                 # The table in memory is ahead of its journal: only a restart, which
                 # rebuilds it from the journal, may go on (systemd restarts the unit).

@@ -336,3 +336,45 @@ def test_a_stop_is_journaled_before_the_light_goes_dark_and_the_devices_close(tm
     assert asyncio.run(scenario()) == 0
     assert [what for what, _ in seen] == ["stop journaled", "shoe closed"]
     assert seen[0][1] != "off"                  # the light still showed the table
+
+
+def test_a_console_hold_the_journal_cannot_record_stops_the_daemon_with_no_other_input(
+        tmp_path):
+    """The API's own record (a console held back, `commands_held`) fails its commit: the API
+    answers 503 and marks the table stopped; the daemon stops on its next idle wake-up (a
+    second at most), not at the next input, which an idle table may not have for long."""
+    import aiohttp
+
+    from controller.config import hash_token
+    from test_api_support import TOKENS
+
+    text = API.format(absent=tmp_path / "tty-absent", journal=tmp_path / "j.db").replace(
+        "port = 0\n", "port = 0\nrefused_limit = 2\n") + "".join(
+        f'{role} = "{hash_token(tok)}"\n' for role, tok in TOKENS.items())
+    cfg = parse_text(text)
+    dealer = {"Authorization": f"Bearer {TOKENS['dealer']}"}
+
+    async def scenario():
+        svc = Service(cfg, notifier=Notifier(None), open_panel=False)
+        task = asyncio.create_task(svc.run())
+        await until(lambda: svc.api is not None or task.done())
+        url = svc.api.url
+        async with aiohttp.ClientSession() as http:
+            for _ in range(2):      # the table is closed: bets cannot close
+                r = await http.post(f"{url}/api/commands/close_bets", headers=dealer)
+                assert r.status == 409
+            held = _Held(svc, tmp_path / "j.db")
+            try:
+                r = await http.post(f"{url}/api/commands/close_bets", headers=dealer)
+                answer = (r.status, await r.json())
+                code = await asyncio.wait_for(task, 30)
+            finally:
+                held.release()
+        return answer, code, svc.failed
+
+    (status, body), code, failed = asyncio.run(scenario())
+    assert status == 503 and body["error"]["code"] == "journal_failed", body
+    assert code == 1 and "commands_held was not recorded" in failed
+    with Journal.open(tmp_path / "j.db", readonly=True) as j:
+        assert j.verify().ok
+        assert not list(j.records(kinds=["commands_held"]))

@@ -357,7 +357,8 @@ def _note(st: ApiState, kind: str, payload: dict[str, Any]) -> int | None:
                                  source="service").seq
         except Exception as exc:
             # As for a commit that failed: the table must not go on with a journal it cannot
-            # write (the daemon stops at its next input), and nothing is held or released.
+            # write (the daemon stops at its next input or idle wake-up), and nothing is held
+            # or released.
             why = (f"the journal could not be written ({exc}); the console's {kind} was not "
                    "recorded, so it was not done. Restart the service")
             if getattr(target, "broken", "") is None:
