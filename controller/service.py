@@ -8,8 +8,9 @@ machine acts and writes the machine's decisions before anything is published, li
 device. The loop pings the systemd watchdog; SIGTERM stops it cleanly after the item in hand,
 with the journal closed properly. On each turn it also looks at the wall clock against the
 monotonic clock (controller/clock_watch.py) and journals a step of it, as it does a start
-whose clock is behind the journal (docs/journal.md, *The clock*). SIGHUP (``systemctl reload``)
-re-reads table.toml and puts its console tokens in force, journaled first (:meth:`Service.reload`).
+whose clock is behind the journal (docs/journal.md, *The clock*). A reload (``systemctl reload``:
+``tablectl reload`` on the control socket, or SIGHUP) re-reads table.toml and puts its console
+tokens in force, journaled first (:meth:`Service._reload`).
 
 A device event is acknowledged to its device only once it is journaled (the drivers are opened
 in confirm mode): the journal keeps, with each event, the device's serial number, the link
@@ -20,8 +21,10 @@ recognised when the device sends it again (docs/protocol.md 3.6, docs/journal.md
 The control socket (``--control PATH``, a Unix socket, mode 0600: only the service user and
 root reach it) speaks JSON lines. A request is ``{"command": NAME, "role": ROLE, "args": {...}}``
 (answered ``{"ok": true}`` or ``{"ok": false, "error": "..."}``), ``{"query": "view"}`` (the
-public view) or ``{"subscribe": true}`` (every public event from then on, one per line). It
-carries only public events: no card face down at the table ever goes through it.
+public view), ``{"subscribe": true}`` (every public event from then on, one per line) or
+``{"reload": true}`` (a reload of table.toml, answered once done with its outcome and its
+``config_reload`` record: :meth:`Service.reload_request`). It carries only public events: no
+card face down at the table ever goes through it, nor any console token.
 """
 from __future__ import annotations
 
@@ -34,7 +37,7 @@ import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from controller import __version__
 from controller.access import reason
@@ -62,6 +65,9 @@ from controller.tower import tower_light
 from drivers import events as ev
 from drivers.driver import Delivery, DeviceRefused
 from drivers.link import LinkDown
+
+if TYPE_CHECKING:       # controller.api (aiohttp) is imported only by a table that reloads
+    from controller.api.reload import Outcome
 
 # The journal kind of a link session's mark (drivers.link.SessionMemory.mark()).
 LINK_KIND = "link"
@@ -222,6 +228,7 @@ class Service:
         self._head: Head | None = None      # as found at start (None: no head file)
         self._held = False                  # the journal is not to be written (its head)
         self._heads: HeadWriter | None = None
+        self._up = asyncio.Event()          # set with _ready: a reload request waits for it
 
     # --- life cycle -------------------------------------------------------------------------
     async def run(self) -> int:
@@ -370,6 +377,7 @@ class Service:
         self.log.info("ready", state=table.state, game=table.game.game_id,
                       mode=table.mode.value)
         self._ready = True
+        self._up.set()
         if self._reload_asked:
             self.reload()
         await self._main_loop()
@@ -471,30 +479,64 @@ class Service:
             self._stopping.set()
             self.queue.put_nowait(_WAKE)
 
-    # --- reload (SIGHUP) -----------------------------------------------------------------------
+    # --- reload (SIGHUP, or {"reload": true} on the control socket) ----------------------------
     def reload(self) -> dict[str, Any] | None:
-        """Re-read table.toml (SIGHUP: ``systemctl reload tablectl``) and put its console tokens
-        in force, without stopping the table.
-
-        The file is checked as ``tablectl config check`` checks it; with a mistake nothing
-        changes and the problems are logged and journaled. Otherwise the ``config_reload``
-        record (the roles whose token changed, was added or removed, and the keys of other
-        settings that differ from those in force: they wait for a restart, as a change of
-        table.toml always has) is journaled first, then the tokens take effect: a token
-        replaced or removed is refused from then on and its event streams are ended
-        (controller.api.reload). Returns that record's payload, or None when no reload was
-        done (asked while starting: done once ready; or while stopping)."""
+        """SIGHUP (``kill -HUP``): re-read table.toml and put its console tokens in force, without
+        stopping the table (:meth:`_reload`, which the control socket's ``{"reload": true}``
+        runs too). Returns the ``config_reload`` record's payload, or None when none was
+        journaled (asked while starting: done once ready; the service stopping; the journal
+        failing)."""
         if not self._ready:
             self._reload_asked = True
             self.log.info("reload asked while starting: done once the table is ready")
             return None
+        return self._reload("SIGHUP").record
+
+    async def reload_request(self) -> dict[str, Any]:
+        """``{"reload": true}`` on the control socket (``tablectl reload``, the unit's
+        ExecReload): the reload done as SIGHUP does it, answered with its outcome
+        (:meth:`controller.api.reload.Outcome.reply`). Asked while starting, it waits until
+        the table is ready, as a SIGHUP then does."""
+        from controller.api.reload import Outcome
+
+        if not self._ready:
+            up = asyncio.ensure_future(self._up.wait())
+            stopping = asyncio.ensure_future(self._stopping.wait())
+            try:
+                await asyncio.wait({up, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                up.cancel()
+                stopping.cancel()
+            if not self._ready:
+                return Outcome(None, error=self._stopping_text()).reply()
+        return self._reload("control socket").reply()
+
+    def _stopping_text(self) -> str:
+        why = f" ({self.failed})" if self.failed else ""
+        return (f"the service is stopping{why}: nothing was reloaded; it reads "
+                f"{self.config.path} when it starts again (systemctl status tablectl)")
+
+    def _reload(self, via: str) -> Outcome:
+        """The one reload, of SIGHUP and of the control socket alike: the file checked as
+        ``tablectl config check`` checks it; with a mistake nothing changes and the problems
+        are logged and journaled. Otherwise the ``config_reload`` record (the roles whose token
+        changed, was added or removed, and the keys of other settings that differ from those in
+        force: they wait for a restart, as a change of table.toml always has) is journaled
+        first, then the tokens take effect: a token replaced or removed is refused from then on
+        and its event streams are ended (controller.api.reload). systemd hears RELOADING=1,
+        then READY=1 with the outcome as STATUS.
+
+        Returns the :class:`controller.api.reload.Outcome`. Nothing in it awaits: two reloads
+        asked at once (a SIGHUP and a request, two requests) are done one after the other on
+        the event loop, the second reading the file after the first put it in force."""
+        from controller.api.reload import KIND, Outcome, refusal
+
         if self._stopping.is_set() or self.journal is None or self.runner is None or \
                 self.runner.broken is not None:
-            self.log.warning("reload ignored: the service is stopping")
-            return None
-        from controller.api.reload import KIND
-
+            self.log.warning("reload ignored: the service is stopping", asked_by=via)
+            return Outcome(None, error=self._stopping_text())
         cfg = self.config
+        self.log.info("reload asked", asked_by=via)
         self.notifier.reloading(f"table {cfg.table_id}: reloading {cfg.path}")
         new, record = self._reread()
         r = self.runner.table.round
@@ -504,18 +546,18 @@ class Service:
         except TablectlError as exc:
             # As for any record the service writes: the journal is what failed, and nothing
             # the record was for is done.
+            why = (f"the journal could not be written ({exc}); the reload of {cfg.path} was "
+                   "not recorded, so nothing of it was applied. Restart the service")
             if self.failed is None:
-                self.failed = (f"the journal could not be written ({exc}); the reload of "
-                               f"{cfg.path} was not recorded, so nothing of it was applied. "
-                               "Restart the service")
+                self.failed = why
                 self.log.error("journal write failed; stopping", why=self.failed)
             self.stop("journal write failure")
-            return None
+            return Outcome(None, error=why)
         if new is None:
             self._reload_refused(record, rec.seq)
-        else:
-            self._reload_applied(new, record, rec.seq)
-        return record
+            return Outcome(record, rec.seq, refusal(record))
+        self._reload_applied(new, record, rec.seq)
+        return Outcome(record, rec.seq)
 
     def _reread(self) -> tuple[TableConfig | None, dict[str, Any]]:
         """The file checked as ``tablectl config check`` checks it (its keys, then the table
@@ -1115,7 +1157,15 @@ class Service:
                     while await reader.read(4096):
                         pass
                     break
-                if req.get("query") == "view" and self.runner.broken is not None:
+                if "reload" in req:
+                    # Answered once the reload is done: its outcome, never what was asked
+                    # (a request holding anything more is refused without repeating it).
+                    # Imported here: controller.api (aiohttp) only for a table that asks.
+                    from controller.api.reload import request_problem
+                    problem = request_problem(req)
+                    reply = {"ok": False, "error": problem} if problem else \
+                        await self.reload_request()
+                elif req.get("query") == "view" and self.runner.broken is not None:
                     # The table in memory is ahead of its journal: not shown.
                     reply = {"ok": False, "error": f"the table is stopping: "
                                                    f"{self.runner.broken}"}
@@ -1137,8 +1187,8 @@ class Service:
                     reply = await self.submit(str(req["command"]), str(req.get("role", "dealer")),
                                               req.get("args") or {})
                 else:
-                    reply = {"ok": False, "error": "give \"command\", \"query\": \"view\" or "
-                             "\"subscribe\": true"}
+                    reply = {"ok": False, "error": "give \"command\", \"query\": \"view\", "
+                             "\"subscribe\": true or \"reload\": true"}
                 writer.write(json.dumps(reply).encode() + b"\n")
                 await writer.drain()
         except (ConnectionError, asyncio.CancelledError):

@@ -145,3 +145,56 @@ def _mask(text: str, secrets: list[str]) -> str:
     for s in secrets:
         text = text.replace(repr(s), "(not shown)").replace(s, "(not shown)")
     return text
+
+
+# The control socket's request for a reload (``tablectl reload``): this and nothing more, so no
+# request ever carries a token (the daemon reads them from its own file).
+REQUEST = {"reload": True}
+REQUEST_TEXT = '{"reload": true}'
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+    """What one reload came to, as the control socket answers ``{"reload": true}``.
+
+    ``record`` is the ``config_reload`` payload journaled (``seq`` its record), or None when
+    none could be (the journal failed, the service is stopping); ``error`` says why the file's
+    tokens are not in force, None when they are."""
+
+    record: dict[str, Any] | None
+    seq: int | None = None
+    error: str | None = None
+
+    @property
+    def applied(self) -> bool:
+        return self.error is None and self.record is not None \
+            and self.record.get("outcome") == "applied"
+
+    def reply(self) -> dict[str, Any]:
+        """``{"ok": true, "seq": N, "reload": RECORD}`` applied; ``{"ok": false, "error": ...}``
+        (with ``seq`` and ``reload`` when a refusal was journaled) otherwise. The record is
+        the journal's, tokens masked as there: nothing a reply holds was not journaled."""
+        out: dict[str, Any] = {"ok": self.applied}
+        if self.error is not None:
+            out["error"] = self.error
+        if self.record is not None:
+            out["seq"] = self.seq
+            out["reload"] = self.record
+        return out
+
+
+def refusal(record: Mapping[str, Any]) -> str:
+    """The error of a reload refused for the file's problems: how many, and the way out."""
+    n = len(record.get("problems") or ())
+    return (f"{record.get('path')}: {n} problem{'s' if n != 1 else ''}; the configuration in "
+            "force is unchanged: fix the file (tablectl config check names each problem) and "
+            "reload again")
+
+
+def request_problem(req: Mapping[str, Any]) -> str | None:
+    """What is wrong with a reload request, or None for ``{"reload": true}``. Nothing of the
+    request is repeated: what it carried beside may be a token."""
+    if dict(req) == REQUEST and req["reload"] is True:
+        return None
+    return (f"a reload is asked with {REQUEST_TEXT} and nothing more: the daemon reads the "
+            "tokens from its own table.toml, and a request carries none (nothing was reloaded)")
