@@ -19,6 +19,7 @@ SUBCOMMANDS = {
     "odds": "controller.rules.odds_cli",
     "journal": "controller.journal_cli",
     "config": "controller.config_cli",
+    "reload": "controller.reload_cli",
     "panel": "controller.panel_cli",
     "run": "controller.run_cli",
     "sim": "controller.sim_cli",

@@ -88,11 +88,15 @@ def test_unit_says_what_the_service_needs():
         assert args.control.startswith("/run/tablectl/") and opts["RuntimeDirectory"] == ["tablectl"]
     check = opts["ExecStartPre"][0].split()
     assert build_parser().parse_args(check[1:]).file == "/etc/tablectl/table.toml"
-    # systemctl reload: SIGHUP to the daemon (it re-reads the file and journals the reload,
-    # applied or refused), then the file's check, which fails the reload on a mistake.
-    signal_, recheck = (v.split() for v in opts["ExecReload"])
-    assert signal_ == ["/bin/kill", "-HUP", "$MAINPID"]
-    assert recheck == check
+    # systemctl reload: one command that asks the daemon on the socket ExecStart gives it and
+    # waits for its outcome (applied, or refused: the reload fails), never a signal whose
+    # outcome systemctl cannot see.
+    (reload,) = (v.split() for v in opts["ExecReload"])
+    assert reload[:2] == [EXEC, "reload"]
+    asked = build_parser().parse_args(reload[1:])
+    assert asked.control == args.control == "/run/tablectl/control.sock"
+    from controller.reload_cli import DEFAULT_CONTROL
+    assert DEFAULT_CONTROL == args.control       # `tablectl reload` alone asks this daemon
     assert opts["User"] == ["tablectl"]
     assert set(opts["SupplementaryGroups"][0].split()) == {"dialout", "gpio"}
     assert opts["Restart"][0] in ("always", "on-failure")
