@@ -21,7 +21,7 @@ SOURCES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")),
            ROOT / "docs" / "table.toml.example", *sorted((ROOT / "systemd").iterdir()),
            ROOT / "firmware-sim" / "README.md"]
 COMMANDS = ("rules", "odds", "journal", "config", "panel", "run", "sim", "demo", "integrity",
-            "bench")
+            "bench", "reload")
 # A usage line's metavariables, and a value of each kind.
 FILL = {"GAME": "q-poker", "FILE": "/etc/tablectl/table.toml", "ROUND": "42", "N": "42",
         "ROLE": "dealer", "SEQ": "0", "PATH": "/var/lib/tablectl/journal.db",
@@ -93,7 +93,7 @@ def test_the_documentation_shows_commands():
     """The collection above finds them (it would pass vacuously otherwise)."""
     shown = {" ".join(words_of(line)[:2]) for _, _, line in LINES}
     assert {"run --config", "config check", "journal verify", "journal export",
-            "journal show", "panel check", "config hash-token"} <= shown, shown
+            "journal show", "panel check", "config hash-token", "reload"} <= shown, shown
 
 
 def test_the_check_catches_a_wrong_line():
