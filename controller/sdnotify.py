@@ -25,6 +25,11 @@ import time
 from typing import Mapping
 
 
+# How long a notification may wait for room in the service manager's queue (systemd reads
+# it at once; a full queue means nobody does).
+SEND_TIMEOUT_S = 0.1
+
+
 class Notifier:
     """Sends notifications to the service manager; every method returns whether a datagram
     was sent (False when there is no ``NOTIFY_SOCKET`` or sending failed)."""
@@ -70,8 +75,11 @@ class Notifier:
         try:
             if self._sock is None:
                 self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
+                # A datagram to a queue nobody empties blocks the sender: the daemon's event
+                # loop, with a card on its way. Given up after a short wait instead.
+                self._sock.settimeout(SEND_TIMEOUT_S)
             self._sock.sendto(message, target)
-        except OSError:
+        except OSError:     # socket.timeout is one
             return False  # systemd went away or the socket is wrong: never fatal to the table
         return True
 

@@ -71,3 +71,22 @@ def test_watchdog_interval():
     assert Notifier.from_env({**env, "WATCHDOG_PID": str(pid + 1)}).watchdog_period() is None
     assert Notifier.from_env({**env, "WATCHDOG_USEC": "soon"}).watchdog_period() is None
     assert Notifier.from_env({**env, "WATCHDOG_USEC": "0"}).watchdog_period() is None
+
+
+def test_a_manager_that_reads_nothing_never_holds_the_daemon(server):
+    """The socket's queue full (nobody reads it: a test rig, a service manager stuck):
+    a message is given up after a short wait instead of blocking the daemon's event loop,
+    and the ones sent before are still there to read."""
+    import threading
+
+    sock, path = server
+    n = Notifier.from_env({"NOTIFY_SOCKET": path})
+    sent = []
+    worker = threading.Thread(target=lambda: sent.extend(n.watchdog() for _ in range(30)),
+                              daemon=True)
+    worker.start()
+    worker.join(60)
+    assert not worker.is_alive(), "a notification blocked on a queue nobody reads"
+    assert sent[0] is True and sent[-1] is False
+    assert recv(sock) == "WATCHDOG=1"
+    n.close()
