@@ -168,6 +168,11 @@ class Transport(ABC):
     def _forget_fd(self) -> None:
         """Called as close() begins: write_now must not touch the descriptor any more."""
 
+    def _wake_write(self) -> None:
+        """Called (in close's thread) before close() waits for a write still in its thread:
+        end that write's wait where the library can, so the device is released soon after
+        it rather than at its timeout. By default nothing."""
+
     async def close(self) -> None:
         """Stop reading and release the device; safe to call twice."""
         if not self._opened:
@@ -185,6 +190,8 @@ class Transport(ABC):
     def _close_after_write(self) -> None:
         # A write cancelled with its task goes on in its thread until its own timeout: the
         # device is released after it (up to close_wait_s), never under it.
+        if self.close_wait_s > 0:
+            self._wake_write()
         held = self.close_wait_s > 0 and self._writing.acquire(timeout=self.close_wait_s)
         try:
             self._close_blocking()

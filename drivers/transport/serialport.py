@@ -16,6 +16,7 @@ from controller.shown import shown
 from .base import Transport, TransportClosed, TransportError
 
 READ_TIMEOUT_S = 0.05   # a URL's reader thread wakes this often to notice close()
+WRITE_TIMEOUT_S = 2.0   # a local port's write to a wedged adapter gives up after this
 
 
 class SerialTransport(Transport):
@@ -25,13 +26,19 @@ class SerialTransport(Transport):
         self.baudrate = baudrate
         self._serial: serial.SerialBase | None = None
         self._fd: int | None = None     # a local port's non-blocking descriptor (write_now)
+        self._local = "://" not in port
+        # A local port's lock (flock) is its open file's, which the kernel releases only when
+        # the last call on it returns: a write still waiting in its thread would keep the port
+        # locked past close(), and the link's reopening would find it "in use". close() wakes
+        # that write and releases the port after it (at most its write timeout).
+        self.close_wait_s = WRITE_TIMEOUT_S if self._local else 0.0
 
     def _open_blocking(self) -> None:
         kw: dict = {"baudrate": self.baudrate, "timeout": READ_TIMEOUT_S}
-        if "://" not in self.name:
+        if self._local:
             # A local port: exclusive, and a write to a wedged adapter gives up. (URL handlers
             # differ: rfc2217 refuses write_timeout, socket ignores exclusive.)
-            kw.update(exclusive=True, write_timeout=2.0)
+            kw.update(exclusive=True, write_timeout=WRITE_TIMEOUT_S)
         try:
             self._serial = serial.serial_for_url(self.name, **kw)
         except (serial.SerialException, ValueError, OSError, NotImplementedError) as exc:
@@ -63,9 +70,12 @@ class SerialTransport(Transport):
         if ser is None:
             raise TransportClosed("closed")
         try:
-            ser.write(data)
+            written = ser.write(data)
         except (serial.SerialException, OSError) as exc:
             raise TransportClosed(f"{self.name}: {exc}") from None
+        if written is not None and written < len(data):
+            # Woken by close() (_wake_write) before all of it went out.
+            raise TransportClosed(f"{self.name}: closed during the write")
 
     def _loop_fd(self) -> int | None:
         return self._fd
@@ -100,6 +110,14 @@ class SerialTransport(Transport):
 
     def _forget_fd(self) -> None:
         self._fd = None
+
+    def _wake_write(self) -> None:
+        ser = self._serial
+        if ser is not None and self._local:
+            try:
+                ser.cancel_write()      # ends pyserial's wait for room in the port
+            except Exception:  # noqa: BLE001 - then close waits for the write's timeout
+                pass
 
     def _close_blocking(self) -> None:
         ser, self._serial = self._serial, None
