@@ -14,6 +14,7 @@ import serial
 from controller.shown import shown
 
 from .base import Transport, TransportClosed, TransportError
+from .portlock import in_use_text, is_lock_refused
 
 READ_TIMEOUT_S = 0.05   # a URL's reader thread wakes this often to notice close()
 WRITE_TIMEOUT_S = 2.0   # a local port's write to a wedged adapter gives up after this
@@ -42,6 +43,9 @@ class SerialTransport(Transport):
         try:
             self._serial = serial.serial_for_url(self.name, **kw)
         except (serial.SerialException, ValueError, OSError, NotImplementedError) as exc:
+            if self._local and is_lock_refused(exc):
+                # Not absent: open and locked by another program (or still by this one).
+                raise TransportError(in_use_text(self.name)) from None
             raise TransportError(f"cannot open serial port {shown(self.name, 200)}: {exc}; check "
                                  "that the device is plugged in and the port name in the "
                                  "table configuration") from None
