@@ -120,3 +120,31 @@ def test_the_link_opens_a_port_another_program_held_once_it_is_free(tmp_path):
             await drv.close()
             peer.unplug()
     run(main())
+
+
+def test_an_opening_cancelled_in_its_thread_does_not_leave_the_port_locked():
+    """Link.close() (the service stopping, a link replaced) cancels an opening that is still
+    in its thread: the thread opens the port all the same, and that opening must not be left
+    holding the port with no one to close it."""
+    async def main():
+        master, slave, name = pty_nobody_reads()
+        port = SerialTransport(name)
+        again = SerialTransport(name)
+        try:
+            opening = asyncio.create_task(port.open())
+            await asyncio.sleep(0)          # the opening is in its thread
+            opening.cancel()
+            await asyncio.gather(opening, return_exceptions=True)
+            await port.close()
+            assert not port.is_open
+            async with asyncio.timeout(10):     # a ceiling for a loaded machine
+                while not again.is_open:
+                    try:
+                        await again.open()
+                    except TransportError:
+                        await asyncio.sleep(0.05)
+        finally:
+            await again.close()
+            os.close(master)
+            os.close(slave)
+    run(main())

@@ -90,7 +90,14 @@ class Transport(ABC):
         """Open the device and start reading. Raises TransportError."""
         if self._opened:
             return
-        await asyncio.to_thread(self._open_blocking)
+        opening = asyncio.ensure_future(asyncio.to_thread(self._open_blocking))
+        try:
+            await asyncio.shield(opening)
+        except asyncio.CancelledError:
+            # The thread opens the device all the same: what it opened is released as it
+            # ends, or it stays held (a local port locked) with no one left to close it.
+            opening.add_done_callback(self._release_abandoned)
+            raise
         self._loop = asyncio.get_running_loop()
         self._inbox = asyncio.Queue()
         self._stop.clear()
@@ -104,6 +111,12 @@ class Transport(ABC):
         self._thread = threading.Thread(target=self._reader, name=f"reader {self.name}",
                                         daemon=True)
         self._thread.start()
+
+    def _release_abandoned(self, opening: asyncio.Future) -> None:
+        if opening.cancelled() or opening.exception() is not None or self._opened:
+            return
+        self._forget_fd()
+        self._close_blocking()
 
     def _on_readable(self) -> None:
         inbox = self._inbox

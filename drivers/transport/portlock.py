@@ -59,8 +59,8 @@ def in_use_text(name: str) -> str:
     port = shown(name, 200)
     if pids and set(pids) == {os.getpid()}:
         return (f"serial port {port} is still locked by this controller's own earlier opening "
-                "of it (a call on it had not returned when it was closed); the link opens it "
-                "again by itself")
+                "of it (a call on it had not returned when it was closed); it is opened again "
+                "with the back-off")
     who = ("held by " + ", ".join(_process(p) for p in pids)) if pids else (
         "the process holding it is not listed")
     return (f"serial port {port} is in use: another program has it open and locked ({who}); "
