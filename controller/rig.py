@@ -237,14 +237,46 @@ class Rig:
                 pass
 
     def wait_links(self, timeout: float = 15.0) -> None:
+        """Wait until every device is linked to the running controller process: its link
+        up (or restored) journaled since that process started, and not shown lost since.
+        (The view alone will not do after a restart: rebuilt from the journal, it shows the
+        devices the last process had linked as up before this one has opened a port.)"""
         deadline = time.monotonic() + timeout
         want = set(self.devices)
-        while time.monotonic() < deadline:
+        while True:
             ups = {d for d, v in self.view()["devices"].items() if v["link"] == "up"}
+            ups &= self._linked_since_start()
             if want <= ups:
                 return
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"devices not linked: {sorted(want - ups)}")
             time.sleep(0.05)
-        raise TimeoutError(f"devices not linked: {sorted(want - ups)}")
+
+    def _linked_since_start(self) -> set[str]:
+        """The devices whose link came up (or was restored) in the running process, by its
+        journal: after the process's ``start`` record (which names its pid)."""
+        from controller.journal import Journal
+
+        assert self.proc is not None
+        with Journal.open(self.journal_path, readonly=True) as j:
+            until = None
+            while True:
+                rec = j.last(kind="service", until=until)
+                if rec is None:
+                    return set()
+                p = rec.payload if isinstance(rec.payload, dict) else {}
+                if p.get("event") == "start":
+                    if p.get("pid") != self.proc.pid:
+                        return set()        # an earlier process's: this one's is not written
+                    break
+                until = rec.seq - 1
+            linked = set()
+            for r in j.records(since=rec.seq, kinds=["device"]):
+                event = r.payload.get("event") if isinstance(r.payload, dict) else None
+                if isinstance(event, dict) and event.get("kind") in ("link_up",
+                                                                      "link_restored"):
+                    linked.add(str(event.get("device")))
+            return linked
 
     # --- stopping -----------------------------------------------------------------------
     def kill(self, sig: int = signal.SIGKILL) -> int:
