@@ -264,6 +264,10 @@ class Table:
         self._house_capital = house_co_bank_capital
         self.conditions: dict[str, set[str]] = {}   # device id -> {"jam", "door_open", ...}
         self.identities: dict[str, dict[str, Any]] = {}
+        # The devices linked to the running controller since its restart (None: no restart,
+        # every link the table knows is this process's). The journal's links are the earlier
+        # process's: until a device links again the view says it is connecting, not up.
+        self._linked: set[str] | None = None
         # device id -> the identity it had before it came back as another unit (``replaced``)
         self.replaced_units: dict[str, dict[str, Any]] = {}
         self._new_unit = ""             # the device being handled as another unit, if any
@@ -498,6 +502,14 @@ class Table:
             need.add("box-sensors")
         return need
 
+    def _link_of(self, device: str) -> str:
+        """The device's link as the view shows it: lost, up, or connecting (known from the
+        journal, not yet linked to the controller running since a restart)."""
+        if "link_lost" in self.conditions.get(device, ()):
+            return "lost"
+        return "connecting" if self._linked is not None and device not in self._linked \
+            else "up"
+
     def public_view(self) -> dict[str, Any]:
         """The table as a display may see it: no face-down card."""
         r = self.round
@@ -508,8 +520,8 @@ class Table:
         ev_ = PublicEvent("view", self.table_id, r.round_id if r else None, self.state, {
             "game": self.game.game_id, "mode": self.mode.value,
             "conditions": {d: sorted(c) for d, c in self.conditions.items() if c},
-            "devices": {d: {"link": "lost" if "link_lost" in self.conditions.get(d, ()) else "up",
-                            **_shown_identity(ident)} for d, ident in self.identities.items()},
+            "devices": {d: {"link": self._link_of(d), **_shown_identity(ident)}
+                        for d, ident in self.identities.items()},
             # who may give each decision the table waits for, as ``decide`` takes it under
             # either reading of Q2 (no card): the console draws one play/fold pair per entry
             "round": {**r.summary(), "pending_decisions": self._pending_decisions()
@@ -885,6 +897,8 @@ class Table:
 
     def _link_up(self, e: ev.LinkUp, replaced: bool) -> None:
         self._cond(e.device).discard("link_lost")
+        if self._linked is not None:
+            self._linked.add(e.device)
         self._publish("device_link", device=e.device, link="up",
                       **_shown_identity(self.identities[e.device]))
         if replaced or not (isinstance(e, ev.LinkRestored) and e.resumed):
@@ -3216,6 +3230,7 @@ class Table:
         self._out_of_play_before_dice = 0
         self.conditions = {d: set(c) for d, c in snap.get("conditions", {}).items()}
         self.identities = dict(snap.get("identities", {}))
+        self._linked = None             # a process's own: the replay's restarts rebuild it
         self.replaced_units = dict(snap.get("replaced_units", {}))
         self._needs_shuffle = bool(snap["needs_shuffle"])
         self._deck_ready = bool(snap["deck_ready"])
@@ -3247,6 +3262,7 @@ class Table:
         shaking is a machine failure (the game's ruling, normally a void round); before dealing
         the bets stand; after the deal the round goes on from the journal. What the round waits
         for of the shuffler, which may never have left, is asked again."""
+        self._linked = set()            # the journal's links were the process before's
         self._publish("controller_restarted")
         # With the shuffler, a hand asked for may have come out while the controller was down;
         # none was asked while the round waits for its shuffle, or once the shuffler refused
