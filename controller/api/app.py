@@ -289,17 +289,12 @@ async def post_command(request: web.Request) -> web.Response:
         return _refuse(request, 403, "forbidden",
                        f"{name} needs the {' or '.join(spec.roles)} role; the {role} role "
                        "may not give it", command=name)
-    held = _held_back(request, role, name)
+    held = _held_back(request, role, name)     # before the body is even read
     if held is not None:
         return held
     args = await _args(request, spec.params)
     if isinstance(args, web.Response):
         return args
-    if not in_force(request):
-        # Its body was still arriving when the token was replaced or removed (a reload).
-        return _refuse(request, 401, "wrong_token", "the token this command came with was "
-                       "replaced or removed while its body arrived; nothing was done: send it "
-                       "again with the new token (ask the supervisor for it)", command=name)
     required = required_params(name)
     missing = [p for p in required if p not in args]
     if missing:
@@ -308,14 +303,29 @@ async def post_command(request: web.Request) -> web.Response:
                      f"{name} needs {', '.join(missing)}; it takes {', '.join(required)}"
                      + (f" and, if wanted, {', '.join(optional)}" if optional else ""),
                      command=name)
-    try:
-        await _run(st, name, role, args)
-    except TablectlError as exc:
-        message = scrub(str(exc))    # a rule's error may name cards still face down
-        _log().info("command refused by the table", command=name, role=role, error=message)
-        if in_force(request):       # a token replaced meanwhile: the new one starts clean
-            request.app[THROTTLE].refused(role)
-        return error(409, "refused", message, command=name, state=st.table.state)
+    # One command of the role at a time from here: each refusal is counted before the
+    # role's next command is looked at, so commands sent together cannot all pass the look
+    # at the hold before the table has refused any of them.
+    async with request.app[THROTTLE].turn(role):
+        held = _held_back(request, role, name)
+        if held is not None:
+            return held
+        if not in_force(request):
+            # Its body was still arriving (or it waited its turn) when the token was
+            # replaced or removed (a reload).
+            return _refuse(request, 401, "wrong_token", "the token this command came with "
+                           "was replaced or removed while its body arrived; nothing was done: "
+                           "send it again with the new token (ask the supervisor for it)",
+                           command=name)
+        try:
+            await _run(st, name, role, args)
+        except TablectlError as exc:
+            message = scrub(str(exc))    # a rule's error may name cards still face down
+            _log().info("command refused by the table", command=name, role=role,
+                        error=message)
+            if in_force(request):       # a token replaced meanwhile: the new one starts clean
+                request.app[THROTTLE].refused(role)
+            return error(409, "refused", message, command=name, state=st.table.state)
     try:
         table = st.table
     except TableStopped as exc:     # journaled, but an input after it was not

@@ -7,6 +7,9 @@ commands the table refused within a sliding window (``[api] refused_limit`` per
 ``refused_window_s``). At the limit, the role's commands are turned away (the API answers 429,
 nothing reaches the table) for one window; then its count starts again from nothing. Accepted
 commands never count, and the reads are never held back (the API asks only for commands).
+A role's commands go to the table one at a time (:meth:`Throttle.turn`), as the table takes
+them anyway: each refusal is counted before the role's next command is looked at, so a burst
+sent at once is held back at the limit like one sent one by one.
 
 The hold and its release are each told once, through ``note(kind, payload)``, before they take
 effect: the API journals them (:data:`HELD`, :data:`RELEASED`) and publishes them. A ``note``
@@ -56,6 +59,16 @@ class Throttle:
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.limit, self.window_s, self.note, self.clock = limit, window_s, note, clock
         self._roles: dict[str, _Role] = {}
+        self._turns: dict[str, asyncio.Lock] = {}
+
+    def turn(self, role: str) -> asyncio.Lock:
+        """Held by a command of ``role`` from the look at the hold (:meth:`wait`) until its
+        refusal, if any, is counted (:meth:`refused`): commands of one role sent together
+        are looked at one after the other, each knowing the refusals before it."""
+        lock = self._turns.get(role)
+        if lock is None:
+            lock = self._turns[role] = asyncio.Lock()
+        return lock
 
     def wait(self, role: str) -> int | None:
         """Whether ``role``'s command in hand may go to the table: None, or the whole seconds

@@ -1,0 +1,88 @@
+"""The console's refusal throttle attacked (controller/api/throttle.py, docs/api.md *Too many
+refusals*): commands a role already had in flight when its limit was reached, bodies as large
+as a command may be, and the new records across a restart."""
+import asyncio
+import json
+
+import pytest
+
+from controller.api import create_app
+from controller.api.throttle import HELD, RELEASED
+from controller.config import parse_text
+from controller.journal import Journal
+
+from test_api_support import auth, client
+from test_api_throttle import Clock, limited, refused_one, runner  # noqa: F401 - fixture
+
+
+def daemon_config(tmp_path, sim, limit, window):
+    from test_api_service import config_text
+    devices = {c: sim.add(c) for c in ("shoe", "shuffler")}
+    text = config_text(tmp_path, devices).replace(
+        'port = 0\n', f'port = 0\nrefused_limit = {limit}\nrefused_window_s = {window}\n')
+    return parse_text(text)
+
+
+@pytest.mark.hil
+def test_commands_in_flight_together_are_refused_no_more_than_the_limit(tmp_path):
+    """A console (or a leaked token) that sends its refused commands many at once: each of
+    them passes the look at the hold before the table has refused any, so they all reached the
+    table and the journal. The table takes a role's commands one at a time, so the count must
+    see each refusal before the next command of that role is given to the table."""
+    from firmware_sim import SimulatedTable
+
+    import aiohttp
+    from test_api_service import serving
+
+    sim = SimulatedTable(seed=3, speed=200.0)
+    config = daemon_config(tmp_path, sim, 2, 60)
+
+    async def main():
+        async with serving(config) as service:
+            url = service.api.url
+            async with aiohttp.ClientSession() as http:
+                async def one():
+                    r = await http.post(f"{url}/api/commands/close_bets",
+                                        headers=auth("dealer"), json={})
+                    return r.status
+                return sorted(await asyncio.gather(*(one() for _ in range(30))))
+    try:
+        statuses = asyncio.run(main())
+    finally:
+        sim.stop()
+    with Journal.open(tmp_path / "journal.db", readonly=True) as journal:
+        kinds = [r.kind for r in journal.records()]
+    assert kinds.count("refused") == 2 and kinds.count("command") == 2, kinds.count("refused")
+    assert statuses == [409, 409] + [429] * 28
+    assert kinds.count(HELD) == 1
+
+
+def test_a_hold_and_its_release_in_the_round_in_play_do_not_stop_recovery(runner):
+    """A restart (here a new runner on the same journal, as the daemon's start builds it)
+    after a hold and a release inside the round in play: recovery replays no such record and
+    rebuilds the round."""
+    from test_api_support import make_runner
+    clock = Clock()
+    app = create_app(runner, limited(1, 10), clock=clock)
+
+    async def check(c):
+        await c.post("/api/commands/place_bet", headers=auth("dealer"),
+                     json={"box": 2, "wager": "versus_croupier", "amount": 10})
+        await refused_one(c)
+        await refused_one(c)            # held
+        clock.now += 10
+        r = await c.post("/api/commands/place_bet", headers=auth("dealer"),
+                         json={"box": 3, "wager": "versus_croupier", "amount": 10})
+        return r.status
+    assert client(app, check) == 200
+    kinds = [r.kind for r in runner.journal.records()]
+    assert HELD in kinds and RELEASED in kinds
+    path = runner.journal.path
+    runner.journal.close()
+    again = make_runner(path)
+    try:
+        report = again.recover()
+        assert report["state_now"] == "bets_open", report
+        assert len(again.table.round.bets) == 2
+    finally:
+        again.journal.close()
