@@ -57,6 +57,46 @@ def test_commands_in_flight_together_are_refused_no_more_than_the_limit(tmp_path
     assert kinds.count(HELD) == 1
 
 
+def test_a_command_body_as_large_as_the_server_takes_does_not_reach_the_journal(runner):
+    """A refused command is journaled with its arguments: one whose text fills the 64 KiB a
+    body may hold would cost the journal two such records per refusal, the limit's worth in
+    every window. A command's parameters are a few names and numbers: a long one is a 400,
+    which never reaches the table."""
+    app = create_app(runner, limited(20, 10), clock=Clock())
+    before = len(runner.journal)
+
+    async def check(c):
+        out = []
+        for param in ("wager", "player"):
+            r = await c.post("/api/commands/place_bet", headers=auth("dealer"),
+                             json={"box": 1, "wager": "versus_croupier", "amount": 10,
+                                   param: "x" * 60_000})
+            out.append((r.status, (await r.json())["error"]))
+        r = await c.post("/api/commands/void_round", headers=auth("supervisor"),
+                         json={"reason": "y" * 60_000})
+        out.append((r.status, (await r.json())["error"]))
+        return out
+    out = client(app, check)
+    for status, err in out:
+        assert status == 400 and err["code"] == "bad_parameter", err
+        assert "characters" in err["message"] and "nothing was done" in err["message"], err
+    assert len(runner.journal) == before, "none of them reached the table or the journal"
+
+
+def test_a_long_list_is_refused_before_the_table_too(runner):
+    app = create_app(runner, limited(20, 10), clock=Clock())
+    before = len(runner.journal)
+
+    async def check(c):
+        r = await c.post("/api/commands/enter_cards", headers=auth("dealer"),
+                         json={"recipient": "box 1", "cards": ["As"] * 10_000})
+        return r.status, (await r.json())["error"]
+    status, err = client(app, check)
+    assert status == 400 and err["code"] == "bad_parameter", err
+    assert "cards" in err["message"], err
+    assert len(runner.journal) == before
+
+
 def test_a_hold_and_its_release_in_the_round_in_play_do_not_stop_recovery(runner):
     """A restart (here a new runner on the same journal, as the daemon's start builds it)
     after a hold and a release inside the round in play: recovery replays no such record and

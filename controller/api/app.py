@@ -53,6 +53,11 @@ BODY_S = 10.0
 # How deep a body's lists and objects may nest: {"stacks": {"1": 500}} is 2. Much deeper and
 # the journal could not write the command down.
 MAX_NESTING = 2
+# How long a command's parameters may be, as JSON: a few names and numbers, a reason in a
+# sentence. Every command the table refuses is journaled with them (its command and its
+# refusal), so this, not the body's 64 KiB, is what each refusal the throttle lets through
+# may cost the journal.
+MAX_PARAMS_CHARS = 1024
 STATUS_INTERVAL_S = 2.0
 # Event streams served at once: a page holds one, so this is many pit displays and consoles,
 # and it leaves room among the server's connections (controller.api.serve.MAX_CONNECTIONS)
@@ -475,6 +480,14 @@ async def _args(request: web.Request, params: tuple[str, ...]) -> dict[str, Any]
         wrong = _not_text(key, value)
         if wrong:
             return error(400, "bad_parameter", f"{request.match_info['name']}: {wrong}")
+    size = len(json.dumps(body, ensure_ascii=False, separators=(",", ":")))
+    if size > MAX_PARAMS_CHARS:
+        longest = max(body, key=lambda k: len(json.dumps(body[k], ensure_ascii=False)))
+        return error(400, "bad_parameter",
+                     f"{request.match_info['name']}: its parameters are {size} characters "
+                     f"long as JSON, {longest} the longest; a command's parameters take at "
+                     f"most {MAX_PARAMS_CHARS} (names, numbers, a reason in a sentence); "
+                     "nothing was done: give it again, shorter")
     return body
 
 
