@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,18 +62,32 @@ def head_path(journal_path: str | Path) -> Path:
 def read_head(path: Path) -> Head | None:
     """The head written at ``path``, or None when there is none. Raises HeadError, with the
     way out, when there is a file that is not a head this daemon wrote."""
-    odd = special(path)
-    if odd:
-        raise HeadError(f"head file {path} is {odd}, not a file the daemon wrote; "
-                        f"{_aside(path)}")
     try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_BYTES + 1)
+        if stat.S_ISLNK(os.lstat(path).st_mode):
+            # The daemon renames a file of its own into place: a link was put there by
+            # someone else, and read through it the check would be another file's.
+            raise HeadError(f"head file {path} is a symbolic link (to {os.readlink(path)}), "
+                            f"not a file the daemon wrote; {_aside(path)}")
+        # Not following a link swapped in meanwhile, nor waiting on a named pipe.
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise HeadError(f"head file {path} cannot be read: {reason(exc)}; check its "
                         "permissions (the service user writes it)") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            odd = "a directory" if stat.S_ISDIR(mode) else special(path) or "not a file"
+            raise HeadError(f"head file {path} is {odd}, not a file the daemon wrote; "
+                            f"{_aside(path)}")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            raw = f.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise HeadError(f"head file {path} cannot be read: {reason(exc)}; check its "
+                        "permissions (the service user writes it)") from None
+    finally:
+        os.close(fd)
     try:
         doc = json.loads(raw.decode("utf-8")) if len(raw) <= MAX_BYTES else None
     except (UnicodeDecodeError, ValueError):

@@ -1,0 +1,101 @@
+"""The daemon's own anchor attacked (controller/journal_head.py; docs/journal.md, *The
+daemon's own anchor*): head files the daemon did not write, what a kill in the middle of a
+head's write leaves, and the head's permissions."""
+import json
+import os
+import stat
+import subprocess
+import sys
+
+import pytest
+
+from controller.journal_head import Head, HeadError, HeadWriter, head_path, read_head, write_head
+from controller.service import EXIT_UNRECOVERABLE
+
+from test_journal_head import betting, files, last, run, service, starts, verify
+
+
+def head_text(seq, digest, table="T1"):
+    return json.dumps({"format": "tablectl-journal-head", "version": 1, "table_id": table,
+                       "seq": seq, "hash": digest}, sort_keys=True) + "\n"
+
+
+def test_a_head_file_replaced_by_a_symbolic_link_is_not_the_daemons(tmp_path):
+    """The daemon writes its head as a file of its own (renamed into place): a link in its
+    place, even to a head that holds, was put there by someone else, and read through it the
+    check would be another file's."""
+    path = tmp_path / "j.db"
+    assert run(service(path), betting) == 0
+    elsewhere = tmp_path / "elsewhere.head"
+    head_path(path).rename(elsewhere)
+    head_path(path).symlink_to(elsewhere)
+    before = files(path)
+    refused = service(path)
+    assert run(refused) == EXIT_UNRECOVERABLE
+    assert "symbolic link" in refused.failed and "mv " in refused.failed, refused.failed
+    assert files(path) == before
+    with pytest.raises(HeadError, match="symbolic link"):
+        read_head(head_path(path))
+
+
+def test_a_head_file_that_is_a_directory_is_named_as_such(tmp_path):
+    path = tmp_path / "j.db"
+    assert run(service(path)) == 0
+    head_path(path).unlink()
+    head_path(path).mkdir()
+    refused = service(path)
+    assert run(refused) == EXIT_UNRECOVERABLE
+    assert "is a directory" in refused.failed and "permissions" not in refused.failed, \
+        refused.failed
+    assert "mv " in refused.failed
+
+
+def test_verify_by_a_relative_path_finds_the_head_beside_the_journal(tmp_path):
+    path = tmp_path / "j.db"
+    assert run(service(path), betting) == 0
+    out = subprocess.run([sys.executable, "-m", "controller.cli", "journal", "verify",
+                          "--journal", "j.db"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=120, env={**os.environ, "PYTHONPATH": os.getcwd()})
+    assert out.returncode == 0 and "own anchor" in out.stdout, out.stdout + out.stderr
+
+
+def test_verify_beside_a_head_that_moves_on_says_no_false_not_verified(tmp_path):
+    """`journal verify` while the daemon plays: the head it reads may be newer than the
+    snapshot the chain was verified on; the journal holds it all the same."""
+    import threading
+
+    path = tmp_path / "j.db"
+    results = []
+
+    def then(svc):
+        stop = threading.Event()
+
+        def verifying():
+            while not stop.is_set() and len(results) < 3:
+                results.append(verify(path))
+        betting(svc)
+        svc._checkpoint()
+        svc._heads.close()              # the first head on disk before any verify runs
+        svc._heads = HeadWriter(head_path(path), on_error=svc._head_not_written)
+        t = threading.Thread(target=verifying)
+        t.start()
+        for _ in range(20_000):
+            betting(svc)
+            svc._checkpoint()           # the head written down, again and again
+            if len(results) >= 3:
+                break
+        stop.set()
+        t.join()
+    assert run(service(path), then) == 0
+    assert len(results) == 3 and all(code == 0 for code, _ in results), results
+    assert all("own anchor" in text for _, text in results), results
+
+
+def test_a_head_file_that_is_a_named_pipe_is_named_at_once_not_waited_on(tmp_path):
+    path = tmp_path / "j.db"
+    assert run(service(path)) == 0
+    head_path(path).unlink()
+    os.mkfifo(head_path(path))
+    refused = service(path)
+    assert run(refused) == EXIT_UNRECOVERABLE
+    assert "named pipe" in refused.failed and "mv " in refused.failed, refused.failed
