@@ -32,6 +32,7 @@ SUFFIX = ".head"
 FORMAT = "tablectl-journal-head"
 VERSION = 1
 _HASH = re.compile(r"[0-9a-f]{64}")
+GENESIS = "0" * 64          # the hash "before" record 1: the head of an empty journal
 MAX_BYTES = 4096            # a head file is one short line; anything longer is not one
 
 
@@ -106,6 +107,8 @@ def _parsed(doc: Any) -> Head | None:
     if type(seq) is not int or seq < 0 or not isinstance(digest, str) \
             or not _HASH.fullmatch(digest) or not isinstance(table, str) or not table:
         return None
+    if seq == 0 and digest != GENESIS:
+        return None         # record 0 is the empty journal, whose hash is 64 zeros: no other
     return Head(table, seq, digest)
 
 

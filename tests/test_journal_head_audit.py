@@ -20,6 +20,30 @@ def head_text(seq, digest, table="T1"):
                        "seq": seq, "hash": digest}, sort_keys=True) + "\n"
 
 
+def test_a_head_of_record_0_with_a_hash_no_empty_journal_has_is_not_the_daemons(tmp_path):
+    """Record 0 is the empty journal, whose only hash is 64 zeros: a head naming record 0
+    with any other hash was not written by the daemon, and it would pass every journal
+    (the start's record would say a head was found and checked)."""
+    path = tmp_path / "j.db"
+    assert run(service(path), betting) == 0
+    head_path(path).write_text(head_text(0, "ab" * 32))
+    before = files(path)
+    refused = service(path)
+    assert run(refused) == EXIT_UNRECOVERABLE
+    assert "not a head the daemon wrote" in refused.failed and "mv " in refused.failed
+    assert files(path) == before
+    code, text = verify(path)
+    assert code == 1 and "not a head the daemon wrote" in text, text
+
+
+def test_a_head_of_record_0_the_daemon_wrote_still_starts(tmp_path):
+    path = tmp_path / "j.db"
+    assert run(service(path)) == 0
+    head_path(path).write_text(head_text(0, "0" * 64))
+    assert run(service(path)) == 0
+    assert starts(path)[-1]["head"] == {"seq": 0, "hash": "0" * 64}
+
+
 def test_a_head_file_replaced_by_a_symbolic_link_is_not_the_daemons(tmp_path):
     """The daemon writes its head as a file of its own (renamed into place): a link in its
     place, even to a head that holds, was put there by someone else, and read through it the
