@@ -117,7 +117,14 @@ def write_head(path: Path, head: Head) -> None:
     tmp = path.with_name(path.name + ".new")
     text = json.dumps({"format": FORMAT, "version": VERSION, "table_id": head.table_id,
                        "seq": head.seq, "hash": head.hash}, sort_keys=True) + "\n"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o640)
+    # Made anew: a file left there (a write cut off, or put there) lends the head neither
+    # its mode nor, as a link, a target to be written through.
+    try:
+        os.unlink(tmp)
+    except FileNotFoundError:
+        pass
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                 0o640)
     try:
         os.write(fd, text.encode("ascii"))
         os.fsync(fd)

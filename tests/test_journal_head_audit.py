@@ -74,6 +74,51 @@ def test_a_head_file_that_is_a_directory_is_named_as_such(tmp_path):
     assert "mv " in refused.failed
 
 
+def test_a_head_half_written_when_the_daemon_was_killed_does_not_stop_the_start(tmp_path):
+    """Killed in the middle of a head's write: a `.head.new` is left, cut short; the head in
+    place is the previous one, which the journal holds."""
+    path = tmp_path / "j.db"
+    assert run(service(path), betting) == 0
+    head = read_head(head_path(path))
+    new = head_path(path).with_name(head_path(path).name + ".new")
+    new.write_text('{"format": "tablectl-jou')
+    assert run(service(path)) == 0
+    assert starts(path)[-1]["head"] == {"seq": head.seq, "hash": head.hash}
+    assert not new.exists()
+    assert read_head(head_path(path)).seq > head.seq
+
+
+def test_a_file_left_where_the_head_is_written_gives_it_neither_its_mode_nor_its_target(
+        tmp_path):
+    """A `.head.new` left with another mode (by hand, or by a program with another umask)
+    must not lend it to the head, and one that is a link must not be written through."""
+    path = tmp_path / "j.db"
+    where = head_path(path)
+    new = where.with_name(where.name + ".new")
+    new.write_text("left over")
+    os.chmod(new, 0o666)
+    write_head(where, Head("T1", 3, "ab" * 32))
+    assert stat.S_IMODE(where.stat().st_mode) & 0o027 == 0, oct(where.stat().st_mode)
+
+    target = tmp_path / "someone-elses-file"
+    target.write_text("keep me")
+    new.symlink_to(target)
+    write_head(where, Head("T1", 4, "cd" * 32))
+    assert target.read_text() == "keep me"
+    assert read_head(where) == Head("T1", 4, "cd" * 32)
+    assert not where.is_symlink()
+
+
+def test_the_head_is_written_0640_whatever_the_umask_allows(tmp_path):
+    where = tmp_path / "j.db.head"
+    old = os.umask(0)
+    try:
+        write_head(where, Head("T1", 1, "ab" * 32))
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(where.stat().st_mode) == 0o640
+
+
 def test_verify_by_a_relative_path_finds_the_head_beside_the_journal(tmp_path):
     path = tmp_path / "j.db"
     assert run(service(path), betting) == 0
