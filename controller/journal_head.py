@@ -16,6 +16,8 @@ over the old one).
 """
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import re
@@ -126,10 +128,21 @@ def write_head(path: Path, head: Head) -> None:
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
                  0o640)
     try:
-        os.write(fd, text.encode("ascii"))
+        # A write the disk cuts short (it filled) is no head: never renamed into place, where
+        # the next start would read it as a head the daemon did not write.
+        data = text.encode("ascii")
+        while data:
+            done = os.write(fd, data)
+            if done == 0:
+                raise OSError(errno.ENOSPC, "the disk took no more of the head")
+            data = data[done:]
         os.fsync(fd)
-    finally:
+    except OSError:
         os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    os.close(fd)
     os.replace(tmp, path)
     # The rename is durable only once the directory is: else a power cut may bring back
     # the older head, which is harmless (it is behind), or no file, which the start names.

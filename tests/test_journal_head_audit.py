@@ -168,3 +168,25 @@ def test_a_head_file_that_is_a_named_pipe_is_named_at_once_not_waited_on(tmp_pat
     refused = service(path)
     assert run(refused) == EXIT_UNRECOVERABLE
     assert "named pipe" in refused.failed and "mv " in refused.failed, refused.failed
+
+
+def test_a_head_the_disk_takes_only_part_of_leaves_the_whole_one_in_place(tmp_path):
+    """A disk that fills (here: the file size limit of the process, which cuts a write short
+    as a full disk may) in the middle of a head's write: the head in place must stay the
+    whole previous one, or the next start would be refused for a head "not the daemon's"."""
+    where = tmp_path / "j.db.head"
+    write_head(where, Head("T1", 5, "ab" * 32))
+    code = ("import resource, signal, sys\n"
+            "from pathlib import Path\n"
+            "from controller.journal_head import Head, write_head\n"
+            "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+            "resource.setrlimit(resource.RLIMIT_FSIZE, (60, 60))\n"
+            "try:\n"
+            "    write_head(Path(sys.argv[1]), Head('T1', 6, 'cd' * 32))\n"
+            "except OSError as exc:\n"
+            "    print('not written:', exc)\n")
+    out = subprocess.run([sys.executable, "-c", code, str(where)], capture_output=True,
+                         text=True, timeout=60, env={**os.environ, "PYTHONPATH": os.getcwd()})
+    assert out.returncode == 0, out.stderr
+    assert "not written" in out.stdout, out.stdout
+    assert read_head(where) == Head("T1", 5, "ab" * 32)
