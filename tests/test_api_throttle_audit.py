@@ -126,3 +126,70 @@ def test_a_hold_and_its_release_in_the_round_in_play_do_not_stop_recovery(runner
         assert len(again.table.round.bets) == 2
     finally:
         again.journal.close()
+
+
+def _post(url, path, role, body=None, method="POST"):
+    import urllib.error
+    import urllib.request
+    from test_api_support import TOKENS
+    req = urllib.request.Request(url + path, method=method,
+                                 data=None if method == "GET" else json.dumps(body or {}).encode(),
+                                 headers={"Authorization": f"Bearer {TOKENS[role]}",
+                                          "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+    except OSError:
+        return None
+
+
+@pytest.mark.hil
+def test_a_daemon_killed_while_a_token_is_held_starts_again_with_a_clean_count(tmp_path):
+    """The real daemon, killed (SIGKILL) while the dealer's token is held back: no
+    `commands_released` is written (nothing runs to write it); the restart is not stopped by
+    the `commands_held` left without one, and the role starts again with a clean count, as
+    docs/api.md says."""
+    import signal
+    import socket
+    import time
+
+    from controller.config import hash_token
+    from controller.rig import Rig
+    from test_api_support import TOKENS
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    rig = Rig(tmp_path, "q-poker", "shoe")
+    try:
+        rig.start_devices()
+        with open(rig.config_path, "a") as f:
+            f.write(f'\n[api]\nlisten = "127.0.0.1"\nport = {port}\nrefused_limit = 2\n'
+                    'refused_window_s = 600\n\n[api.tokens]\n'
+                    + "".join(f'{r} = "{hash_token(t)}"\n' for r, t in TOKENS.items()))
+        url = f"http://127.0.0.1:{port}"
+
+        def up():
+            rig.start_controller()
+            rig.wait_links()
+            for _ in range(500):
+                if _post(url, "/api/health", "display", method="GET") == 200:
+                    return
+                time.sleep(0.02)
+            raise AssertionError("the console API did not come up")
+        up()
+        first = [_post(url, "/api/commands/close_bets", "dealer") for _ in range(3)]
+        assert rig.kill(signal.SIGKILL) == -signal.SIGKILL
+        up()
+        again = _post(url, "/api/commands/close_bets", "dealer")
+    finally:
+        rig.stop()
+    assert first == [409, 409, 429] and again == 409
+    with Journal.open(rig.journal_path, readonly=True) as journal:
+        assert journal.verify().ok
+        kinds = [r.kind for r in journal.records()]
+    held = kinds.index(HELD)
+    assert RELEASED not in kinds
+    assert "service" in kinds[held + 1:] and "recovery" in kinds[held + 1:]
