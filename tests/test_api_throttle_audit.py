@@ -7,6 +7,7 @@ import json
 import pytest
 
 from controller.api import create_app
+from controller.api.app import THROTTLE
 from controller.api.throttle import HELD, RELEASED
 from controller.config import parse_text
 from controller.journal import Journal
@@ -193,3 +194,22 @@ def test_a_daemon_killed_while_a_token_is_held_starts_again_with_a_clean_count(t
     held = kinds.index(HELD)
     assert RELEASED not in kinds
     assert "service" in kinds[held + 1:] and "recovery" in kinds[held + 1:]
+
+
+def test_once_closed_for_the_stop_the_throttle_writes_nothing_more(runner):
+    """The daemon closes the throttle (its holds released) just before its stop record, the
+    last of the run, and only then closes the API: a command still in hand then must not
+    begin a hold, whose record would come after the stop's."""
+    app = create_app(runner, limited(2, 10), clock=Clock())
+
+    async def check(c):
+        for _ in range(2):
+            await refused_one(c)
+        app[THROTTLE].close()
+        runner.journal.append("service", {"event": "stop"}, source="service")
+        for _ in range(3):
+            await refused_one(c)
+    client(app, check)
+    kinds = [r.kind for r in runner.journal.records()]
+    stop = max(i for i, k in enumerate(kinds) if k == "service")
+    assert HELD not in kinds[stop:] and RELEASED not in kinds[stop:], kinds[stop:]

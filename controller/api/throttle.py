@@ -60,6 +60,7 @@ class Throttle:
         self.limit, self.window_s, self.note, self.clock = limit, window_s, note, clock
         self._roles: dict[str, _Role] = {}
         self._turns: dict[str, asyncio.Lock] = {}
+        self._closed = False        # the daemon is stopping: nothing more is noted
 
     def turn(self, role: str) -> asyncio.Lock:
         """Held by a command of ``role`` from the look at the hold (:meth:`wait`) until its
@@ -76,7 +77,7 @@ class Throttle:
         turned away begins the hold, noted (HELD) before this returns; the first one after
         the hold's end ends it, noted (RELEASED) first."""
         r = self._roles.get(role)
-        if not self.limit or r is None:
+        if not self.limit or r is None or self._closed:
             return None
         now = self.clock()
         if r.since is not None and now >= r.until:
@@ -100,7 +101,7 @@ class Throttle:
 
     def refused(self, role: str) -> None:
         """The table refused one of ``role``'s commands (journaled as ``refused``)."""
-        if not self.limit:
+        if not self.limit or self._closed:
             return
         r = self._roles.setdefault(role, _Role())
         if r.since is None:         # one already in hand when the hold began: not counted
@@ -119,7 +120,9 @@ class Throttle:
         self._drop(role)
 
     def close(self) -> None:
-        """The API stops: every hold ends, noted with the commands it turned away."""
+        """The API stops: every hold ends, noted with the commands it turned away, and no
+        hold begins after it (the daemon writes its stop record next, the last of its run)."""
+        self._closed = True
         for role in list(self._roles):
             r = self._roles[role]
             if r.since is not None:
