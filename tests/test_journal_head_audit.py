@@ -190,3 +190,77 @@ def test_a_head_the_disk_takes_only_part_of_leaves_the_whole_one_in_place(tmp_pa
     assert out.returncode == 0, out.stderr
     assert "not written" in out.stdout, out.stdout
     assert read_head(where) == Head("T1", 5, "ab" * 32)
+
+
+def test_the_head_of_another_journal_of_the_same_table_is_not_taken_for_this_ones(tmp_path):
+    """Two journals of table T1, each longer than the other's head: the head of one beside
+    the other names a record the other holds with another hash."""
+    a, b = tmp_path / "a" / "j.db", tmp_path / "b" / "j.db"
+    assert run(service(a), betting) == 0
+    assert run(service(b), lambda svc: betting(svc, 4)) == 0
+    head_path(b).unlink()
+    head_path(a).rename(head_path(b))
+    refused = service(b)
+    assert run(refused) == EXIT_UNRECOVERABLE
+    assert "differs from the anchor" in refused.failed, refused.failed
+
+
+def test_a_journal_reached_by_a_link_pointed_at_an_older_copy_is_not_started_on(tmp_path):
+    """[journal] path a symbolic link to the journal: the head sits beside the path the
+    daemon is given, so a link pointed at an older copy is held to it all the same."""
+    real, older = tmp_path / "data" / "j.db", tmp_path / "data" / "older.db"
+    real.parent.mkdir()
+    link = tmp_path / "j.db"
+    link.symlink_to(real)
+    assert run(service(link), betting) == 0
+    import shutil
+    shutil.copy(real, older)
+    assert run(service(link), lambda svc: betting(svc, 3)) == 0
+    link.unlink()
+    link.symlink_to(older)
+    refused = service(link)
+    assert run(refused) == EXIT_UNRECOVERABLE
+    assert "it had written are not in it" in refused.failed, refused.failed
+
+
+def test_heads_noted_while_the_last_is_given_at_close_leave_the_last_on_disk(tmp_path):
+    """The stop's head (close(last)) racing heads noted just before it, one of them being
+    written: the head on disk at the end is the stop's, whatever was in flight."""
+    where = tmp_path / "j.db.head"
+    for _ in range(20):
+        writer = HeadWriter(where)
+        for seq in range(1, 50):
+            writer.note(Head("T1", seq, f"{seq:064x}"))
+        writer.close(Head("T1", 50, f"{50:064x}"))
+        assert read_head(where) == Head("T1", 50, f"{50:064x}")
+        writer.note(Head("T1", 51, f"{51:064x}"))       # after close: not written
+        assert read_head(where).seq == 50
+
+
+@pytest.mark.hil
+def test_the_daemon_killed_at_any_moment_of_play_starts_again(tmp_path):
+    """SIGKILL at moments that fall among commits, checkpoints and the heads' writes (no
+    wait for a head to be written, or not): every restart is taken, since a head is written
+    only for records already on disk."""
+    import signal
+    import time
+
+    from controller.rig import Rig
+    from rig_helpers import open_for_bets
+
+    rig = Rig(tmp_path, "q-poker", "shoe")
+    try:
+        open_for_bets(rig)
+        for n in range(6):
+            for _ in range(20 + 7 * n):
+                rig.must("place_bet", box=1, wager="versus_croupier", amount=10)
+            time.sleep(0.03 * n)
+            assert rig.kill(signal.SIGKILL) == -signal.SIGKILL
+            rig.start_controller()
+            rig.wait_links()
+            assert rig.proc.poll() is None
+        head = read_head(head_path(rig.journal_path))
+    finally:
+        rig.stop()
+    assert head is not None
+    assert len([s for s in starts(rig.journal_path) if s["head"] is not None]) >= 1
