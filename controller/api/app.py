@@ -342,7 +342,8 @@ async def post_command(request: web.Request) -> web.Response:
 
 def _held_back(request: web.Request, role: str, name: str) -> web.Response | None:
     """429 when ``role`` is held back (too many of its commands refused): the command is
-    not read, not journaled, not given to the table. None: it goes on."""
+    not journaled, not given to the table (nor its body read, at the first look). None: it
+    goes on."""
     throttle = request.app[THROTTLE]
     wait = throttle.wait(role)
     if wait is None:
