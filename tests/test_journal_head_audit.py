@@ -12,7 +12,7 @@ import pytest
 from controller.journal_head import Head, HeadError, HeadWriter, head_path, read_head, write_head
 from controller.service import EXIT_UNRECOVERABLE
 
-from test_journal_head import betting, files, last, run, service, starts, verify
+from test_journal_head import betting, files, run, service, starts, verify
 
 
 def head_text(seq, digest, table="T1"):
