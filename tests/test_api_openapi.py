@@ -97,3 +97,36 @@ def test_whoami_gives_each_command_the_parameter_schema_the_description_has(tmp_
     place = next(c for c in doc["commands"] if c["name"] == "place_bet")["schema"]
     assert place["properties"]["player"]["type"] == ["string", "null"]
     assert place["properties"]["box"]["type"] == "integer"
+
+
+def test_the_description_states_the_parameters_length_the_api_holds_them_to(tmp_path):
+    """Each command's body is described with the length its parameters may take together,
+    and that is the length the API refuses past: a body of exactly it reaches the table, one
+    character more is a 400."""
+    import json
+
+    from controller.api.openapi import MAX_PARAMS_CHARS
+    from test_api_support import auth
+
+    for name in COMMANDS:
+        schema = build_openapi()["paths"][f"/api/commands/{name}"]["post"]["requestBody"][
+            "content"]["application/json"]["schema"]
+        assert f"at most {MAX_PARAMS_CHARS} characters" in schema["description"], name
+
+    def body(chars):
+        doc = {"box": 1, "wager": "versus_croupier", "amount": 10, "player": ""}
+        pad = chars - len(json.dumps(doc, separators=(",", ":")))
+        return {**doc, "player": "p" * pad}
+
+    runner = make_runner(tmp_path / "j.db")
+
+    async def post(c):
+        out = []
+        for chars in (MAX_PARAMS_CHARS, MAX_PARAMS_CHARS + 1):
+            r = await c.post("/api/commands/place_bet", headers=auth("dealer"),
+                             json=body(chars))
+            out.append((r.status, (await r.json()).get("error", {}).get("message", "")))
+        return out
+    (at, _), (over, message) = client(create_app(runner, api_config()), post)
+    assert at != 400                  # refused or taken by the table, not for its length
+    assert over == 400 and f"at most {MAX_PARAMS_CHARS}" in message

@@ -40,7 +40,8 @@ from controller.tower import light_json
 
 from .health import device_health
 from .hub import EventHub, Subscription
-from .openapi import PARAMS, build_openapi, command_schema, required_params
+from .openapi import (MAX_PARAMS_CHARS, PARAMS, build_openapi, command_schema,
+                      required_params)
 from .throttle import Throttle
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
@@ -53,11 +54,9 @@ BODY_S = 10.0
 # How deep a body's lists and objects may nest: {"stacks": {"1": 500}} is 2. Much deeper and
 # the journal could not write the command down.
 MAX_NESTING = 2
-# How long a command's parameters may be, as JSON: a few names and numbers, a reason in a
-# sentence. Every command the table refuses is journaled with them (its command and its
-# refusal), so this, not the body's 64 KiB, is what each refusal the throttle lets through
-# may cost the journal.
-MAX_PARAMS_CHARS = 1024
+# How long a command's parameters may be, as JSON (openapi.MAX_PARAMS_CHARS): every command
+# the table refuses is journaled with them (its command and its refusal), so this, not the
+# body's 64 KiB, is what each refusal the throttle lets through may cost the journal.
 STATUS_INTERVAL_S = 2.0
 # Event streams served at once: a page holds one, so this is many pit displays and consoles,
 # and it leaves room among the server's connections (controller.api.serve.MAX_CONNECTIONS)

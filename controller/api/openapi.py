@@ -13,6 +13,9 @@ from controller.rules.base import MAX_AMOUNT
 from controller.table.machine import COMMANDS
 
 _CHIPS = {"type": "integer", "minimum": 1, "maximum": MAX_AMOUNT}
+# How long a command's parameters may be together, as compact JSON: a few names and numbers,
+# a reason in a sentence (a longer body is answered 400 before it reaches the table).
+MAX_PARAMS_CHARS = 1024
 
 # JSON schema of each command parameter (the machine validates the values themselves).
 PARAMS: dict[str, dict[str, Any]] = {
@@ -87,7 +90,9 @@ def command_schema(name: str) -> dict[str, Any]:
     description and /api/whoami both serve it, so the console reads the types from here."""
     spec = COMMANDS[name]
     return {"type": "object", "properties": {p: PARAMS.get(p, {}) for p in spec.params},
-            "additionalProperties": False, "required": required_params(name)}
+            "additionalProperties": False, "required": required_params(name),
+            "description": f"the parameters together at most {MAX_PARAMS_CHARS} characters "
+                           "as compact JSON; a longer body is answered 400 (bad_parameter)"}
 
 
 def _response(desc: str, schema: dict[str, Any] | None = None) -> dict[str, Any]:
