@@ -19,6 +19,7 @@ from typing import Any, Iterable, Mapping
 from controller.config import ROLES, Problem, TableConfig
 
 KIND = "config_reload"      # the journal record of a reload, applied or refused
+TOKEN_MIN = 16              # the shortest token a console accepts (config hash-token)
 
 
 def role_changes(before: Mapping[str, str], after: Mapping[str, str]) -> dict[str, list[str]]:
@@ -111,8 +112,9 @@ def problem_text(doc: Mapping[str, Any]) -> str:
 
 
 def _token_values(text: str | None) -> list[str]:
-    """Every value written under [api.tokens] (or the text of every quoted string in
-    that section when the file is not TOML), longest first."""
+    """Every value written under [api.tokens], and every key there as long as a token (or
+    the text of every quoted string in that section when the file is not TOML), longest
+    first."""
     if not text:
         return []
     found: set[str] = set()
@@ -125,8 +127,12 @@ def _token_values(text: str | None) -> list[str]:
         body = section.group(1) if section else text
         found.update(m.group(2) for m in re.finditer(r"([\"'])(.+?)\1", body))
     if isinstance(tokens, Mapping):
-        for value in tokens.values():
+        for key, value in tokens.items():
             found.update(_strings(value))
+            if len(str(key)) >= TOKEN_MIN:
+                # A token pasted where its role's name goes (``TOKEN = "sha256:…"``) is
+                # named by the problem's key; a misspelt role's name is shorter, and shown.
+                found.add(str(key))
     elif tokens is not None:
         found.update(_strings(tokens))
     found -= set(ROLES)         # a role's name quoted as a key, not a secret
