@@ -14,7 +14,8 @@ once it is done. Exit statuses:
   refusal is journaled), a journal that could not be written, a service stopping.
 * 2: a wrong command line or a ``--control`` path that is no socket (as every ``tablectl``
   command).
-* 3 (``EXIT_NOT_RUNNING``): no daemon to ask: no socket at the path, or one nobody listens on.
+* 3 (``EXIT_NOT_RUNNING``): no daemon to ask: no socket at the path, or one nobody listens on
+  (a daemon still recovering its journal has not opened its socket yet).
 * 4 (``EXIT_DENIED``): this user may not reach the socket (only root and the service user may).
 * 5 (``EXIT_NO_ANSWER``): the daemon did not answer (it closed the connection, or took longer
   than ``ANSWER_S``): whether the reload was applied is in its log and journal.
@@ -65,8 +66,12 @@ class _Failed(Exception):
         self.code = code
 
 
-_NOT_RUNNING = ("start it (sudo systemctl start tablectl), or give the socket of the one "
-                "running with --control (tablectl run --control SOCKET)")
+# The daemon opens its control socket once it has recovered its journal: until then a reload
+# finds no socket (or the one a killed daemon left), as if none ran.
+_NOT_RUNNING = ("if it is starting, the socket opens once its journal is recovered: wait until "
+                "systemctl is-active tablectl says active, then reload again; if it is "
+                "stopped, start it (sudo systemctl start tablectl); or give the socket of the "
+                "one running with --control (tablectl run --control SOCKET)")
 _DENIED = ("only root and the service user may reach it (mode 0600): run sudo tablectl reload, "
            "or sudo -u tablectl tablectl reload")
 
@@ -78,8 +83,8 @@ def ask(path: str) -> dict[str, Any]:
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
-        raise _Failed(EXIT_NOT_RUNNING, f"no {where}: the tablectl daemon is not running "
-                      f"(or runs without --control); {_NOT_RUNNING}") from None
+        raise _Failed(EXIT_NOT_RUNNING, f"no {where}: the tablectl daemon is not running, "
+                      f"is still starting, or runs without --control; {_NOT_RUNNING}") from None
     except PermissionError:
         raise _Failed(EXIT_DENIED, f"{where}: permission denied to look at it; "
                       f"{_DENIED}") from None
@@ -98,7 +103,8 @@ def ask(path: str) -> dict[str, Any]:
             raise _Failed(EXIT_DENIED, f"{where}: permission denied; {_DENIED}") from None
         except ConnectionRefusedError:
             raise _Failed(EXIT_NOT_RUNNING, f"{where}: no daemon listens on it (one that "
-                          f"stopped without removing it); {_NOT_RUNNING}") from None
+                          f"stopped without removing it, or one still starting); "
+                          f"{_NOT_RUNNING}") from None
         except OSError as exc:
             code = EXIT_USAGE if exc.errno == errno.ENAMETOOLONG or "too long" in str(exc) \
                 else EXIT_NOT_RUNNING

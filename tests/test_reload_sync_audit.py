@@ -11,6 +11,7 @@ that is not a socket.
 import json
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 
@@ -19,8 +20,8 @@ import pytest
 from controller.config import hash_token
 from controller.journal import Journal
 from test_api_support import free_port
-from test_reload_sync import (EXIT_APPLIED, EXIT_REFUSED, REPO, reload_cmd, secret_free,
-                              up)
+from test_reload_sync import (EXIT_APPLIED, EXIT_NOT_RUNNING, EXIT_REFUSED, REPO, reload_cmd,
+                              secret_free, up)
 from test_token_reload_daemon import A, B, C, ApiRig, get, reload_records, until
 
 pytestmark = pytest.mark.hil
@@ -191,3 +192,40 @@ def test_a_reload_in_malfunction_keeps_the_hold(rig):
     until(lambda: len(reload_records(rig)) == 2, "the SIGHUP's reload")
     assert round_part(rig.view()) == round_part(before)
     rig.must("clear_malfunction", "supervisor")
+
+
+def test_a_reload_while_the_daemon_recovers_its_journal_says_it_may_be_starting(tmp_path):
+    # The control socket opens once the journal is recovered: a reload asked before finds
+    # none, and must not tell the operator to start a daemon that is starting.
+    r = ApiRig(tmp_path / "rig", "q-poker", "shoe", seed=5)
+    r.port = free_port()
+    r.start_devices()
+    other = None
+    try:
+        r.start_controller()
+        r.wait_links()
+        r.kill(signal.SIGTERM)
+        assert not r.control_path.exists()
+        other = sqlite3.connect(r.journal_path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")        # the start waits on the journal meanwhile
+        proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--config",
+                                 str(r.config_path), "--control", str(r.control_path)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                cwd=REPO)
+        try:
+            done = reload_cmd(r.control_path)
+            assert proc.poll() is None              # it was starting all along
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+            other = None
+            proc.terminate()
+            proc.wait(60)
+        assert done.returncode == EXIT_NOT_RUNNING, done.stderr
+        err = done.stderr
+        assert "starting" in err and "systemctl is-active tablectl" in err
+        assert "systemctl start tablectl" in err and "--control" in err
+    finally:
+        if other is not None:
+            other.close()
+        r.stop()
