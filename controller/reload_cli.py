@@ -12,8 +12,8 @@ once it is done. Exit statuses:
 * 1 (``EXIT_REFUSED``): the daemon refused it and the tokens in force are unchanged: a file
   with a mistake (stderr names each key and line as ``tablectl config check`` does, and the
   refusal is journaled), a journal that could not be written, a service stopping.
-* 2: a wrong command line or a ``--control`` path that is no socket (as every ``tablectl``
-  command).
+* 2: a wrong command line, an empty ``--control`` path or one that is no socket (as every
+  ``tablectl`` command).
 * 3 (``EXIT_NOT_RUNNING``): no daemon to ask: no socket at the path, or one nobody listens on
   (a daemon still recovering its journal has not opened its socket yet).
 * 4 (``EXIT_DENIED``): this user may not reach the socket (only root and the service user may).
@@ -80,6 +80,9 @@ def ask(path: str) -> dict[str, Any]:
     """Send ``{"reload": true}`` to the daemon at ``path``; its answer. Raises _Failed with the
     exit status and the message for a daemon not reached or not answering."""
     where = f"control socket {path}"
+    if not path:
+        raise _Failed(EXIT_USAGE, "--control was given no path; give the daemon's control "
+                      f"socket (default {DEFAULT_CONTROL}), or leave --control out")
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:

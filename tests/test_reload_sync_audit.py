@@ -229,3 +229,12 @@ def test_a_reload_while_the_daemon_recovers_its_journal_says_it_may_be_starting(
         if other is not None:
             other.close()
         r.stop()
+
+
+def test_an_empty_control_path_is_a_wrong_command_line():
+    done = reload_cmd("")
+    assert done.returncode == EXIT_USAGE, done.stderr
+    err = done.stderr.strip()
+    assert err.startswith("tablectl: error: ") and len(err.splitlines()) == 1
+    assert "--control" in err and "/run/tablectl/control.sock" in err
+    assert "not running" not in err
