@@ -269,6 +269,12 @@ class ConfigError(TablectlError):
 
 # --- tokens ---------------------------------------------------------------------------------
 
+# The shortest token a console takes (``config hash-token`` refuses a shorter one). A key
+# under [api.tokens] as long as that is a token pasted where its role's name goes: a problem
+# names its line, never its text.
+TOKEN_MIN_CHARS = 16
+
+
 def hash_token(token: str) -> str:
     """The form a token is stored in: ``sha256:<hex of SHA-256 of the token's UTF-8>``.
     Tokens are long random strings (``tablectl config hash-token --new``), so a plain digest
@@ -682,6 +688,14 @@ class _Checker:
             if key in extra:
                 continue
             if key not in schema:
+                if path == ("api", "tokens") and len(str(key)) >= TOKEN_MIN_CHARS:
+                    self.problems.append(Problem(
+                        "api.tokens.(not shown)", self.line(path + (key,)),
+                        "unknown key, as long as a token: a token written where a role's "
+                        "name goes?", "write the role's name, then = and the token's hash "
+                        "(`tablectl config hash-token --role ROLE`); the keys allowed here "
+                        "are: " + ", ".join(list(schema) + list(extra))))
+                    continue
                 self.add(path + (key,), "unknown key", _suggest(key, list(schema) + list(extra)))
         for key, spec in schema.items():
             here = path + (key,)

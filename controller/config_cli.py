@@ -13,8 +13,9 @@ import secrets
 import sys
 from pathlib import Path, PurePosixPath
 
-from controller.config import (DEFAULT_JOURNAL, DEFAULT_PATH, ROLES, ConfigError, HoldemConfig,
-                               Problem, TableConfig, hash_token, key_lines, load_config)
+from controller.config import (DEFAULT_JOURNAL, DEFAULT_PATH, ROLES, TOKEN_MIN_CHARS,
+                               ConfigError, HoldemConfig, Problem, TableConfig, hash_token,
+                               key_lines, load_config)
 from controller.errors import TablectlError
 
 
@@ -146,8 +147,9 @@ def cmd_hash_token(args: argparse.Namespace) -> int:
         token = getpass.getpass("token: ")
     else:
         token = sys.stdin.readline().rstrip("\r\n")
-    if len(token) < 16:
-        raise TablectlError("a token must be at least 16 characters; make a strong one with "
+    if len(token) < TOKEN_MIN_CHARS:
+        raise TablectlError(f"a token must be at least {TOKEN_MIN_CHARS} characters; make a "
+                            "strong one with "
                             "`tablectl config hash-token --new`")
     check_sendable(token)
     digest = hash_token(token)

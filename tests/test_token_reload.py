@@ -460,3 +460,18 @@ def test_a_console_off_at_start_is_started_by_a_restart_not_a_reload(tmp_path):
     assert api is None
     assert done["restart"] == ["api.port", "api.tokens"]       # port 0 in the new file
     assert done["roles"] == {"changed": [], "added": [], "removed": []}
+
+
+def test_config_check_never_repeats_a_token_written_where_a_roles_name_goes(tmp_path, capsys):
+    # The other slip: the token pasted as the key (`TOKEN = "sha256:…"`). The check runs at
+    # every start (ExecStartPre), into the system's log: its line is named, never its text.
+    from controller.cli import main
+
+    path = write(tmp_path, {"dealer": A})
+    path.write_text(path.read_text() + f'{B} = "{hash_token(B)}"\ndealr = "x"\n')
+    assert main(["config", "check", str(path)]) == 2
+    err = capsys.readouterr().err
+    line = len(path.read_text().splitlines()) - 1
+    assert f":{line}: api.tokens.(not shown): unknown key, as long as a token" in err, err
+    assert "api.tokens.dealr: unknown key" in err      # a misspelt role's name is shown
+    assert B not in err

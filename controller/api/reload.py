@@ -16,10 +16,9 @@ import re
 import tomllib
 from typing import Any, Iterable, Mapping
 
-from controller.config import ROLES, Problem, TableConfig
+from controller.config import ROLES, TOKEN_MIN_CHARS, Problem, TableConfig
 
 KIND = "config_reload"      # the journal record of a reload, applied or refused
-TOKEN_MIN = 16              # the shortest token a console accepts (config hash-token)
 
 
 def role_changes(before: Mapping[str, str], after: Mapping[str, str]) -> dict[str, list[str]]:
@@ -129,7 +128,7 @@ def _token_values(text: str | None) -> list[str]:
     if isinstance(tokens, Mapping):
         for key, value in tokens.items():
             found.update(_strings(value))
-            if len(str(key)) >= TOKEN_MIN:
+            if len(str(key)) >= TOKEN_MIN_CHARS:
                 # A token pasted where its role's name goes (``TOKEN = "sha256:…"``) is
                 # named by the problem's key; a misspelt role's name is shorter, and shown.
                 found.add(str(key))
