@@ -22,12 +22,24 @@ from __future__ import annotations
 import os
 import socket
 import time
+from collections import deque
 from typing import Mapping
 
 
-# How long a notification may wait for room in the service manager's queue (systemd reads
-# it at once; a full queue means nobody does).
+# How long a notification may wait for room in the service manager's queue. It is sent from
+# the daemon's event loop, which must not be held (the links' timeouts run on it): a longer
+# wait would cost devices their links where waiting gains nothing (see KEPT).
 SEND_TIMEOUT_S = 0.1
+# Notifications that change the unit's state, which systemd must not miss: READY=1 missed
+# leaves the start "activating" until TimeoutStartSec kills a healthy daemon, an
+# EXTEND_TIMEOUT_USEC missed has a long start killed alike, a RELOADING=1 or STOPPING=1 missed
+# shows the wrong state. Given up on a full queue (a manager slow under load), such a
+# notification is kept and sent again, in order and ahead of anything else, with every later
+# one (the main loop pings at least once a second). WATCHDOG=1 and STATUS= are not kept: the
+# next ping or status says as much.
+KEPT = ("READY=1", "RELOADING=1", "STOPPING=1", "EXTEND_TIMEOUT_USEC=")
+# At most this many kept (the oldest goes first): a manager that never reads again is gone.
+KEPT_MAX = 16
 
 
 class Notifier:
@@ -38,6 +50,7 @@ class Notifier:
         self.address = address or None
         self.watchdog_usec = watchdog_usec
         self._sock: socket.socket | None = None
+        self._kept: deque[bytes] = deque(maxlen=KEPT_MAX)   # state changes not yet sent
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, pid: int | None = None) -> "Notifier":
@@ -64,12 +77,31 @@ class Notifier:
         return self.watchdog_usec / 2e6 if self.watchdog_usec else None
 
     def notify(self, *lines: str, **fields: str | int) -> bool:
-        """Send ``KEY=VALUE`` lines (as strings, or as keyword arguments) in one datagram."""
+        """Send ``KEY=VALUE`` lines (as strings, or as keyword arguments) in one datagram.
+        False when it was not sent now; a state change (:data:`KEPT`) given up on a full queue
+        is then sent again, ahead of it, with the next notification."""
         if self.address is None:
             return False
         parts = list(lines) + [f"{k}={v}" for k, v in fields.items()]
         message = "\n".join(p.replace("\n", " ") for p in parts).encode("utf-8")
+        keep = any(p.startswith(KEPT) for p in parts)
+        while self._kept:
+            sent = self._send(self._kept[0])
+            if sent == "full":                      # still no room: nor for this one
+                if keep:
+                    self._kept.append(message)      # behind the ones still kept, in order
+                return False
+            self._kept.popleft()                    # sent, or no one there to send it to
+        sent = self._send(message)
+        if keep and sent == "full":
+            self._kept.append(message)
+        return sent is True
+
+    def _send(self, message: bytes) -> bool | str:
+        """One datagram: True sent, ``"full"`` the queue had no room in time, False another
+        failure (no one at the socket, a wrong address)."""
         target = self.address
+        assert target is not None
         if target.startswith("@"):  # abstract namespace: a leading NUL byte
             target = "\0" + target[1:]
         try:
@@ -79,7 +111,9 @@ class Notifier:
                 # loop, with a card on its way. Given up after a short wait instead.
                 self._sock.settimeout(SEND_TIMEOUT_S)
             self._sock.sendto(message, target)
-        except OSError:     # socket.timeout is one
+        except (TimeoutError, BlockingIOError):
+            return "full"
+        except OSError:
             return False  # systemd went away or the socket is wrong: never fatal to the table
         return True
 
