@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import errno
 import os
+import re
+import shlex
 
 from controller.shown import shown
 
@@ -63,7 +65,16 @@ def in_use_text(name: str) -> str:
                 "with the back-off")
     who = ("held by " + ", ".join(_process(p) for p in pids)) if pids else (
         "the process holding it is not listed")
+    q = shlex.quote(name)       # a stable name may hold a space or a shell's character
     return (f"serial port {port} is in use: another program has it open and locked ({who}); "
-            f"find it with `fuser {name}` or `lsof {name}` and stop it (a second controller, "
-            "a terminal program, a modem manager). The link opens the port by itself once it "
-            "is free")
+            f"find it with `fuser {q}` or `lsof {q}` (where neither is installed, "
+            f"`{_proc_fd_command(name)}` lists /proc/PID/fd/N for each process that has it "
+            "open) and stop it (a second controller, a terminal program, a modem manager). "
+            "The link opens the port by itself once it is free")
+
+
+def _proc_fd_command(name: str) -> str:
+    """A command that needs no fuser or lsof: the open files under /proc whose link is the
+    port (the real device a stable name points to, as /proc shows it)."""
+    real = re.sub(r"([][*?\\])", r"\\\1", os.path.realpath(name))     # literal for -lname
+    return f"find /proc/[0-9]*/fd -lname {shlex.quote(real)} 2>/dev/null"
