@@ -866,6 +866,13 @@ class Link:
         p = self._pending
         if p is None or p.future.done() or nak.seq != p.seq:
             return
+        if not self.codec.sequenced:
+            # Without sequence numbers a NAK names no frame: it may be of a heartbeat, of
+            # noise, or come after the command was acted on. The command is sent once (a copy
+            # could act twice) and ends only on its acknowledgement or the time bound.
+            self.log.info("NAK without a sequence number: the command waits for its answer",
+                          reason=m.NAK_REASONS.get(nak.reason, nak.reason))
+            return
         if nak.reason == m.NAK_CRC:
             # The copy came damaged: send it again at once, as often as the host asks for a
             # damaged frame of the device's (section 3.1). These copies are no retries: a
