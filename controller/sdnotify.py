@@ -33,10 +33,10 @@ SEND_TIMEOUT_S = 0.1
 # Notifications that change the unit's state, which systemd must not miss: READY=1 missed
 # leaves the start "activating" until TimeoutStartSec kills a healthy daemon, an
 # EXTEND_TIMEOUT_USEC missed has a long start killed alike, a RELOADING=1 or STOPPING=1 missed
-# shows the wrong state. Given up on a full queue (a manager slow under load), such a
-# notification is kept and sent again, in order and ahead of anything else, with every later
-# one (the main loop pings at least once a second). WATCHDOG=1 and STATUS= are not kept: the
-# next ping or status says as much.
+# shows the wrong state. Given up (a full queue: a manager slow under load; or no socket for a
+# moment: systemd re-executing itself), such a notification is kept and sent again, in order
+# and ahead of anything else, with every later one (the main loop pings at least once a
+# second). WATCHDOG=1 and STATUS= are not kept: the next ping or status says as much.
 KEPT = ("READY=1", "RELOADING=1", "STOPPING=1", "EXTEND_TIMEOUT_USEC=")
 # At most this many kept (the oldest goes first): a manager that never reads again is gone.
 KEPT_MAX = 16
@@ -44,7 +44,8 @@ KEPT_MAX = 16
 
 class Notifier:
     """Sends notifications to the service manager; every method returns whether a datagram
-    was sent (False when there is no ``NOTIFY_SOCKET`` or sending failed)."""
+    was sent now (False when there is no ``NOTIFY_SOCKET`` or sending failed; a state change
+    given up is sent later, see :data:`KEPT`)."""
 
     def __init__(self, address: str | None, watchdog_usec: int | None = None) -> None:
         self.address = address or None
@@ -78,28 +79,26 @@ class Notifier:
 
     def notify(self, *lines: str, **fields: str | int) -> bool:
         """Send ``KEY=VALUE`` lines (as strings, or as keyword arguments) in one datagram.
-        False when it was not sent now; a state change (:data:`KEPT`) given up on a full queue
-        is then sent again, ahead of it, with the next notification."""
+        False when it was not sent now; a state change (:data:`KEPT`) given up is then sent
+        again, ahead of it, with the next notification."""
         if self.address is None:
             return False
         parts = list(lines) + [f"{k}={v}" for k, v in fields.items()]
         message = "\n".join(p.replace("\n", " ") for p in parts).encode("utf-8")
         keep = any(p.startswith(KEPT) for p in parts)
         while self._kept:
-            sent = self._send(self._kept[0])
-            if sent == "full":                      # still no room: nor for this one
+            if not self._send(self._kept[0]):   # still no room, or no one there: nor for this
                 if keep:
-                    self._kept.append(message)      # behind the ones still kept, in order
+                    self._kept.append(message)  # behind the ones still kept, in order
                 return False
-            self._kept.popleft()                    # sent, or no one there to send it to
+            self._kept.popleft()
         sent = self._send(message)
-        if keep and sent == "full":
+        if keep and not sent:
             self._kept.append(message)
-        return sent is True
+        return sent
 
-    def _send(self, message: bytes) -> bool | str:
-        """One datagram: True sent, ``"full"`` the queue had no room in time, False another
-        failure (no one at the socket, a wrong address)."""
+    def _send(self, message: bytes) -> bool:
+        """One datagram; False when the queue had no room in time or no one is there."""
         target = self.address
         assert target is not None
         if target.startswith("@"):  # abstract namespace: a leading NUL byte
@@ -111,10 +110,8 @@ class Notifier:
                 # loop, with a card on its way. Given up after a short wait instead.
                 self._sock.settimeout(SEND_TIMEOUT_S)
             self._sock.sendto(message, target)
-        except (TimeoutError, BlockingIOError):
-            return "full"
-        except OSError:
-            return False  # systemd went away or the socket is wrong: never fatal to the table
+        except OSError:     # socket.timeout is one
+            return False  # systemd away or the socket wrong: never fatal to the table
         return True
 
     def ready(self, status: str | None = None) -> bool:
