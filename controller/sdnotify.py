@@ -35,8 +35,9 @@ SEND_TIMEOUT_S = 0.1
 # EXTEND_TIMEOUT_USEC missed has a long start killed alike, a RELOADING=1 or STOPPING=1 missed
 # shows the wrong state. Given up (a full queue: a manager slow under load; or no socket for a
 # moment: systemd re-executing itself), such a notification is kept and sent again, in order
-# and ahead of anything else, with every later one (the main loop pings at least once a
-# second). WATCHDOG=1 and STATUS= are not kept: the next ping or status says as much.
+# and ahead of anything else, with every later one (the main loop pings every half
+# WatchdogSec, 5 s with the unit's 10 s, or every second without a watchdog: well inside
+# TimeoutStartSec). WATCHDOG=1 and STATUS= are not kept: the next ping or status says as much.
 KEPT = ("READY=1", "RELOADING=1", "STOPPING=1", "EXTEND_TIMEOUT_USEC=")
 # At most this many kept (the oldest goes first): a manager that never reads again is gone.
 KEPT_MAX = 16
