@@ -30,6 +30,10 @@ from typing import Mapping
 # the daemon's event loop, which must not be held (the links' timeouts run on it): a longer
 # wait would cost devices their links where waiting gains nothing (see KEPT).
 SEND_TIMEOUT_S = 0.1
+# How long EXTEND_TIMEOUT_USEC may wait: it goes just before a long start phase (the journal's
+# replay) that sends nothing until it ends, so a copy kept for the next notification would
+# come too late; and it goes before the devices are opened, when nothing waits on the loop.
+EXTEND_SEND_TIMEOUT_S = 2.0
 # Notifications that change the unit's state, which systemd must not miss: READY=1 missed
 # leaves the start "activating" until TimeoutStartSec kills a healthy daemon, an
 # EXTEND_TIMEOUT_USEC missed has a long start killed alike, a RELOADING=1 or STOPPING=1 missed
@@ -87,19 +91,21 @@ class Notifier:
         parts = list(lines) + [f"{k}={v}" for k, v in fields.items()]
         message = "\n".join(p.replace("\n", " ") for p in parts).encode("utf-8")
         keep = any(p.startswith(KEPT) for p in parts)
+        wait = (EXTEND_SEND_TIMEOUT_S if any(p.startswith("EXTEND_TIMEOUT_USEC=") for p in parts)
+                else SEND_TIMEOUT_S)
         while self._kept:
-            if not self._send(self._kept[0]):   # still no room, or no one there: nor for this
+            if not self._send(self._kept[0], wait):     # no room, or no one there: nor for this
                 if keep:
-                    self._kept.append(message)  # behind the ones still kept, in order
+                    self._kept.append(message)      # behind the ones still kept, in order
                 return False
             self._kept.popleft()
-        sent = self._send(message)
+        sent = self._send(message, wait)
         if keep and not sent:
             self._kept.append(message)
         return sent
 
-    def _send(self, message: bytes) -> bool:
-        """One datagram; False when the queue had no room in time or no one is there."""
+    def _send(self, message: bytes, timeout: float = SEND_TIMEOUT_S) -> bool:
+        """One datagram; False when the queue had no room in ``timeout`` or no one is there."""
         target = self.address
         assert target is not None
         if target.startswith("@"):  # abstract namespace: a leading NUL byte
@@ -107,9 +113,9 @@ class Notifier:
         try:
             if self._sock is None:
                 self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
-                # A datagram to a queue nobody empties blocks the sender: the daemon's event
-                # loop, with a card on its way. Given up after a short wait instead.
-                self._sock.settimeout(SEND_TIMEOUT_S)
+            # A datagram to a queue nobody empties blocks the sender: the daemon's event
+            # loop, with a card on its way. Given up after a short wait instead.
+            self._sock.settimeout(timeout)
             self._sock.sendto(message, target)
         except OSError:     # socket.timeout is one
             return False  # systemd away or the socket wrong: never fatal to the table
@@ -143,7 +149,9 @@ class Notifier:
     def extend_timeout(self, seconds: float, status: str | None = None) -> bool:
         """Ask for more time for the current start or stop (e.g. a long recovery): systemd
         then waits ``seconds`` from now for the next message before it gives up, never less
-        than the unit's own timeout. Only while the unit starts or stops (Type=notify)."""
+        than the unit's own timeout. Only while the unit starts or stops (Type=notify), and
+        only when nothing waits on the caller's event loop: it waits up to
+        :data:`EXTEND_SEND_TIMEOUT_S` for room in the manager's queue."""
         return self.notify(f"EXTEND_TIMEOUT_USEC={int(seconds * 1e6)}",
                            *([f"STATUS={status}"] if status else []))
 

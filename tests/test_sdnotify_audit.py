@@ -98,3 +98,25 @@ def test_a_ready_given_up_while_the_socket_is_away_goes_once_it_is_back(tmp_path
     finally:
         sock.close()
         n.close()
+
+
+def test_a_start_phase_waits_longer_for_room_for_its_extension(server):
+    # EXTEND_TIMEOUT_USEC goes just before a long start phase (a journal's replay) that sends
+    # nothing until it ends: a copy kept for the next notification would come too late, and
+    # the start was killed at TimeoutStartSec. It is sent before the devices are opened, when
+    # nothing waits on the event loop, so it waits longer for room: a manager that reads
+    # again a moment later gets it.
+    import threading
+
+    sock, path = server
+    n = Notifier.from_env({"NOTIFY_SOCKET": path})
+    fill(n)
+    drained = []
+    reader = threading.Timer(0.3, lambda: drained.append(sock.recv(4096).decode()))
+    reader.start()
+    try:
+        assert n.extend_timeout(90, "starting: replay") is True
+    finally:
+        reader.join(10)
+    assert "EXTEND_TIMEOUT_USEC=90000000\nSTATUS=starting: replay" in drain(sock)
+    n.close()
