@@ -10,6 +10,7 @@ from controller.sdnotify import Notifier
 
 @pytest.fixture
 def server(tmp_path):
+    """A service manager's notify socket that the test reads: (the socket, its path)."""
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     path = str(tmp_path / "notify.sock")
     sock.bind(path)

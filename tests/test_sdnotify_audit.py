@@ -9,14 +9,7 @@ import pytest
 from controller.sdnotify import Notifier
 
 
-@pytest.fixture
-def server(tmp_path):
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    path = str(tmp_path / "notify.sock")
-    sock.bind(path)
-    sock.settimeout(5)
-    yield sock, path
-    sock.close()
+from test_sdnotify import server  # noqa: F401 - the notify socket fixture
 
 
 def fill(n):

@@ -125,24 +125,36 @@ port = 0
 """
 
 
+def _with_api(tmp_path, api_keys=""):
+    """The API table's configuration with every role's token (and ``api_keys`` under
+    ``[api]``), and the dealer's request headers."""
+    from controller.config import hash_token
+    from test_api_support import TOKENS
+
+    text = API.format(absent=tmp_path / "tty-absent", journal=tmp_path / "j.db").replace(
+        "port = 0\n", "port = 0\n" + api_keys) + "".join(
+        f'{role} = "{hash_token(tok)}"\n' for role, tok in TOKENS.items())
+    return parse_text(text), {"Authorization": f"Bearer {TOKENS['dealer']}"}
+
+
+async def _serving(cfg):
+    """The service started in this loop, once its API is up: the service and its task."""
+    svc = Service(cfg, notifier=Notifier(None), open_panel=False)
+    task = asyncio.create_task(svc.run())
+    await until(lambda: svc.api is not None or task.done())
+    return svc, task
+
+
 def test_the_api_answers_a_command_it_could_not_journal_without_its_undurable_state(tmp_path):
     """The dealer's close_bets fails its commit: the answer must not say bets are closed
     (the table in memory decided it; the journal holds nothing of it), and nothing the API
     serves after it shows the table ahead of its journal."""
     import aiohttp
 
-    from controller.config import hash_token
-    from test_api_support import TOKENS
-
-    text = API.format(absent=tmp_path / "tty-absent", journal=tmp_path / "j.db") + "".join(
-        f'{role} = "{hash_token(tok)}"\n' for role, tok in TOKENS.items())
-    cfg = parse_text(text)
-    dealer = {"Authorization": f"Bearer {TOKENS['dealer']}"}
+    cfg, dealer = _with_api(tmp_path)
 
     async def scenario():
-        svc = Service(cfg, notifier=Notifier(None), open_panel=False)
-        task = asyncio.create_task(svc.run())
-        await until(lambda: svc.api is not None or task.done())
+        svc, task = await _serving(cfg)
         url = svc.api.url
         await _must(svc, "open_table", "supervisor")
         await _must(svc, "deck_ready")
@@ -345,19 +357,10 @@ def test_a_console_hold_the_journal_cannot_record_stops_the_daemon_with_no_other
     second at most), not at the next input, which an idle table may not have for long."""
     import aiohttp
 
-    from controller.config import hash_token
-    from test_api_support import TOKENS
-
-    text = API.format(absent=tmp_path / "tty-absent", journal=tmp_path / "j.db").replace(
-        "port = 0\n", "port = 0\nrefused_limit = 2\n") + "".join(
-        f'{role} = "{hash_token(tok)}"\n' for role, tok in TOKENS.items())
-    cfg = parse_text(text)
-    dealer = {"Authorization": f"Bearer {TOKENS['dealer']}"}
+    cfg, dealer = _with_api(tmp_path, "refused_limit = 2\n")
 
     async def scenario():
-        svc = Service(cfg, notifier=Notifier(None), open_panel=False)
-        task = asyncio.create_task(svc.run())
-        await until(lambda: svc.api is not None or task.done())
+        svc, task = await _serving(cfg)
         url = svc.api.url
         async with aiohttp.ClientSession() as http:
             for _ in range(2):      # the table is closed: bets cannot close
