@@ -7,13 +7,13 @@ import pytest
 
 from controller.api import ApiServer, create_app
 from controller.config import ApiConfig, hash_token
-from controller.logs import configure_logging
 from controller.rules.cards import Card
 from controller.table.machine import COMMANDS
 from drivers import events as ev
 
 from table_helpers import deck_checked
-from test_api_support import TOKENS, api_config, auth, client, make_runner, reset_logging
+from test_api_support import (TOKENS, api_config, auth, captured_logs, client,
+                              make_runner, reset_logging)
 
 DEALER_ONLY_OR_BOTH = sorted(n for n, c in COMMANDS.items() if "dealer" in c.roles)
 SUPERVISOR_ONLY = sorted(n for n, c in COMMANDS.items() if c.roles == ("supervisor",))
@@ -28,10 +28,8 @@ def runner(tmp_path):
 
 @pytest.fixture
 def logs():
-    stream = io.StringIO()
-    configure_logging("info", "json", stream)
-    yield stream
-    reset_logging()
+    with captured_logs() as stream:
+        yield stream
 
 
 def journaled_commands(runner):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import threading
 from pathlib import Path
 from typing import Any, Awaitable, Callable
@@ -49,6 +50,20 @@ def make_runner(path: Path, game: str = "q-poker", mode: str = "shoe",
     table = Table("T1", get_game(game), mode, layout_boxes=LAYOUT[game],
                   devices=devices if devices is not None else DEVICES)
     return TableRunner(table, journal)
+
+
+@contextlib.contextmanager
+def captured_logs():
+    """The service's log lines, as JSON, in a string stream for the block's length."""
+    import io
+
+    from controller.logs import configure_logging
+    stream = io.StringIO()
+    configure_logging("info", "json", stream)
+    try:
+        yield stream
+    finally:
+        reset_logging()
 
 
 def reset_logging() -> None:

@@ -14,9 +14,8 @@ from controller.api import create_app, hub_of
 from controller.api.app import THROTTLE, use_tokens
 from controller.api.throttle import HELD, RELEASED
 from controller.config import ApiConfig, hash_token, parse_text
-from controller.logs import configure_logging
 
-from test_api_support import TOKENS, auth, client, make_runner, reset_logging
+from test_api_support import TOKENS, auth, captured_logs, client, make_runner
 
 BET = {"box": 1, "wager": "versus_croupier", "amount": 10}
 
@@ -42,10 +41,8 @@ def runner(tmp_path):
 
 @pytest.fixture
 def logs():
-    stream = io.StringIO()
-    configure_logging("info", "json", stream)
-    yield stream
-    reset_logging()
+    with captured_logs() as stream:
+        yield stream
 
 
 def limited(limit=3, window=10, tokens=None):
