@@ -42,12 +42,14 @@ import time
 from pathlib import Path
 from typing import Any, Iterator, NamedTuple
 
+from controller.errors import TablectlError
+
 from . import OPTIONS
 from .codec import frames
 from .figures import PI_FACTOR, Figure, percentile, wire_pi_note, wire_time_s
 from .floor import Listener, null_daemon
 from .latency import journal_commit, pty_echo
-from .rigplay import RigCroupier
+from .rigplay import PATIENCE_S, RigCroupier
 from .split import journal_stamps, split
 
 NAME = "daemon"
@@ -109,7 +111,7 @@ def _ready_for_bets(rig: Any) -> None:
     if rig.state() == "shuffling":
         shoe.load_deck(fresh=True)
         rig.must("deck_ready")
-        rig.wait_state("bets_open")
+        rig.wait_state("bets_open", timeout=PATIENCE_S)
     if shoe.status()["firmware"]["cards"] < 20:
         shoe.load_deck(fresh=True)
 
@@ -182,13 +184,33 @@ def play_dice(rig: Any, rounds: int, seed: int = 4) -> list[Sample]:
     croupier = RigCroupier(rig, seed)
     dice = rig.devices["dice"]
     out: list[Sample] = []
+    refused: list[str] = []
     with Listener(rig.control_path, "dice") as listener:
-        for _ in range(rounds):
+        mark, taken = rig.mark(), 0
+        while len(out) < rounds:
             _ready_for_bets(rig)
             croupier.place_bets()
+            # The dice of shakes the croupier asked for itself (a round played out after a
+            # refusal, a lost shake asked again) are passed over: the next stamp read must
+            # be this shake's.
+            seen = sum(1 for e in rig.events[mark:] if e.get("kind") == "dice")
+            for _ in range(seen - taken):
+                listener.next("dice", timeout=PATIENCE_S)
+            taken = seen
             asked = time.monotonic()
-            rig.must("shake")
-            out.append(_since_written(dice, "DiceResult", asked, listener.next("dice")))
+            reply = rig.command("shake")
+            if reply.get("ok"):
+                out.append(_since_written(dice, "DiceResult", asked,
+                                          listener.next("dice", timeout=PATIENCE_S)))
+                taken += 1
+            else:
+                # The table had moved on (its refusal names the state it is in): no sample
+                # of this round; the croupier plays it out from where it is, and the next
+                # round is measured. Only a table that refuses again and again ends the run.
+                refused.append(str(reply.get("error")))
+                if len(refused) > max(3, rounds // 10):
+                    raise TablectlError(f"the shake was refused {len(refused)} times, the "
+                                        f"last: {refused[-1]}")
             croupier.play_round()
     return out
 
