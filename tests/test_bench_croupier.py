@@ -2,7 +2,10 @@
 against the real daemon with simulated devices made slow (a shake, a card's frame take longer
 than the croupier's first look), as on a Raspberry Pi or a loaded machine. The play must go
 on: wait for what matters, never ask twice for what may still be on its way."""
+import asyncio
+
 from controller.bench import daemon as D
+from controller.bench.live import LiveCroupier, LiveTable
 from controller.bench.rigplay import RigCroupier
 from controller.rig import Rig
 
@@ -65,3 +68,39 @@ def test_a_shake_refused_because_the_table_moved_on_is_read_and_played_out(tmp_p
         assert [e["dest"] for e in rig.events if e.get("kind") == "state"
                 and e.get("dest") in ("round_complete", "round_void", "malfunction")] \
             == ["round_complete"] * 2
+
+
+class _AskingLive(LiveTable):
+    """The real in-process table, keeping the name of every command the croupier gives."""
+
+    def __init__(self, *a, **kw) -> None:
+        super().__init__(*a, **kw)
+        self.asked: list[str] = []
+
+    async def command(self, name, role="dealer", **args):
+        self.asked.append(name)
+        return await super().command(name, role, **args)
+
+
+def _live_rounds(tmp_path, speed: float, late_cards_s: float = 0.0):
+    async def main():
+        async with _AskingLive(tmp_path, "super-pan-9", "shoe", seed=5, speed=speed) as live:
+            if late_cards_s:
+                await live.act("shoe", "inject", "delay", seconds=late_cards_s, count=1000)
+            croupier = LiveCroupier(live, seed=4)
+            ends = [await croupier.play_round() for _ in range(2)]
+            return ends, croupier.stuck, live.asked.count("shake")
+
+    return asyncio.run(main())
+
+
+def test_the_live_croupier_shakes_once_when_the_agitator_is_slow(tmp_path):
+    ends, stuck, shakes = _live_rounds(tmp_path, speed=2.0)
+    assert ends == ["round_complete"] * 2 and stuck == []
+    assert shakes == 2                             # one a round, never a second
+
+
+def test_the_live_croupier_deals_each_card_once_when_cards_come_late(tmp_path):
+    # Each card's frame held back 1.5 s: no card drawn twice, no slow deal voided as stuck.
+    ends, stuck, shakes = _live_rounds(tmp_path, speed=1000.0, late_cards_s=1.5)
+    assert ends == ["round_complete"] * 2 and stuck == []

@@ -12,7 +12,10 @@ commit), every published event, and any exception that escaped the runner.
 state the table is in: it places bets, draws from the shoe or lets the shuffler deal, shakes the
 dice, takes decisions, confirms results, and when the table calls for it, puts the devices
 right (clears a jam, closes a door, plugs a device back in, reboots it) and clears the
-malfunction.
+malfunction. Like the daemon's croupier (controller.bench.rigplay) it waits for each act's
+answer (a card, the dice) rather than a guess of the machine's pace, never draws or shakes
+again while the first may still be on its way, and counts a table as stuck only when nothing
+new happens at it; its times are multiplied by TABLECTL_BENCH_SLOWNESS.
 """
 from __future__ import annotations
 
@@ -30,6 +33,7 @@ from controller.table.machine import Command
 from controller.table.runner import TableRunner
 from controller.table.secrecy import PublicEvent
 
+from .rigplay import LOOK_S, PATIENCE_S, RESULT_S, SLOWNESS
 from .rounds import LAYOUT, make_table, pan9_banker
 
 # Heartbeats every 50 ms, the link lost after 2 s of silence (an ack awaited 0.4 s): a loaded
@@ -297,6 +301,7 @@ class LiveCroupier:
         ``stuck_s`` although the devices were put right is voided by the supervisor (recorded
         in :attr:`stuck`); raises TimeoutError when even that does not end the round."""
         live = self.live
+        stuck_s, deadline_s = stuck_s * SLOWNESS, deadline_s * SLOWNESS
         t_end = time.monotonic() + deadline_s
         since, last_state = time.monotonic(), None
         phases: set[str] = set()
@@ -310,8 +315,11 @@ class LiveCroupier:
             now = time.monotonic()
             if now > t_end:
                 break
-            if st != last_state:
-                since, last_state = now, st
+            # Stuck is nothing new at the table: a slow one dealing card after card stays in
+            # one state for long, and is not stuck.
+            progress = (st, len(live.published))
+            if progress != last_state:
+                since, last_state = now, progress
             elif now - since > stuck_s and st not in ROUND_END + ("malfunction",
                                                                   "out_of_service"):
                 self.stuck.append(st)
@@ -339,14 +347,16 @@ class LiveCroupier:
                     if st == "bets_open":
                         await live.command("close_bets")
                     else:
-                        await self._wait_change(st, 1.0)
+                        await self._wait_change(st, LOOK_S)
                         if live.state == st:
                             await self.fix_devices()
                 else:
                     drawn += await self._draw()
             elif st == "dice_shaking":
-                await self._wait_change(st, 1.0)
-                if live.state == "dice_shaking":
+                await self._await_dice()
+                if live.state == "dice_shaking" and not await self._agitator_busy():
+                    # The shake was lost (a rebooted or faulted agitator): it is idle and no
+                    # result has come; only now shake again.
                     await self.fix_devices()
                     await live.command("shake")
             elif st == "dealing":
@@ -357,7 +367,7 @@ class LiveCroupier:
                 if live.table.mode.value == "shoe":
                     drawn += await self._draw()
                 else:
-                    await self._wait_change(st, 1.0)
+                    await self._wait_change(st, LOOK_S)
                     if live.state == "dealing":
                         await self.fix_devices()
             elif st == "player_decisions":
@@ -365,7 +375,7 @@ class LiveCroupier:
                 if live.state == st:
                     await self._decide()
             elif st == "croupier_reveal":
-                await self._wait_change(st, 1.0)
+                await self._wait_change(st, LOOK_S)
                 if live.state == st and live.table.mode.value == "shoe":
                     drawn += await self._draw()
                 elif live.state == st:
@@ -417,7 +427,7 @@ class LiveCroupier:
             await live.act("shoe", "load_deck", fresh=True)
             await live.command("deck_ready")
         else:
-            await self._wait_change("shuffling", 1.0)
+            await self._wait_change("shuffling", LOOK_S)
             if live.state == "shuffling":
                 await self.fix_devices()
                 await live.command("clear_malfunction", "supervisor")
@@ -452,16 +462,24 @@ class LiveCroupier:
 
     async def _shake(self) -> None:
         live = self.live
-        n = live.count("dice", "dice_result")
         reply = await live.command("shake")
         if reply["ok"]:
-            try:
-                await live.wait(lambda: live.state != "dice_shaking"
-                                and live.count("dice", "dice_result") > n, 1.0)
-            except TimeoutError:
-                pass
+            await self._await_dice()
         else:
             await self.fix_devices()
+
+    async def _agitator_busy(self) -> bool:
+        return (await self.live.act("dice", "status"))["firmware"].get("state") == "shaking"
+
+    async def _await_dice(self) -> None:
+        """Wait for the table to leave ``dice_shaking``: as long as the agitator shakes (up
+        to PATIENCE_S), then RESULT_S for its result to reach the table."""
+        live = self.live
+        deadline = time.monotonic() + PATIENCE_S
+        while live.state == "dice_shaking" and time.monotonic() < deadline \
+                and await self._agitator_busy():
+            await self._wait_change("dice_shaking", 0.05)
+        await self._wait_change("dice_shaking", RESULT_S)
 
     async def _draw(self) -> int:
         """Draw one card from the shoe; 1 if the table took a card event."""
@@ -476,13 +494,23 @@ class LiveCroupier:
                 await asyncio.sleep(0.05)
             return 0
         n = live.count("shoe", "card_drawn") + live.count("shoe", "misread")
+        answers = self._shoe_answers()
         await live.act("shoe", "draw")
+        # Wait for the table's word on this card (or on what the shoe did instead: a jam, a
+        # lost link) before anything else: drawing again while it is on its way deals one
+        # card too many.
         try:
-            await live.wait(lambda: live.count("shoe", "card_drawn")
-                            + live.count("shoe", "misread") > n, 1.0)
+            await live.wait(lambda: self._shoe_answers() > answers
+                            or not live.drivers["shoe"].is_up, PATIENCE_S,
+                            "the table took no card after a draw")
         except TimeoutError:
             return 0
-        return 1
+        return 1 if live.count("shoe", "card_drawn") + live.count("shoe", "misread") > n \
+            else 0
+
+    def _shoe_answers(self) -> int:
+        """Every event of the shoe the table has processed so far."""
+        return sum(v for (device, _), v in self.live.processed.items() if device == "shoe")
 
     async def _decide(self) -> None:
         live = self.live

@@ -42,6 +42,9 @@ SLOWNESS = _slowness()
 # The longest wait for the table's answer to one act, in seconds: far beyond a Pi's
 # milliseconds, so only a table that is stuck (or a daemon that is gone) reaches it.
 PATIENCE_S = 30.0 * SLOWNESS
+# How long the supervisor looks at a table that waits on its devices before putting them
+# right (only fixes follow, never a second command).
+LOOK_S = 1.0 * SLOWNESS
 # After the agitator has put its dice down, the time its result frame may take to reach the
 # table's state (a frame's wire time and the daemon's work: milliseconds, even on a Pi).
 RESULT_S = 5.0 * SLOWNESS
@@ -108,7 +111,7 @@ class RigCroupier:
                     r.devices["shoe"].load_deck(fresh=True)
                     r.command("deck_ready")
                 else:
-                    self._wait_change(st, PATIENCE_S)
+                    self._wait_change(st, LOOK_S)
                     if r.state() == "shuffling":
                         self.fix()
                         r.command("clear_malfunction", "supervisor")
@@ -121,16 +124,14 @@ class RigCroupier:
                 elif mode == "shuffler":
                     if st == "bets_open":
                         r.command("close_bets")
-                    self._wait_change(st, PATIENCE_S)
+                    self._wait_change(st, LOOK_S)
                 else:
                     self._draw()
             elif st == "dealing":
                 if mode == "shoe":
                     self._draw()
                 else:
-                    # The shuffler's hands take their time; the devices are put right only
-                    # when nothing has come for the ceiling.
-                    self._wait_change(st, PATIENCE_S)
+                    self._wait_change(st, LOOK_S)
                     if r.state() == "dealing":
                         self.fix()
             elif st == "dice_shaking":
@@ -143,7 +144,7 @@ class RigCroupier:
             elif st == "player_decisions":
                 self._decide(view)
             elif st == "croupier_reveal":
-                self._wait_change(st, 1.0 * SLOWNESS)
+                self._wait_change(st, LOOK_S)
                 if r.state() == st:
                     if mode == "shoe":
                         self._draw()
