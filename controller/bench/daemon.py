@@ -144,12 +144,14 @@ def play_rounds(rig: Any, rounds: int, seed: int = 1, pace_s: float = 0.0) -> li
                 time.sleep(pace_s)
             drawn = time.monotonic()
             shoe.draw()
-            out.append(_since_written(shoe, "CardDrawn", drawn, listener.next("card")))
-        if rig.wait_state("player_decisions", "settlement") == "player_decisions":
+            out.append(_since_written(shoe, "CardDrawn", drawn,
+                                      listener.next("card", timeout=PATIENCE_S)))
+        if rig.wait_state("player_decisions", "settlement",
+                          timeout=PATIENCE_S) == "player_decisions":
             for bet in rig.view()["round"]["bets"]:
                 if bet["wager"] == "versus_croupier":
                     rig.command("decide", box=bet["box"], decision="play")
-            rig.wait_state("settlement")
+            rig.wait_state("settlement", timeout=PATIENCE_S)
         rig.must("confirm_result")
         rig.must("next_round")
     return out
@@ -165,11 +167,12 @@ def play_jams(rig: Any, rounds: int, seed: int = 3) -> list[Sample]:
     for listener in _q_poker_rounds(rig, rounds, seed, "card,device_condition"):
         for _ in range(2):
             shoe.draw()
-            listener.next("card")
+            listener.next("card", timeout=PATIENCE_S)
         asked = time.monotonic()
         shoe.inject("jam")
-        out.append(_since_written(shoe, "Jam", asked, listener.next("device_condition")))
-        rig.wait_state("malfunction")
+        out.append(_since_written(shoe, "Jam", asked,
+                                  listener.next("device_condition", timeout=PATIENCE_S)))
+        rig.wait_state("malfunction", timeout=PATIENCE_S)
         shoe.clear_jam()
         rig.must("clear_malfunction", "supervisor")
         if rig.state() == "round_void":

@@ -34,6 +34,7 @@ from typing import Any
 from .codec import frames
 from .figures import PI_FACTOR, Figure, percentile, wire_pi_note, wire_time_s
 from .live import LiveCroupier, LiveTable
+from .rigplay import PATIENCE_S
 
 NAME = "latency"
 TITLE = "Event latency: simulator frame to durable, published decision (in-process)"
@@ -97,7 +98,7 @@ async def play(directory: Path, game: str, rounds: int, jam: bool = False,
         if phase == "dealing":
             n = live.count("shoe", "jam")
             await live.act("shoe", "inject", "jam")
-            await live.wait_processed("shoe", "jam", n + 1, 5.0)
+            await live.wait_processed("shoe", "jam", n + 1, PATIENCE_S)
 
     croupier = LiveCroupier(live, seed, hook if jam else None)
     try:

@@ -109,7 +109,7 @@ class LiveTable:
         return self.table.state
 
     # --- life cycle ---------------------------------------------------------------------
-    async def start(self, timeout: float = 15.0) -> None:
+    async def start(self, timeout: float = 15.0 * SLOWNESS) -> None:
         from drivers.factory import open_driver
         from firmware_sim.table import SimulatedTable
 
@@ -260,7 +260,7 @@ class LiveTable:
             await asyncio.sleep(0.002)
 
     async def wait_processed(self, device: str, kind: str, count: int,
-                             timeout: float = 5.0) -> None:
+                             timeout: float = 5.0 * SLOWNESS) -> None:
         await self.wait(lambda: self.processed.get((device, kind), 0) >= count, timeout,
                         f"no {kind} from {device}")
 
@@ -476,9 +476,12 @@ class LiveCroupier:
         to PATIENCE_S), then RESULT_S for its result to reach the table."""
         live = self.live
         deadline = time.monotonic() + PATIENCE_S
-        while live.state == "dice_shaking" and time.monotonic() < deadline \
-                and await self._agitator_busy():
-            await self._wait_change("dice_shaking", 0.05)
+        # The state is looked at every few ms on the loop, the agitator (off it) only every
+        # half second: the phases after the dice (a hook at dealing) must not be missed.
+        while time.monotonic() < deadline:
+            await self._wait_change("dice_shaking", 0.5)
+            if live.state != "dice_shaking" or not await self._agitator_busy():
+                break
         await self._wait_change("dice_shaking", RESULT_S)
 
     async def _draw(self) -> int:
@@ -576,7 +579,7 @@ class LiveCroupier:
                 await live.act(name, "reboot")
         try:
             await live.wait(lambda: all(d.is_up for n, d in live.drivers.items()
-                                        if only is None or n in only), 3.0)
+                                        if only is None or n in only), 3.0 * SLOWNESS)
         except TimeoutError:
             pass
         await asyncio.sleep(0.02)

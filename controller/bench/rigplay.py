@@ -25,9 +25,8 @@ from typing import Any
 from .rounds import LAYOUT, pan9_banker
 
 ROUND_END = ("round_complete", "round_void")
-# How much slower than a developer's machine the table may run (TABLECTL_BENCH_SLOWNESS; a
-# Raspberry Pi is about 10): it multiplies the supervisor's stuck time and the round's
-# deadline, which are the only times that decide anything.
+
+
 def _slowness() -> float:
     raw = os.environ.get("TABLECTL_BENCH_SLOWNESS") or "1"
     try:
@@ -38,12 +37,15 @@ def _slowness() -> float:
                          "on a Raspberry Pi") from None
 
 
+# How much slower than a developer's machine the table may run (TABLECTL_BENCH_SLOWNESS; a
+# Raspberry Pi is about 10): it multiplies every time below, the supervisor's stuck time and
+# the round's deadline. No figure depends on it, only how long a stuck table is given.
 SLOWNESS = _slowness()
 # The longest wait for the table's answer to one act, in seconds: far beyond a Pi's
 # milliseconds, so only a table that is stuck (or a daemon that is gone) reaches it.
 PATIENCE_S = 30.0 * SLOWNESS
 # How long the supervisor looks at a table that waits on its devices before putting them
-# right (only fixes follow, never a second command).
+# right (a fix and a supervisor's command follow, never a second card or shake).
 LOOK_S = 1.0 * SLOWNESS
 # After the agitator has put its dice down, the time its result frame may take to reach the
 # table's state (a frame's wire time and the daemon's work: milliseconds, even on a Pi).
@@ -167,8 +169,9 @@ class RigCroupier:
                     time.sleep(0.05)
             else:
                 self._wait_change(st)
-        raise TimeoutError(f"the round did not end in {max_steps} steps (table in "
-                           f"{r.state()})")
+        raise TimeoutError(f"the round did not end in {max_steps} steps or {deadline_s:g} s "
+                           f"(table in {r.state()}, the last change on its stream "
+                           f"{time.monotonic() - since:.1f} s ago)")
 
     def _wait_change(self, st: str, timeout: float = 0.3) -> None:
         """Wait until the table leaves ``st`` (a state change on its stream, or a view that
