@@ -183,7 +183,9 @@ def play_jams(rig: Any, rounds: int, seed: int = 3) -> list[Sample]:
 def play_dice(rig: Any, rounds: int, seed: int = 4) -> list[Sample]:
     """Super Pan 9 rounds from the shoe through the daemon: one sample per shake, from the
     dice agitator's result frame to the ``dice`` event; the round is then dealt and settled
-    by the bench's croupier (controller.bench.rigplay)."""
+    by the bench's croupier (controller.bench.rigplay). A shake the table refuses because it
+    has moved on is no sample: that round is played out and the next one measured, until
+    ``rounds`` samples are taken or the refusals keep coming (TablectlError naming the last)."""
     croupier = RigCroupier(rig, seed)
     dice = rig.devices["dice"]
     out: list[Sample] = []
