@@ -58,7 +58,33 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "daemon's events as they reach its stream, so that the simulated "
                         "devices on the same CPUs do not delay the stamp (default 10; 0: the "
                         "normal policy)")
+    p.add_argument("--slowness", metavar="X", default=None,
+                   help="how many times slower than a developer's machine this one is (about "
+                        "10 on a Raspberry Pi; default 1, or TABLECTL_BENCH_SLOWNESS): the "
+                        "bench's croupier gives a slow table that much longer before it calls "
+                        "it stuck; no figure depends on it")
     p.set_defaults(func=cmd_bench)
+
+
+SLOWNESS_ENV = "TABLECTL_BENCH_SLOWNESS"
+SLOWNESS_MAX = 1000.0
+
+
+def set_slowness(given: str | None) -> float:
+    """The run's slowness from ``--slowness`` (else the environment's), checked, and put in
+    the environment the bench's croupiers read when they load."""
+    source = "--slowness" if given is not None else SLOWNESS_ENV
+    raw = given if given is not None else os.environ.get(SLOWNESS_ENV) or "1"
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not 1.0 <= value <= SLOWNESS_MAX:     # NaN fails both
+        raise TablectlError(f"{source} {raw!r}: give how many times slower than a developer's "
+                            f"machine this one runs, a number from 1 to {SLOWNESS_MAX:g} "
+                            "(about 10 on a Raspberry Pi)")
+    os.environ[SLOWNESS_ENV] = repr(value)
+    return value
 
 
 def run_benchmarks(names: list[str] | None = None, quick: bool = False,
@@ -139,12 +165,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from controller.bench.markdown import load
 
         measuring = [flag for flag, given in (("--only", args.only is not None),
-                                              ("--quick", args.quick)) if given]
+                                              ("--quick", args.quick),
+                                              ("--slowness", args.slowness is not None))
+                     if given]
         if measuring:
             raise TablectlError(f"--from prints a saved run and measures nothing: leave out "
                                 f"{' and '.join(measuring)}")
         doc = load(args.from_file)
     else:
+        set_slowness(args.slowness)     # before a croupier's module is loaded
         quiet = args.json or args.markdown
         progress = None if quiet else (lambda s: print(s, file=sys.stderr, flush=True))
         doc = run_benchmarks(args.only, args.quick, progress, args.cpu_wakeup_us,
