@@ -229,6 +229,22 @@ def _shown_identity(ident: Mapping[str, Any]) -> dict[str, Any]:
             else v for k, v in ident.items()}
 
 
+def _configured(device: str, devices: Mapping[str, str]) -> bool:
+    """``device`` is one of the configuration's ``devices`` (id -> class). A table built
+    without its devices (none configured) takes every device it hears from as its own."""
+    return not devices or device in devices
+
+
+def _needed_classes(mode: Mode, flow: Flow, box_sensors: bool) -> set[str]:
+    """The device classes a round dealt by ``mode`` needs."""
+    need = {"shoe"} if mode is Mode.SHOE else {"shuffler"}
+    if flow.dice:
+        need.add("dice")
+    if box_sensors:
+        need.add("box-sensors")
+    return need
+
+
 class Table:
     """One table's round machine. See the module docstring."""
 
@@ -484,23 +500,32 @@ class Table:
     def round_held(self, event_data: Any = None) -> bool:
         return self._held_round and self.round is not None
 
-    def blocking_conditions(self) -> dict[str, list[str]]:
-        """Conditions on devices the current mode needs (they stop the next round)."""
-        return {dev: sorted(c) for dev, c in self.blocking_conditions_sets()}
+    def blocking_conditions(self, next_round: bool = False) -> dict[str, list[str]]:
+        """Conditions on devices the current mode needs (they stop the next round).
+        ``next_round``: on those the next round to open needs (see blocking_conditions_sets)."""
+        return {dev: sorted(c) for dev, c in self.blocking_conditions_sets(next_round)}
 
-    def blocking_conditions_sets(self) -> list[tuple[str, set[str]]]:
-        """The devices the mode needs with their conditions (see blocking_conditions)."""
-        needed = self.needed_classes()
+    def blocking_conditions_sets(self, next_round: bool = False) -> list[tuple[str, set[str]]]:
+        """The devices the mode needs with their conditions (see blocking_conditions). A device
+        no longer configured stops nothing: nothing would ever link under its name to clear a
+        lost link. ``next_round``: the devices of the configuration the next round opens
+        under (configure_next_round), which a round in play at a restart does not have yet."""
+        devices, needed = self._needed_devices(next_round)
         return [(d, c) for d, c in self.conditions.items()
-                if c and self.devices.get(d, d) in needed]
+                if c and _configured(d, devices) and devices.get(d, d) in needed]
 
     def needed_classes(self) -> set[str]:
-        need = {"shoe"} if self.mode is Mode.SHOE else {"shuffler"}
-        if self.flow.dice:
-            need.add("dice")
-        if self.box_sensors:
-            need.add("box-sensors")
-        return need
+        """The device classes a round dealt as this table deals now needs."""
+        return _needed_classes(self.mode, self.flow, self.box_sensors)
+
+    def _needed_devices(self, next_round: bool = False) -> tuple[Mapping[str, str], set[str]]:
+        """The configured devices (id -> class) and the classes a round needs: this round's,
+        or with ``next_round`` those of the configuration the next round takes, if any."""
+        other, switch_mode = self._next_configuration or (None, False)
+        if not next_round or other is None:
+            return self.devices, self.needed_classes()
+        mode = other.mode if switch_mode else self.mode      # as _take_configuration takes it
+        return other.devices, _needed_classes(mode, other.flow, other.box_sensors)
 
     def _link_of(self, device: str) -> str:
         """The device's link as the view shows it: lost, up, or connecting (known from the
@@ -519,9 +544,13 @@ class Table:
                 hands[str(rec)] = self.vault.public_hand(rec)
         ev_ = PublicEvent("view", self.table_id, r.round_id if r else None, self.state, {
             "game": self.game.game_id, "mode": self.mode.value,
-            "conditions": {d: sorted(c) for d, c in self.conditions.items() if c},
+            # the devices of the configuration in force: one taken out of table.toml is
+            # still in the journal, but leaves once the configuration without it takes effect
+            "conditions": {d: sorted(c) for d, c in self.conditions.items()
+                           if c and _configured(d, self.devices)},
             "devices": {d: {"link": self._link_of(d), **_shown_identity(ident)}
-                        for d, ident in self.identities.items()},
+                        for d, ident in self.identities.items()
+                        if _configured(d, self.devices)},
             # who may give each decision the table waits for, as ``decide`` takes it under
             # either reading of Q2 (no card): the console draws one play/fold pair per entry
             "round": {**r.summary(), "pending_decisions": self._pending_decisions()
@@ -1675,7 +1704,7 @@ class Table:
                     "malfunction": "clear_malfunction",
                     "out_of_service": "open_table"}.get(self.state, "confirm_result")
             if name in ("next_round", "open_table") and role == "supervisor" and any(
-                    c & set(SUPERVISOR_CONDITIONS) for d, c in self.blocking_conditions_sets()):
+                    c & set(SUPERVISOR_CONDITIONS) for d, c in self.blocking_conditions_sets(True)):
                 name = "clear_malfunction"      # the jammed device is fixed: clear it first
             if name in ("clear_malfunction", "open_table") and role != "supervisor":
                 self._irregular_event(e, f"{name} needs the supervisor's key switch on")
@@ -2313,7 +2342,7 @@ class Table:
     def _cmd_open_table(self) -> None:
         self._require("out_of_service", what="open the table")
         self._round_may_open()
-        blocked = self.blocking_conditions()
+        blocked = self.blocking_conditions(next_round=True)
         if blocked:
             raise TablectlError(f"devices not ready: {blocked}; clear them first")
         self._begin_round()
@@ -2962,7 +2991,7 @@ class Table:
     def _cmd_next_round(self) -> None:
         self._require("round_complete", "round_void", what="start the next round")
         self._round_may_open()
-        blocked = self.blocking_conditions()
+        blocked = self.blocking_conditions(next_round=True)
         if blocked:
             raise TablectlError(f"devices not ready: {blocked}; a supervisor must clear them")
         self._begin_round()
@@ -3122,13 +3151,14 @@ class Table:
         if self._unsettled:
             raise TablectlError("the round could not be settled from what was recorded; void "
                                 "it (void_round with the reason) before clearing")
-        left = {dev: sorted(c - set(SUPERVISOR_CONDITIONS)) for dev, c in self.conditions.items()
-                if c - set(SUPERVISOR_CONDITIONS)
-                and self._device_class(dev) in self.needed_classes()}
+        new_round = not (self.round_held() or self.dealing_held() or self.shake_held())
+        # a clear that begins a round looks at the devices that round needs
+        left = {dev: sorted(c - set(SUPERVISOR_CONDITIONS))
+                for dev, c in self.blocking_conditions_sets(next_round=new_round)
+                if c - set(SUPERVISOR_CONDITIONS)}
         if left:
             raise TablectlError(f"still not ready: {left}; close the door or reconnect the "
                                 "device, or switch the table to the other mode")
-        new_round = not (self.round_held() or self.dealing_held() or self.shake_held())
         if new_round:
             self._round_may_open()      # refused before anything is cleared
         for dev, cond in self.conditions.items():
