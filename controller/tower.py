@@ -4,8 +4,12 @@ Green when the table is ready, amber while it waits or needs the croupier, red f
 a malfunction or a table out of service. A device condition that stops the next round (a jam,
 a malfunction, a door left open, a link lost) turns the light red even while the round in hand
 goes on, so the pit sees at once that a supervisor is needed; so does a deck integrity alarm
-that stops the table before the next round, until clear_integrity. The GPIO panel and the pit
-display both ask this module, so the lamp on the table and the one on the page never disagree.
+that stops the table before the next round, until clear_integrity. After a restart of the
+controller, a device the round needs that has not linked to the running process yet (the view's
+``connecting``) turns green into amber (waiting): nothing is wrong with it that anyone knows
+of, so not red, but the croupier must not go on as if the table were ready; the state's colour
+comes back as soon as it links. The GPIO panel and the pit display both ask this module, so
+the lamp on the table and the one on the page never disagree.
 """
 from __future__ import annotations
 
@@ -21,14 +25,21 @@ LIGHT_OF_STATE = {
     "malfunction": Light.MALFUNCTION,
 }
 _RED = (Light.VOID, Light.MALFUNCTION, Light.OUT_OF_SERVICE)
+# Between rounds the table waits for what the next round needs (a configuration changed
+# across a restart takes effect then).
+_BETWEEN_ROUNDS = ("round_complete",)
 
 
 def tower_light(table: Any) -> Light:
     """The signal for ``table`` (a :class:`controller.table.machine.Table`)."""
     signal = LIGHT_OF_STATE.get(table.state, Light.WAITING)
-    if signal not in _RED and (table.blocking_conditions_sets()
-                               or not table.gate.may_open_round()):
+    if signal in _RED:
+        return signal
+    if table.blocking_conditions_sets(next_round=True) or not table.gate.may_open_round():
         return Light.MALFUNCTION
+    if signal is Light.READY and table.devices_connecting(
+            next_round=table.state in _BETWEEN_ROUNDS):
+        return Light.WAITING
     return signal
 
 

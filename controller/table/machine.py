@@ -527,6 +527,14 @@ class Table:
         mode = other.mode if switch_mode else self.mode      # as _take_configuration takes it
         return other.devices, _needed_classes(mode, other.flow, other.box_sensors)
 
+    def devices_connecting(self, next_round: bool = False) -> list[str]:
+        """The devices a round needs that the view shows ``connecting``: known from the
+        journal, not linked to the controller running since its restart. The table waits on
+        them (the tower light's amber); ``next_round`` as in blocking_conditions_sets."""
+        devices, needed = self._needed_devices(next_round)
+        return sorted(d for d in self.identities if _configured(d, devices)
+                      and devices.get(d, d) in needed and self._link_of(d) == "connecting")
+
     def _link_of(self, device: str) -> str:
         """The device's link as the view shows it: lost, up, or connecting (known from the
         journal, not yet linked to the controller running since a restart)."""
