@@ -64,3 +64,25 @@ def test_the_daemon_restarted_with_a_device_unplugged_does_not_show_it_linked(tm
             assert j.verify().ok
     finally:
         rig.stop()
+
+
+def test_the_health_of_a_device_with_no_driver_agrees_with_the_view(tmp_path):
+    """With no driver of the running process behind a device (a device a round in play keeps
+    from the configuration it was played under), the health says its link as the view does:
+    connecting after a restart, never up from the earlier process's link."""
+    from controller.api.health import device_health
+
+    run = shuffler_runner(tmp_path / "j.db", "q-poker")
+    run.device(ev.LinkUp(device="shuffler", ts=0.0, identity=SHUFFLER))
+    run.device(ev.LinkUp(device="shoe", ts=0.0, identity=SHOE))
+    run.device(ev.LinkLost(device="shoe", ts=0.0, reason="unplugged"))
+    run.journal.close()
+    again = shuffler_runner(tmp_path / "j.db", "q-poker")
+    again.recover()
+    health = {d["device"]: d["link"] for d in device_health(again.table)}
+    # (the table's other configured devices never linked: unknown, and not in the view)
+    assert {d: health[d] for d in ("shuffler", "shoe")} == links(again.table) == {
+        "shuffler": "connecting", "shoe": "lost"}
+    again.device(ev.LinkUp(device="shuffler", ts=0.0, identity=SHUFFLER))
+    assert {d["device"]: d["link"] for d in device_health(again.table)}["shuffler"] == "up"
+    again.journal.close()

@@ -79,10 +79,10 @@ def device_health(table: Any, drivers: Mapping[str, Any] | None = None) -> list[
             link = "up" if driver.is_up else ("lost" if "link_lost" in conditions
                                               or getattr(driver.link, "state", "") == "down"
                                               else "connecting")
-        elif "link_lost" in conditions:
-            link = "lost"
-        elif name in table.identities:
-            link = "up"
+        elif name in table.identities or "link_lost" in conditions:
+            # No driver of the running process (a device of the configuration a round in play
+            # keeps): as the table's view says it, never "up" from an earlier process's link.
+            link = table.link_of(name)
         else:
             link = "unknown"
         out.append({"device": name, "class": table.devices.get(name, getattr(

@@ -533,9 +533,9 @@ class Table:
         them (the tower light's amber); ``next_round`` as in blocking_conditions_sets."""
         devices, needed = self._needed_devices(next_round)
         return sorted(d for d in self.identities if _configured(d, devices)
-                      and devices.get(d, d) in needed and self._link_of(d) == "connecting")
+                      and devices.get(d, d) in needed and self.link_of(d) == "connecting")
 
-    def _link_of(self, device: str) -> str:
+    def link_of(self, device: str) -> str:
         """The device's link as the view shows it: lost, up, or connecting (known from the
         journal, not yet linked to the controller running since a restart)."""
         if "link_lost" in self.conditions.get(device, ()):
@@ -556,7 +556,7 @@ class Table:
             # still in the journal, but leaves once the configuration without it takes effect
             "conditions": {d: sorted(c) for d, c in self.conditions.items()
                            if c and _configured(d, self.devices)},
-            "devices": {d: {"link": self._link_of(d), **_shown_identity(ident)}
+            "devices": {d: {"link": self.link_of(d), **_shown_identity(ident)}
                         for d, ident in self.identities.items()
                         if _configured(d, self.devices)},
             # who may give each decision the table waits for, as ``decide`` takes it under
