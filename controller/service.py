@@ -1144,6 +1144,8 @@ class Service:
                                "be; send one shorter JSON object per line")
                 else:
                     req, problem = _parse_request(line)
+                if problem is None:
+                    problem = _one_request(req)
                 if problem is not None:
                     writer.write(json.dumps({"ok": False, "error": problem}).encode() + b"\n")
                     await writer.drain()
@@ -1222,6 +1224,19 @@ async def _request_line(reader: asyncio.StreamReader) -> bytes | None:
             too_long = True
             continue
         return None if too_long else line
+
+
+REQUEST_KINDS = ("command", "query", "subscribe", "reload")
+
+
+def _one_request(req: Mapping[str, Any]) -> str | None:
+    """Why a request asks more than one thing (a command and a view, a subscription and a
+    reload), which would do one and drop the other without a word; None if it does not."""
+    asked = [k for k in REQUEST_KINDS if k in req]
+    if len(asked) < 2:
+        return None
+    return ("one request a line: this one gives " + " and ".join(f'"{k}"' for k in asked)
+            + "; send each as its own line")
 
 
 def _parse_request(line: bytes) -> tuple[dict[str, Any], str | None]:

@@ -116,3 +116,29 @@ def test_json_nested_too_deep_is_answered_and_the_connection_goes_on(tmp_path, c
 
     assert [n for n, _ in _serve(tmp_path, talk)] == ["open_table"]
     assert "never retrieved" not in caplog.text
+
+
+def test_a_line_asking_two_things_is_refused_and_does_neither(tmp_path):
+    """`{"subscribe": true, "reload": true}` subscribed and dropped the reload without a
+    word; a command with a query did the command alone. One request a line: both named."""
+    replies = {}
+
+    async def talk(ask, svc):
+        before = len(svc.journal)
+        for raw in (b'{"subscribe": true, "reload": true}',
+                    b'{"command": "open_table", "role": "supervisor", "query": "view"}',
+                    b'{"query": "view", "reload": true}'):
+            replies[raw] = await ask(raw)
+        replies["journal"] = len(svc.journal) - before
+        replies["view"] = await ask(b'{"query": "view"}')     # the connection goes on
+
+    commands = _serve(tmp_path, talk)
+    for raw in (b'{"subscribe": true, "reload": true}',
+                b'{"command": "open_table", "role": "supervisor", "query": "view"}',
+                b'{"query": "view", "reload": true}'):
+        r = replies[raw]
+        assert r["ok"] is False and "one request a line" in r["error"], r
+        asked = [k for k in ("command", "query", "subscribe", "reload") if k.encode() in raw]
+        assert all(f'"{k}"' in r["error"] for k in asked), r
+    assert replies["journal"] == 0 and commands == []
+    assert replies["view"]["ok"] is True
