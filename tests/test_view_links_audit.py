@@ -13,6 +13,10 @@ SPARE = ev.DeviceIdentity("shuffler", "sim", "S1", "0009", "1.0", "ef" * 16, Tru
 SENSORS = ev.DeviceIdentity("box-sensors", "sim", "B1", "0003", "1.0", "cd" * 16, False)
 
 
+# configured (table_helpers.DEVICES), never linked: connecting from the controller's start
+NEVER = {"shoe": "connecting", "dice": "connecting"}
+
+
 def links(table):
     return {d: v["link"] for d, v in table.public_view()["devices"].items()}
 
@@ -45,9 +49,9 @@ def test_restarts_within_a_round_replay_the_view_as_played(tmp_path):
 
     # Restarted in the round (rebuilt from its snapshot): connecting, the bets stand.
     second = rebuilt(tmp_path)
-    assert links(second.table) == {"shuffler": "connecting", "sensors": "connecting"}
+    assert links(second.table) == {"shuffler": "connecting", "sensors": "connecting", **NEVER}
     second.device(ev.LinkRestored(device="shuffler", ts=0.0, identity=SHUFFLER, resumed=True))
-    assert links(second.table) == {"shuffler": "up", "sensors": "connecting"}
+    assert links(second.table) == {"shuffler": "up", "sensors": "connecting", **NEVER}
     second.command("place_bet", box=2, wager="versus_croupier", amount=20)
     played = play(second.table)
     second.journal.close()
@@ -55,7 +59,8 @@ def test_restarts_within_a_round_replay_the_view_as_played(tmp_path):
     # Again, and again: each rebuild is what was played, every link connecting.
     for _ in range(2):
         again = rebuilt(tmp_path)
-        assert links(again.table) == {"shuffler": "connecting", "sensors": "connecting"}
+        assert links(again.table) == {"shuffler": "connecting", "sensors": "connecting",
+                                      **NEVER}
         view, state, conditions = play(again.table)
         assert (view["round"]["bets"], state, conditions) == (
             played[0]["round"]["bets"], played[1], played[2])
@@ -102,7 +107,7 @@ def test_a_deal_asked_of_a_shuffler_not_yet_linked_waits_for_its_link(tmp_path):
     run.journal.close()
 
     again = rebuilt(tmp_path)
-    assert links(again.table) == {"shuffler": "connecting"}
+    assert links(again.table) == {"shuffler": "connecting", "sensors": "connecting", **NEVER}
     again.command("place_bet", box=1, wager="versus_croupier", amount=50)
     again.command("close_bets")
     asked = [c.action for c in again.sent if c.device_class == "shuffler"]
@@ -112,6 +117,6 @@ def test_a_deal_asked_of_a_shuffler_not_yet_linked_waits_for_its_link(tmp_path):
     assert again.table.round.bets and not again.table.vault.slots()
     before = len(again.sent)
     again.device(ev.LinkUp(device="shuffler", ts=0.0, identity=SHUFFLER))
-    assert links(again.table) == {"shuffler": "up"}
+    assert links(again.table) == {"shuffler": "up", "sensors": "connecting", **NEVER}
     assert asked[-1] in [c.action for c in again.sent[before:]]
     again.journal.close()

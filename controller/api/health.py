@@ -59,14 +59,14 @@ def _condition_problem(name: str, device_class: str, conditions: list[str],
 
 
 def device_health(table: Any, drivers: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
-    """One entry per configured device: ``device``, ``class``, ``link`` (``up``, ``lost`` or
-    ``unknown``), ``last_heard_s``, ``identity`` (vendor, model, serial, firmware version and
-    hash, as the device said at its last hello), ``conditions`` and ``problem`` (while the
-    link is not up: the driver's latest reason it cannot link, with what to check; else, or
-    when the driver has none, what the conditions mean and the way out of each; None when
-    there is nothing to tell). Then, in the same shape, an entry for each part of the
-    controller in ``drivers`` (one with ``health_entry()``) that has something to tell the
-    pit: the wall clock, class ``clock``, while it is behind the journal."""
+    """One entry per configured device: ``device``, ``class``, ``link`` (``up``, ``lost``,
+    ``connecting`` or ``unknown``), ``last_heard_s``, ``identity`` (vendor, model, serial, firmware
+    version and hash, as the device said at its last hello), ``conditions`` and ``problem`` (while
+    the link is not up: the driver's latest reason it cannot link, with what to check; else, or
+    when the driver has none, what the conditions mean and the way out of each; None when there is
+    nothing to tell). Then, in the same shape, an entry for each part of the controller in
+    ``drivers`` (one with ``health_entry()``) that has something to tell the pit: the wall clock,
+    class ``clock``, while it is behind the journal."""
     drivers = drivers or {}
     parts = {n: d for n, d in drivers.items() if hasattr(d, "health_entry")}
     drivers = {n: d for n, d in drivers.items() if n not in parts}
@@ -79,9 +79,10 @@ def device_health(table: Any, drivers: Mapping[str, Any] | None = None) -> list[
             link = "up" if driver.is_up else ("lost" if "link_lost" in conditions
                                               or getattr(driver.link, "state", "") == "down"
                                               else "connecting")
-        elif name in table.identities or "link_lost" in conditions:
+        elif name in table.known_devices() or "link_lost" in conditions:
             # No driver of the running process (a device of the configuration a round in play
-            # keeps): as the table's view says it, never "up" from an earlier process's link.
+            # keeps): as the table's view says it, never "up" from an earlier process's link,
+            # and connecting, not unknown, when it never linked since the controller started.
             link = table.link_of(name)
         else:
             link = "unknown"

@@ -532,8 +532,20 @@ class Table:
         journal, not linked to the controller running since its restart. The table waits on
         them (the tower light's amber); ``next_round`` as in blocking_conditions_sets."""
         devices, needed = self._needed_devices(next_round)
-        return sorted(d for d in self.identities if _configured(d, devices)
+        return sorted(d for d in self.known_devices(devices) if _configured(d, devices)
                       and devices.get(d, d) in needed and self.link_of(d) == "connecting")
+
+    def known_devices(self, devices: Mapping[str, str] | None = None) -> list[str]:
+        """The devices the table knows of: those it heard from (the journal's included) and,
+        once the running process counts its links (``_linked``), every one of ``devices`` (the
+        configuration's, the one in force by default): a device configured since the last
+        run, a spare under a new id, has never linked, and is connecting until it does, not
+        absent."""
+        devices = self.devices if devices is None else devices
+        known = list(self.identities)
+        if self._linked is not None:
+            known += [d for d in devices if d not in self.identities]
+        return known
 
     def link_of(self, device: str) -> str:
         """The device's link as the view shows it: lost, up, or connecting (known from the
@@ -556,8 +568,10 @@ class Table:
             # still in the journal, but leaves once the configuration without it takes effect
             "conditions": {d: sorted(c) for d, c in self.conditions.items()
                            if c and _configured(d, self.devices)},
-            "devices": {d: {"link": self.link_of(d), **_shown_identity(ident)}
-                        for d, ident in self.identities.items()
+            # with the ones configured that never linked: connecting, no identity yet
+            "devices": {d: {"link": self.link_of(d),
+                            **_shown_identity(self.identities.get(d, {}))}
+                        for d in self.known_devices()
                         if _configured(d, self.devices)},
             # who may give each decision the table waits for, as ``decide`` takes it under
             # either reading of Q2 (no card): the console draws one play/fold pair per entry

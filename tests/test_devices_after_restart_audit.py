@@ -1,0 +1,116 @@
+"""The devices a table needs after a restart or a configuration change, as the pit, the
+regulator and a crash see them.
+
+A device of the configuration in force that has not linked to the controller running since its
+start is ``connecting`` in the view and turns the light's green into amber, whether the journal
+knew it from an earlier run or not: a spare configured under a new id, never linked, was
+missing from the view and left the light green in bets_open while the only shoe of the table
+was not there.
+"""
+import pathlib
+import signal
+import sys
+
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+
+from controller.journal import Journal  # noqa: E402
+from controller.panel import Light  # noqa: E402
+from controller.tower import tower_light  # noqa: E402
+from drivers import events as ev  # noqa: E402
+from test_tower_after_restart import ApiRig, api, api_up, wait_for  # noqa: E402
+from test_api_support import free_port  # noqa: E402
+from test_view_devices_configured import (  # noqa: E402
+    SHOE, SPARE, as_the_service_builds_it, runner, shown)
+
+
+def test_a_spare_configured_under_a_new_id_is_connecting_until_it_links(tmp_path):
+    run = runner(tmp_path, {"shoe": "shoe"})
+    run.device(ev.LinkUp(device="shoe", ts=0.0, identity=SHOE))
+    run.device(ev.LinkLost(device="shoe", ts=0.0, reason="unplugged"))
+    run.journal.close()
+
+    again = runner(tmp_path, {"shoe-2": "shoe"})      # the spare, never heard from
+    again.recover()
+    t = again.table
+    assert shown(t) == ({"shoe-2": "connecting"}, {})
+    assert t.devices_connecting(next_round=True) == ["shoe-2"]
+    again.command("open_table", role="supervisor")
+    again.command("deck_ready")
+    assert t.state == "bets_open"
+    assert tower_light(t) is Light.WAITING            # not green: the table has no shoe
+    again.device(ev.LinkUp(device="shoe-2", ts=0.0, identity=SPARE))
+    assert shown(t) == ({"shoe-2": "up"}, {})
+    assert t.public_view()["devices"]["shoe-2"]["serial"] == "0003"
+    assert tower_light(t) is Light.READY
+    again.journal.close()
+
+
+def test_a_device_not_yet_linked_has_no_identity_in_the_view(tmp_path):
+    again = runner(tmp_path, {"shoe": "shoe"})
+    again.recover()                                   # the first start: nothing journaled
+    assert again.table.public_view()["devices"] == {"shoe": {"link": "connecting"}}
+    again.journal.close()
+
+
+def test_the_next_round_under_a_new_file_waits_for_its_spare(tmp_path):
+    """The round in play at the restart keeps the old shoe; the next one opens under the file
+    naming only the spare, which has not linked: it is in the view, and the light is amber."""
+    run = as_the_service_builds_it(tmp_path, "shoe")
+    run.device(ev.LinkUp(device="shoe", ts=0.0, identity=SHOE))
+    run.command("open_table", role="supervisor")
+    run.command("deck_ready")
+    run.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    run.journal.close()
+
+    again = as_the_service_builds_it(tmp_path, "shoe-2")
+    report = again.recover()
+    assert report["configuration"]["changed"] == ["devices"]
+    t = again.table
+    assert shown(t)[0] == {"shoe": "connecting"}      # the round in play's own
+    again.command("void_round", role="supervisor", reason="the shoe is taken out of service")
+    assert t.devices_connecting(next_round=True) == ["shoe-2"]
+    again.command("next_round")
+    again.command("deck_ready")
+    assert t.state == "bets_open"
+    assert shown(t) == ({"shoe-2": "connecting"}, {})
+    assert tower_light(t) is Light.WAITING
+    again.journal.close()
+
+
+@pytest.mark.hil
+def test_the_daemon_restarted_with_a_spare_not_yet_plugged_in_shows_amber(tmp_path):
+    """The real daemon, killed in bets_open; its table.toml then names the shoe ``shoe-2`` (a
+    spare, unplugged while the daemon is down). The round in play is voided; the next one,
+    under the new file, waits for the spare: listed, connecting, the pit page's light amber."""
+    rig = ApiRig(tmp_path, "q-poker", "shoe", seed=3)
+    rig.port = free_port()
+    try:
+        rig.open_with_deck(["As", "Kd", "Qh", "2c", "3c", "4c"])
+        wait_for(lambda: api_up(rig), "the API is up")
+        rig.kill(signal.SIGKILL)
+        spare = rig.devices["shoe-2"] = rig.devices.pop("shoe")
+        spare.disconnect()
+        rig.write_config()                      # [devices.shoe-2] in place of [devices.shoe]
+        rig.config_path.write_text(rig.config_path.read_text().replace(
+            'class = "shoe-2"', 'class = "shoe"'))
+        rig.start_controller()
+        wait_for(lambda: api_up(rig), "the API is up again")
+        rig.must("void_round", "supervisor", reason="the shoe is replaced by a spare")
+        rig.must("next_round")
+        rig.must("deck_ready")
+        rig.wait_state("bets_open")
+        table = api(rig, "/api/table")
+        devices = table["view"]["devices"]
+        assert "shoe" not in devices and devices["shoe-2"] == {"link": "connecting"}
+        assert table["light"] == {"signal": "waiting", "colour": "amber"}
+        assert api(rig, "/api/health")["light"]["colour"] == "amber"
+        spare.reconnect()
+        wait_for(lambda: api(rig, "/api/table")["light"]["colour"] == "green",
+                 "green once the spare is linked")
+        assert api(rig, "/api/table")["view"]["devices"]["shoe-2"]["link"] == "up"
+        with Journal.open(rig.journal_path, readonly=True) as j:
+            assert j.verify().ok
+    finally:
+        rig.stop()
