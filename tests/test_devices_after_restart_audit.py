@@ -114,3 +114,65 @@ def test_the_daemon_restarted_with_a_spare_not_yet_plugged_in_shows_amber(tmp_pa
             assert j.verify().ok
     finally:
         rig.stop()
+
+
+# --- inputs taken before any round, replayed under the configuration they were taken under ---
+
+TABLE = """
+[table]
+id = "T1"
+game = "q-poker"
+mode = "shoe"
+boxes = 7
+
+{devices}
+[journal]
+path = "{journal}"
+"""
+
+
+def service_runner(tmp_path, **devices):
+    """The runner as the service builds it, on a table.toml of ``devices`` (id=class), its
+    settings journaled first (as each start of the daemon journals them)."""
+    from controller.config import parse_text
+    from controller.journal import Journal
+    from controller.service import build_table, table_settings
+    from controller.table.runner import TableRunner
+
+    text = "".join(f'[devices.{d}]\nclass = "{c}"\ntransport = "serial"\n'
+                   f'port = "/dev/tty-{d}"\n\n' for d, c in devices.items())
+    cfg = parse_text(TABLE.format(devices=text, journal=tmp_path / "j.db"))
+    journal = Journal.open(tmp_path / "j.db", cfg.table_id)
+    settings = table_settings(cfg)
+    config = journal.append("config", {"table": settings}, source="service")
+    return TableRunner(build_table(cfg.table_id, settings), journal, settings=settings,
+                       config_seq=config.seq, build=lambda s: build_table(cfg.table_id, s))
+
+
+def test_an_open_table_refused_before_the_spare_replays_as_refused(tmp_path):
+    """The shoe lost its link before any round; the supervisor's open_table was refused
+    (devices not ready). The shoe is replaced by a spare under another id: the daemon
+    restarted on the new file replayed that refusal under the new devices, found it accepted,
+    and would not start (the replay diverged). Each input replays under the configuration it
+    was taken under; the new one takes effect at the restart (no round in play)."""
+    run = service_runner(tmp_path, shoe="shoe")
+    run.device(ev.LinkUp(device="shoe", ts=0.0, identity=SHOE))
+    run.device(ev.LinkLost(device="shoe", ts=0.0, reason="unplugged"))
+    with pytest.raises(Exception, match="devices not ready"):
+        run.command("open_table", role="supervisor")
+    run.journal.close()
+
+    for _ in range(2):                          # and again, once the new file is in force
+        again = service_runner(tmp_path, **{"shoe-2": "shoe"})
+        again.recover()
+        t = again.table
+        assert t.devices == {"shoe-2": "shoe"}
+        assert shown(t) == ({"shoe-2": "connecting"}, {})
+        again.journal.close()
+    again = service_runner(tmp_path, **{"shoe-2": "shoe"})
+    again.recover()
+    again.device(ev.LinkUp(device="shoe-2", ts=0.0, identity=SPARE))
+    again.command("open_table", role="supervisor")
+    again.command("deck_ready")
+    assert again.table.state == "bets_open" and tower_light(again.table) is Light.READY
+    again.journal.close()

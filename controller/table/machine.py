@@ -1926,6 +1926,14 @@ class Table:
         or bettors, and begins with its deck shuffled."""
         self._next_configuration = (other, switch_mode)
 
+    def configure_now(self, other: "Table", *, switch_mode: bool = False) -> None:
+        """Take ``other``'s configuration at once (as configure_next_round), for a table with
+        no round opened yet: a start on a changed table.toml before any round."""
+        if self.round is not None:
+            raise TablectlError("a round has opened: its configuration is kept to its end")
+        self._next_configuration = (other, switch_mode)
+        self._take_configuration()
+
     def _take_configuration(self) -> None:
         other, switch_mode = self._next_configuration or (None, False)
         if other is None:

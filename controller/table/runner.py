@@ -431,14 +431,24 @@ class TableRunner:
         inputs replayed, the last one's sequence number, and the last input refused now that
         no decision of its own follows (written by an earlier version, see recover)."""
         inputs: list[tuple[Record, bool]] = []
-        for rec in self.journal.records(since=start, kinds=(*INPUT_KINDS, "refused")):
-            if rec.kind != "refused":
+        # No round opened yet: each start's configuration took effect at once, and the inputs
+        # after it were taken under it (a round's inputs keep the one it opened under).
+        configs = (Kind.CONFIG.value,) if not start and self.build is not None \
+            and self.settings is not None else ()
+        in_force: dict[str, Any] | None = None
+        for rec in self.journal.records(since=start, kinds=(*INPUT_KINDS, "refused", *configs)):
+            if rec.kind == Kind.CONFIG.value:
+                inputs.append((rec, False))
+            elif rec.kind != "refused":
                 inputs.append((rec, False))
             elif inputs and isinstance(rec.payload, dict) \
                     and rec.payload.get("input") == inputs[-1][0].payload:
                 inputs[-1] = (inputs[-1][0], True)
         undecided = None
         for i, (rec, refused_then) in enumerate(inputs):
+            if rec.kind == Kind.CONFIG.value:
+                in_force = self._taken_at_once(rec, in_force)
+                continue
             self.table.outbox, self.table.commands = [], []
             self.table.private_records = []
             refused: TablectlError | None = None
@@ -451,8 +461,33 @@ class TableRunner:
                     undecided = (rec, refused)
                 else:
                     self._diverged(rec, refused_then, refused, start)
+        if configs and in_force is not None and in_force != self.settings:
+            self._taken_at_once(None, in_force)    # this start's (journaled, or not yet)
+        inputs = [i for i in inputs if i[0].kind != Kind.CONFIG.value]
         last = inputs[-1][0].seq if inputs else None
         return len(inputs), last, undecided
+
+    def _taken_at_once(self, rec: Record | None,
+                       in_force: dict[str, Any] | None) -> dict[str, Any] | None:
+        """The table, no round opened yet, takes the settings of the ``config`` record ``rec``
+        (None: this start's) at once, as the start that journaled them did; the inputs
+        replayed after it were taken under them. The settings now in force."""
+        played = rec.payload.get("table") if rec is not None and isinstance(
+            rec.payload, dict) else self.settings
+        if not isinstance(played, dict) or played == in_force:
+            return in_force
+        assert self.build is not None and self.settings is not None
+        if in_force is None:
+            if played != self.settings:
+                self.table = self.build(played)     # nothing replayed into it yet
+            return played
+        other = self.build(played)
+        if played["integrity"] == in_force["integrity"]:
+            other.integrity = self.table.integrity
+        self.table.configure_now(other, switch_mode=played["mode"] != in_force["mode"])
+        # what that publishes is no input's decision (the start built its table with them)
+        self.table.outbox, self.table.commands, self.table.private_records = [], [], []
+        return played
 
     def _undecided(self, seq: int) -> bool:
         """No decision of the input ``seq`` is in the journal (nothing it writes follows it)."""
