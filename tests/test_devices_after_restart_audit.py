@@ -176,3 +176,38 @@ def test_an_open_table_refused_before_the_spare_replays_as_refused(tmp_path):
     again.command("deck_ready")
     assert again.table.state == "bets_open" and tower_light(again.table) is Light.READY
     again.journal.close()
+
+
+# --- the conditions of a device taken out of table.toml ------------------------------------
+
+def test_a_clear_leaves_a_removed_devices_condition_and_it_comes_back_with_the_device(tmp_path):
+    """The shuffler jammed at a table dealt by the shoe, then was taken out of table.toml: its
+    jam is in the journal but in no view. The supervisor's clear cleared it unseen (one
+    outside malfunction was even taken for it, the table having nothing else to clear), so
+    the shuffler configured again came back without the jam nobody had looked at. A clear
+    clears the conditions the view shows; a device configured again brings back what the
+    journal left on it, shown, until it links (a lost link) or the supervisor clears it."""
+    from test_view_devices_configured import SHUFFLER
+
+    run = service_runner(tmp_path, shoe="shoe", shuffler="shuffler")
+    run.device(ev.LinkUp(device="shoe", ts=0.0, identity=SHOE))
+    run.device(ev.LinkUp(device="shuffler", ts=0.0, identity=SHUFFLER))
+    run.device(ev.Jam(device="shuffler", ts=0.0, where="feed"))
+    assert shown(run.table)[1] == {"shuffler": ["jam"]}
+    run.journal.close()
+
+    without = service_runner(tmp_path, shoe="shoe")
+    without.recover()
+    without.device(ev.LinkUp(device="shoe", ts=0.0, identity=SHOE))
+    assert shown(without.table) == ({"shoe": "up"}, {})
+    with pytest.raises(Exception, match="nothing to clear"):
+        without.command("clear_malfunction", role="supervisor")
+    without.journal.close()
+
+    back = service_runner(tmp_path, shoe="shoe", shuffler="shuffler")
+    back.recover()
+    assert shown(back.table) == ({"shoe": "connecting", "shuffler": "connecting"},
+                                 {"shuffler": ["jam"]})
+    back.command("clear_malfunction", role="supervisor")   # now in view: cleared, journaled
+    assert shown(back.table)[1] == {}
+    back.journal.close()

@@ -535,6 +535,13 @@ class Table:
         return sorted(d for d in self.known_devices(devices) if _configured(d, devices)
                       and devices.get(d, d) in needed and self.link_of(d) == "connecting")
 
+    def _in_view_or_next(self, device: str) -> bool:
+        """``device`` is configured now or for the next round: a clear clears only its
+        conditions. One taken out of table.toml keeps what the journal left on it, shown in
+        no view, for when it is configured again (and shown again)."""
+        return _configured(device, self.devices) or _configured(
+            device, self._needed_devices(next_round=True)[0])
+
     def known_devices(self, devices: Mapping[str, str] | None = None) -> list[str]:
         """The devices the table knows of: those it heard from (the journal's included) and,
         once the running process counts its links (``_linked``), every one of ``devices`` (the
@@ -3192,6 +3199,8 @@ class Table:
         if new_round:
             self._round_may_open()      # refused before anything is cleared
         for dev, cond in self.conditions.items():
+            if not self._in_view_or_next(dev):
+                continue                # not the table's now: kept for when it is again
             if cond & set(SUPERVISOR_CONDITIONS):
                 self._sensors_watch_again(dev)
             cond.difference_update(SUPERVISOR_CONDITIONS)
@@ -3215,7 +3224,8 @@ class Table:
         it (after the deal, between rounds) is fixed; its condition goes and nothing else
         changes (the round in play goes on as it was)."""
         cleared = {dev: sorted(c & set(SUPERVISOR_CONDITIONS))
-                   for dev, c in self.conditions.items() if c & set(SUPERVISOR_CONDITIONS)}
+                   for dev, c in self.conditions.items()
+                   if c & set(SUPERVISOR_CONDITIONS) and self._in_view_or_next(dev)}
         if not cleared:
             raise TablectlError(f"nothing to clear: no device reports a jam or a malfunction "
                                 f"or came back as another unit, and the table is in "
