@@ -211,3 +211,77 @@ def test_a_clear_leaves_a_removed_devices_condition_and_it_comes_back_with_the_d
     back.command("clear_malfunction", role="supervisor")   # now in view: cleared, journaled
     assert shown(back.table)[1] == {}
     back.journal.close()
+
+
+# --- a restart at every point of a round played under the old file ------------------------
+
+def _round_steps():
+    from controller.rules.cards import Card
+
+    steps = [("device", ev.LinkUp(device="shoe", ts=0.0, identity=SHOE)),
+             ("open_table", "supervisor", {}), ("deck_ready", "dealer", {}),
+             ("place_bet", "dealer", {"box": 1, "wager": "versus_croupier", "amount": 10}),
+             ("close_bets", "dealer", {})]
+    steps += [("device", ev.CardDrawn(device="shoe", ts=0.0, card=Card.parse(c),
+                                      face_up=False))
+              for c in ("As", "Kd", "Qh", "2c", "3c", "4c")]
+    return steps + [("decide", "dealer", {"box": 1, "decision": "play"}),
+                    ("confirm_result", "dealer", {})]
+
+
+def _view(table):
+    view = table.public_view()
+    view.pop("event_id", None)
+    return table.state, view, sorted(table.conditions.items())
+
+
+def test_a_restart_at_every_point_of_a_round_under_the_old_file_ends_it_and_opens_once(
+        tmp_path):
+    """The shoe is renamed ``shoe-2`` (a spare) while the controller is down, at every point of
+    a round played under the old file. Each rebuild is the same table; the round ends under
+    its own file (voided by the supervisor, or by the restart while dealing); the next round
+    is the first under the new file, and a later start finds nothing left to change."""
+    steps = _round_steps()
+    for k in range(len(steps) + 1):
+        path = tmp_path / str(k)
+        path.mkdir()
+        run = service_runner(path, shoe="shoe")
+        for name, role, *args in ((s[0], None, s[1]) if s[0] == "device" else s
+                                  for s in steps[:k]):
+            if name == "device":
+                run.device(args[0])
+            else:
+                run.command(name, role=role, **args[0])
+        run.journal.close()
+
+        rebuilt = []
+        for _ in range(2):
+            again = service_runner(path, **{"shoe-2": "shoe"})
+            report = again.recover()
+            rebuilt.append(_view(again.table))
+            again.journal.close()
+        assert rebuilt[0] == rebuilt[1], k
+        in_play = report.get("configuration") is not None
+        assert in_play == (k > 1), k                  # a round had opened: it keeps its file
+
+        again = service_runner(path, **{"shoe-2": "shoe"})
+        again.recover()
+        t = again.table
+        if not in_play:
+            assert shown(t)[0] == {"shoe-2": "connecting"}, k
+        again.device(ev.LinkUp(device="shoe-2", ts=0.0, identity=SPARE))
+        if t.round is not None and t.round.void is None and t.state != "round_complete":
+            again.command("void_round", role="supervisor", reason="the shoe is replaced")
+        if t.state == "malfunction":
+            again.command("clear_malfunction", role="supervisor")
+        else:
+            again.command("open_table" if t.state == "out_of_service" else "next_round",
+                          role="supervisor")
+        assert t.devices == {"shoe-2": "shoe"} and shown(t)[0] == {"shoe-2": "up"}, k
+        opened = again.journal.last(kind="round_open")
+        assert opened.payload["snapshot"]["config"] == again.config_seq, k
+        again.journal.close()
+
+        third = service_runner(path, **{"shoe-2": "shoe"})
+        assert "configuration" not in third.recover(), k
+        third.journal.close()
