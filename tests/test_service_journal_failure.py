@@ -320,7 +320,7 @@ def test_a_stop_is_journaled_before_the_light_goes_dark_and_the_devices_close(tm
         "[journal]", f'[devices.shoe]\nclass = "shoe"\ntransport = "serial"\n'
                      f'port = "{tmp_path / "tty-absent"}"\n\n[journal]'))
     factory = MockFactory()
-    green = factory.pin(13)
+    amber = factory.pin(26)
     seen = []
 
     async def scenario():
@@ -329,7 +329,8 @@ def test_a_stop_is_journaled_before_the_light_goes_dark_and_the_devices_close(tm
         await until(lambda: svc.runner is not None and svc.panel is not None)
         await _must(svc, "open_table", "supervisor")
         await _must(svc, "deck_ready")
-        await until(lambda: green.state)
+        # bets open, and the table waits on its shoe, which never links here: amber
+        await until(lambda: amber.state)
         append, close = svc.journal.append, svc.drivers["shoe"].close
 
         def journal_append(kind, payload=None, *a, **kw):
