@@ -230,3 +230,32 @@ def test_the_daemon_restarted_with_the_shoe_unplugged_shows_amber_until_it_links
             assert j.verify().ok
     finally:
         rig.stop()
+
+
+def test_a_spare_of_a_class_left_unplugged_does_not_hold_the_light_once_one_is_up(tmp_path):
+    """Two shoes configured, a spare kept unplugged beside the one in use: once the one in
+    use has linked, the table waits on no shoe. The spare is shown connecting in the view;
+    the light is the state's."""
+    devices = {**DEVICES, "shoe-2": "shoe"}
+
+    def runner():
+        t = Table("T1", get_game("q-poker"), "shoe", layout_boxes=LAYOUT["q-poker"],
+                  devices=devices)
+        return TableRunner(t, Journal.open(tmp_path / "journal.db", "T1"))
+
+    run = runner()
+    run.device(ev.LinkUp(device="shoe", ts=0.0, identity=SHOE))
+    run.command("open_table", role="supervisor")
+    run.command("deck_ready")
+    assert run.table.state == "bets_open"
+    run.journal.close()
+
+    again = runner()
+    again.recover()
+    t = again.table
+    assert t.state == "bets_open" and tower_light(t) is Light.WAITING   # no shoe linked yet
+    again.device(ev.LinkUp(device="shoe", ts=0.0, identity=SHOE))
+    view = t.public_view()["devices"]
+    assert view["shoe"]["link"] == "up" and view["shoe-2"]["link"] == "connecting"
+    assert t.devices_connecting() == [] and tower_light(t) is Light.READY
+    again.journal.close()

@@ -529,11 +529,16 @@ class Table:
 
     def devices_connecting(self, next_round: bool = False) -> list[str]:
         """The devices a round needs that the view shows ``connecting``: known from the
-        journal, not linked to the controller running since its restart. The table waits on
-        them (the tower light's amber); ``next_round`` as in blocking_conditions_sets."""
+        journal, not linked to the controller running since its restart, and no other device
+        of their class linked (a spare kept unplugged beside the one in use waits on nothing).
+        The table waits on them (the tower light's amber); ``next_round`` as in
+        blocking_conditions_sets."""
         devices, needed = self._needed_devices(next_round)
-        return sorted(d for d in self.known_devices(devices) if _configured(d, devices)
-                      and devices.get(d, d) in needed and self.link_of(d) == "connecting")
+        wanted = [d for d in self.known_devices(devices) if _configured(d, devices)
+                  and devices.get(d, d) in needed]
+        up = {devices.get(d, d) for d in wanted if self.link_of(d) == "up"}
+        return sorted(d for d in wanted if self.link_of(d) == "connecting"
+                      and devices.get(d, d) not in up)
 
     def _in_view_or_next(self, device: str) -> bool:
         """``device`` is configured now or for the next round: a clear clears only its
