@@ -1,4 +1,21 @@
 """Set-up shared by the hardware-in-the-loop tests that drive a :class:`controller.rig.Rig`."""
+from controller.config import hash_token
+from controller.rig import Rig
+
+
+class ApiRig(Rig):
+    """A rig whose table.toml also opens the console API on ``port`` (set it before the
+    devices start), with a token for each role of ``tokens`` (role -> token)."""
+
+    port = 0
+    tokens: dict[str, str] = {}
+
+    def write_config(self) -> None:
+        super().write_config()
+        with open(self.config_path, "a", encoding="utf-8") as f:
+            f.write(f'\n[api]\nlisten = "127.0.0.1"\nport = {self.port}\n\n[api.tokens]\n')
+            f.writelines(f'{role} = "{hash_token(token)}"\n'
+                         for role, token in self.tokens.items())
 
 
 def open_for_bets(rig) -> None:

@@ -7,22 +7,18 @@ knew it from an earlier run or not: a spare configured under a new id, never lin
 missing from the view and left the light green in bets_open while the only shoe of the table
 was not there.
 """
-import pathlib
 import signal
-import sys
 
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))
-
-from controller.journal import Journal  # noqa: E402
-from controller.panel import Light  # noqa: E402
-from controller.tower import tower_light  # noqa: E402
-from drivers import events as ev  # noqa: E402
-from test_tower_after_restart import ApiRig, api, api_up, wait_for  # noqa: E402
-from test_api_support import free_port  # noqa: E402
-from test_view_devices_configured import (  # noqa: E402
-    SHOE, SPARE, as_the_service_builds_it, runner, shown)
+from controller.journal import Journal
+from controller.panel import Light
+from controller.tower import tower_light
+from drivers import events as ev
+from test_api_support import free_port
+from test_tower_after_restart import ApiRig, api, api_up, wait_for
+from test_view_devices_configured import (TABLE, SHOE, SPARE, as_the_service_builds_it,
+                                          runner, shown)
 
 
 def test_a_spare_configured_under_a_new_id_is_connecting_until_it_links(tmp_path):
@@ -117,19 +113,6 @@ def test_the_daemon_restarted_with_a_spare_not_yet_plugged_in_shows_amber(tmp_pa
 
 
 # --- inputs taken before any round, replayed under the configuration they were taken under ---
-
-TABLE = """
-[table]
-id = "T1"
-game = "q-poker"
-mode = "shoe"
-boxes = 7
-
-{devices}
-[journal]
-path = "{journal}"
-"""
-
 
 def service_runner(tmp_path, **devices):
     """The runner as the service builds it, on a table.toml of ``devices`` (id=class), its

@@ -18,8 +18,8 @@ import pytest
 
 from controller.config import hash_token
 from controller.journal import Journal
-from controller.rig import Rig
 
+import rig_helpers
 from test_api_support import free_port
 
 pytestmark = pytest.mark.hil
@@ -28,14 +28,8 @@ A, B, C = ("tok-a-" + "1" * 26, "tok-b-" + "2" * 26, "tok-c-" + "3" * 26)
 S = "tok-s-" + "4" * 26
 
 
-class ApiRig(Rig):
-    port = 0
-
-    def write_config(self):
-        super().write_config()
-        with open(self.config_path, "a", encoding="utf-8") as f:
-            f.write(f'\n[api]\nlisten = "127.0.0.1"\nport = {self.port}\n\n[api.tokens]\n'
-                    f'dealer = "{hash_token(A)}"\nsupervisor = "{hash_token(S)}"\n')
+class ApiRig(rig_helpers.ApiRig):
+    tokens = {"dealer": A, "supervisor": S}
 
 
 def get(url, token):

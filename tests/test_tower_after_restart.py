@@ -16,10 +16,9 @@ import urllib.request
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from controller.config import hash_token, parse_text
+from controller.config import parse_text
 from controller.journal import Journal
 from controller.panel import Light
-from controller.rig import Rig
 from controller.rules import get_game
 from controller.rules.cards import Card
 from controller.sdnotify import Notifier
@@ -29,6 +28,7 @@ from controller.table.runner import TableRunner
 from controller.tower import light_json, tower_light
 from drivers import events as ev
 
+import rig_helpers
 from service_helpers import until
 from table_helpers import DEVICES, LAYOUT, deck_checked, shuffler_runner
 from test_api_support import free_port
@@ -171,14 +171,8 @@ def test_the_panels_lamp_is_amber_after_a_restart_until_the_shoe_links(tmp_path)
 TOKEN = "tok-d-" + "5" * 26
 
 
-class ApiRig(Rig):
-    port = 0
-
-    def write_config(self):
-        super().write_config()
-        with open(self.config_path, "a", encoding="utf-8") as f:
-            f.write(f'\n[api]\nlisten = "127.0.0.1"\nport = {self.port}\n\n[api.tokens]\n'
-                    f'dealer = "{hash_token(TOKEN)}"\n')
+class ApiRig(rig_helpers.ApiRig):
+    tokens = {"dealer": TOKEN}
 
 
 def api(rig, path):
