@@ -299,7 +299,7 @@ def _daemon_head(journal: Journal) -> str | None:
     a journal whose chain verified: None when there is none or it holds (said on stdout),
     else why not, with the way out. So a journal put back from an older copy, or rewritten
     with its chain recomputed while the daemon was stopped, does not verify on the table."""
-    from controller.journal_head import HeadError, head_path, mismatch, read_head
+    from controller.journal_head import HeadError, check, head_path, read_head
 
     where = head_path(journal.path)
     try:
@@ -308,13 +308,7 @@ def _daemon_head(journal: Journal) -> str | None:
         return str(exc)
     if head is None:
         return None
-    found = journal.head()
-    problem = ""
-    if head.seq and found[0] >= head.seq and head.table_id == journal.table_id:
-        report = journal.verify(anchor=(head.seq, head.hash), since=head.seq - 1)
-        if not report.ok:
-            problem = f"at record {report.bad_seq}, {report.reason}"
-    why = mismatch(where, head, journal.table_id, journal.path, found, problem)
+    why = check(journal, where, head)
     if why:
         return why.replace("; nothing was written to it.", ".")
     print(f"{printable(str(where))}: the daemon's own anchor, record {head.seq}, holds")

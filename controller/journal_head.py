@@ -162,6 +162,19 @@ def _move_aside(path: Path) -> str:
             "check: the start's record then says that no head was found")
 
 
+def check(journal: Any, path: Path, head: Head) -> str:
+    """Why ``journal`` (a :class:`controller.journal.Journal`) does not hold ``head``, written
+    down at ``path``, in words with the way out; '' when it does. Reads only the records from
+    the head's on: what was written since (a round at most, and what a crash left)."""
+    found = journal.head()
+    problem = ""
+    if head.seq and found[0] >= head.seq and head.table_id == journal.table_id:
+        report = journal.verify(anchor=(head.seq, head.hash), since=head.seq - 1)
+        if not report.ok:
+            problem = f"at record {report.bad_seq}, {report.reason}"
+    return mismatch(path, head, journal.table_id, journal.path, found, problem)
+
+
 def mismatch(path: Path, head: Head, table_id: str, journal_path: Path,
              found: tuple[int, str] | None, problem: str) -> str:
     """Why the journal does not hold ``head``, in words, with the way out; '' when it does.

@@ -50,7 +50,9 @@ from controller.cpu_latency import CpuLatency
 from controller.errors import TablectlError
 from controller.inputs import TIMER, WaitOver
 from controller.journal import Journal, Kind
-from controller.journal_head import Head, HeadError, HeadWriter, head_path, mismatch, read_head
+from controller.journal_head import (Head, HeadError, HeadWriter, head_path, mismatch,
+                                     read_head)
+from controller.journal_head import check as check_head
 from controller.logs import bind, get_logger
 from controller.rules import get_game
 from controller.sdnotify import Notifier
@@ -267,18 +269,9 @@ class Service:
         """Why the journal does not hold the head the daemon last wrote down, or ''. Checks
         the chain from that record to the journal's end: what was written since (a round at
         most, and what a crash left), read before anything is appended."""
-        head, journal = self._head, self.journal
-        assert journal is not None
-        if head is None:
-            return ""
-        found = journal.head()
-        problem = ""
-        if head.seq and found[0] >= head.seq and head.table_id == self.config.table_id:
-            report = journal.verify(anchor=(head.seq, head.hash), since=head.seq - 1)
-            if not report.ok:
-                problem = f"at record {report.bad_seq}, {report.reason}"
-        return mismatch(self.head_file, head, self.config.table_id, journal.path, found,
-                        problem)
+        assert self.journal is not None
+        return "" if self._head is None else check_head(self.journal, self.head_file,
+                                                        self._head)
 
     def _hold(self, why: str) -> int:
         """Stop before anything of this start is written: the journal lost records it had,
