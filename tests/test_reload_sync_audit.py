@@ -50,7 +50,8 @@ def round_part(view):
     return {k: v for k, v in view.items() if k != "devices"}
 
 
-def test_a_reload_while_dealing_changes_nothing_of_the_round_nor_of_its_replay(rig):
+def dealing(rig):
+    """A round with a bet of 50 on box 1 and the shoe's first card dealt."""
     rig.must("open_table", "supervisor")
     rig.devices["shoe"].load_deck(fresh=True)
     rig.must("deck_ready")
@@ -58,6 +59,10 @@ def test_a_reload_while_dealing_changes_nothing_of_the_round_nor_of_its_replay(r
     mark = rig.mark()
     rig.devices["shoe"].draw()
     rig.wait_event(lambda e: e["kind"] == "card", since=mark)
+
+
+def test_a_reload_while_dealing_changes_nothing_of_the_round_nor_of_its_replay(rig):
+    dealing(rig)
     before = rig.view()
     # A new dealer token and a lower limit: the token now, the limit at the next start.
     text = rig.config_path.read_text()
@@ -174,13 +179,7 @@ def test_a_relative_control_path_and_one_that_is_no_socket(rig, tmp_path):
 
 
 def test_a_reload_and_a_sighup_in_malfunction_keep_the_hold(rig):
-    rig.must("open_table", "supervisor")
-    rig.devices["shoe"].load_deck(fresh=True)
-    rig.must("deck_ready")
-    rig.must("place_bet", box=1, wager="versus_croupier", amount=50)
-    mark = rig.mark()
-    rig.devices["shoe"].draw()
-    rig.wait_event(lambda e: e["kind"] == "card", since=mark)
+    dealing(rig)
     rig.kill(signal.SIGKILL)
     rig.start_controller()
     rig.wait_links()
