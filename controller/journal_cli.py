@@ -461,7 +461,11 @@ def describe(rec: Record) -> str:
                     if k not in _NOISE and k != "kind" and not (k == "article" and
                                                                 v == rec.article)
                     and not (k == "source" and v in ("device", "command"))}
+            changed = rest.pop("devices_changed", None) if isinstance(
+                rest.get("devices_changed"), dict) else None
             text = f"{p.get('kind') or ''} {_pairs(rest)}".strip()
+            if changed is not None:
+                text += f"; {devices_changed_text(changed)}"
     elif p is not None:
         text = json.dumps(p, ensure_ascii=False)
     if rec.article:
@@ -568,6 +572,45 @@ def held_text(rec: Record) -> str:
             f"while held{since}")
 
 
+def changes_text(rec: Record) -> str:
+    """What a ``round_open`` or a ``recovery`` record says of the devices a configuration
+    taking effect changed, in words ('' for any other record, or one that says nothing)."""
+    p = rec.payload if isinstance(rec.payload, dict) else {}
+    if rec.kind == Kind.RECOVERY and isinstance(p.get("report"), dict):
+        changed = p["report"].get("devices_changed")
+        if isinstance(changed, dict):
+            return devices_changed_text(changed, at_once=True)
+    elif rec.kind == Kind.ROUND_OPEN and isinstance(p.get("devices_changed"), dict):
+        return devices_changed_text(p["devices_changed"])
+    return ""
+
+
+def devices_changed_text(changed: dict[str, Any], at_once: bool = False) -> str:
+    """A ``round_open``'s ``devices_changed`` in words: the devices that left the table with
+    the conditions they left with (which stop nothing from then on), and those that joined."""
+    def entries(key: str) -> list[dict[str, Any]]:
+        value = changed.get(key)
+        return [e for e in value if isinstance(e, dict)] if isinstance(value, list) else []
+
+    said = []
+    for e in entries("left"):
+        text = f"{e.get('device') or '?'} ({e.get('class') or '?'}) left the table"
+        conditions = e.get("conditions")
+        if isinstance(conditions, list) and conditions:
+            verb = "blocks" if len(conditions) == 1 else "block"
+            text += f" with {_names(conditions)}, which no longer {verb} anything"
+        elif conditions == []:
+            text += " with no condition"
+        elif conditions is not None:      # a rewritten journal: said as it is
+            text += f" with {_names(conditions)}"
+        said.append(text)
+    said += [f"{e.get('device') or '?'} ({e.get('class') or '?'}) joined the table"
+             for e in entries("joined")]
+    head = ("the configuration of this start took effect at once (no round had opened)"
+            if at_once else "the first round under a new configuration")
+    return f"{head}: " + ("; ".join(said) or _pairs(changed))
+
+
 def _unit(ident: Any) -> str:
     """A device's identity as a regulator tells units apart: serial number and firmware."""
     if not isinstance(ident, dict):
@@ -601,12 +644,20 @@ def cmd_rounds(args: argparse.Namespace) -> int:
         rounds = journal.rounds(since, until=report.head_seq)
         # The times in the list are as stamped: where the clock stepped or started behind,
         # the list says so (the whole journal was just read to verify it; so is this).
-        clocks = list(snap.records(since=since, kinds=(CLOCK_STEP, CLOCK_BEHIND)))
-        # A device refused at link-up may fall between rounds: listed here, each once.
-        refusals = list(snap.records(since=since, kinds=(Kind.DEVICE_REFUSED.value,)))
-        # A console held back for the table's refusals (controller.api.throttle): each once.
+        # A device refused at link-up may fall between rounds: listed here, each once; so is
+        # a console held back for the table's refusals (controller.api.throttle), and what a
+        # configuration taking effect changed of the devices (at a round's open, or at a start
+        # before any round: its recovery record). One pass over the journal for all of them.
         from controller.api.throttle import HELD, RELEASED
-        holds = list(snap.records(since=since, kinds=(HELD, RELEASED)))
+        kinds = {CLOCK_STEP: "clock", CLOCK_BEHIND: "clock",
+                 Kind.DEVICE_REFUSED.value: "refused", HELD: "held", RELEASED: "held",
+                 Kind.ROUND_OPEN.value: "changes", Kind.RECOVERY.value: "changes"}
+        found: dict[str, list[Record]] = {"clock": [], "refused": [], "held": [],
+                                          "changes": []}
+        for rec in snap.records(since=since, kinds=tuple(kinds)):
+            found[kinds[rec.kind]].append(rec)
+        clocks, refusals, holds = found["clock"], found["refused"], found["held"]
+        changes = [rec for rec in found["changes"] if changes_text(rec)]
     print(f"{'round':>8}  {'began (UTC)':<19}  {'records':>7}  {'seq':<13}  outcome")
     for r in rounds:
         began = dt.datetime.fromtimestamp(r.opened_ns // 10**9, tz=dt.timezone.utc)
@@ -626,6 +677,9 @@ def cmd_rounds(args: argparse.Namespace) -> int:
         where = f" (round {rec.round_id})" if rec.round_id is not None else ""
         print(f"Device refused: record {rec.seq}{where} at {_when(rec)} UTC: "
               f"{refused_text(rec) or rec.kind}; it was not linked")
+    for rec in map(printable_record, changes):
+        where = f" (round {rec.round_id})" if rec.round_id is not None else ""
+        print(f"Devices: record {rec.seq}{where} at {_when(rec)} UTC: {changes_text(rec)}")
     for rec in map(printable_record, holds):
         where = f" (round {rec.round_id})" if rec.round_id is not None else ""
         print(f"Console: record {rec.seq}{where} at {_when(rec)} UTC: "

@@ -1938,19 +1938,24 @@ class Table:
         or bettors, and begins with its deck shuffled."""
         self._next_configuration = (other, switch_mode)
 
-    def configure_now(self, other: "Table", *, switch_mode: bool = False) -> None:
+    def configure_now(self, other: "Table", *,
+                      switch_mode: bool = False) -> dict[str, Any] | None:
         """Take ``other``'s configuration at once (as configure_next_round), for a table with
-        no round opened yet: a start on a changed table.toml before any round."""
+        no round opened yet: a start on a changed table.toml before any round. What it
+        changed of the devices (devices_changed), or None."""
         if self.round is not None:
             raise TablectlError("a round has opened: its configuration is kept to its end")
         self._next_configuration = (other, switch_mode)
-        self._take_configuration()
+        return self._take_configuration()
 
-    def _take_configuration(self) -> None:
+    def _take_configuration(self) -> dict[str, Any] | None:
+        """Take the configuration given by configure_next_round (if any). What it changed of
+        the table's devices (devices_changed), or None."""
         other, switch_mode = self._next_configuration or (None, False)
         if other is None:
-            return
+            return None
         self._next_configuration = None
+        changed = self.devices_changed(other.devices)
         new_game = other.game.game_id != self.game.game_id
         for name in CONFIGURED:
             setattr(self, name, getattr(other, name))
@@ -1969,9 +1974,29 @@ class Table:
             self._awaiting_shuffle, self._unanswered = False, ""
         if new_mode:
             self._publish("mode", mode=self.mode.value)
+        return changed
+
+    def devices_changed(self, devices: Mapping[str, str]) -> dict[str, Any] | None:
+        """What taking ``devices`` (id -> class) in place of the table's own changes of its
+        devices, or None: those that leave the table's view (``left``: each ``device``, its
+        ``class`` and the ``conditions`` it leaves with, which stop nothing from then on:
+        kept, unseen, for when it is configured again) and those that join it (``joined``:
+        ``device`` and ``class``). A device kept under another class leaves as the one and
+        joins as the other (its conditions stay on it). A table configured with no devices
+        takes every one it heard from as its own."""
+        heard = sorted({*self.identities, *(d for d, c in self.conditions.items() if c)})
+        before = dict(self.devices) if self.devices else {d: d for d in heard}
+        after = dict(devices) if devices else {d: d for d in heard}
+        left = [{"device": d, "class": cls,
+                 **({} if d in after else
+                    {"conditions": sorted(self.conditions.get(d, ()))})}
+                for d, cls in sorted(before.items()) if after.get(d) != cls]
+        joined = [{"device": d, "class": cls} for d, cls in sorted(after.items())
+                  if before.get(d) != cls]
+        return {"left": left, "joined": joined} if left or joined else None
 
     def _begin_round(self) -> None:
-        self._take_configuration()
+        changed = self._take_configuration()
         self.round_no += 1
         self.round = RoundData(self.round_no, self.game.game_id, self.mode.value)
         self.vault = CardVault()
@@ -1989,8 +2014,11 @@ class Table:
         self._held_failure, self._betting_owed = None, None
         self._out_of_play_before_dice = 0
         self._house_capital = self.house_co_bank_capital
+        # The first round under a new configuration says what it changed of the devices: a
+        # reader of the journal need not diff two configurations.
         self._publish("round_started", game=self.game.game_id, mode=self.mode.value,
-                      needs_shuffle=self.needs_shuffle())
+                      needs_shuffle=self.needs_shuffle(),
+                      **({"devices_changed": changed} if changed else {}))
         if self.needs_shuffle() and self.mode is Mode.SHUFFLER:
             self._request_shuffle()
 

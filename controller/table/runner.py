@@ -108,6 +108,9 @@ class TableRunner:
         self.reconfigured = reconfigured or (lambda change: None)
         self._next: tuple[dict[str, Any], int | None, dict[str, Any]] | None = None
         self._rewarm = False        # a new integrity monitor to give the deck in play
+        # What this start's configuration, taken at once (no round opened yet), changed of
+        # the devices: said in the recovery record, the one record of its taking effect.
+        self._devices_changed: dict[str, Any] | None = None
         self._open: _Commit | None = None
         # Why inputs are no longer taken (a commit failed after the machine had decided):
         # the table in memory is ahead of the journal, so only a restart, which rebuilds it
@@ -355,6 +358,9 @@ class TableRunner:
                   "void": bool(self.table.round and self.table.round.void)}
         if change is not None:
             report["configuration"] = change
+        if self._devices_changed is not None:
+            report["devices_changed"] = self._devices_changed
+            self._devices_changed = None
         self.journal.append(Kind.RECOVERY.value, {"report": report}, self._round_id(), "service")
         return report
 
@@ -484,9 +490,13 @@ class TableRunner:
         other = self.build(played)
         if played["integrity"] == in_force["integrity"]:
             other.integrity = self.table.integrity
-        self.table.configure_now(other, switch_mode=played["mode"] != in_force["mode"])
+        changed = self.table.configure_now(other,
+                                           switch_mode=played["mode"] != in_force["mode"])
         # what that publishes is no input's decision (the start built its table with them)
         self.table.outbox, self.table.commands, self.table.private_records = [], [], []
+        if rec is None or rec.seq == self.config_seq:
+            # This start's: an earlier start's change was told in that start's recovery.
+            self._devices_changed = changed
         return played
 
     def _undecided(self, seq: int) -> bool:

@@ -1,0 +1,225 @@
+"""The journal says in words what changed at the table's devices.
+
+A device taken out of table.toml leaves the table's view when the configuration without it
+takes effect: at the next round after the restart. The ``round_open`` of that round is the
+record that puts the configuration in force, and it names the devices that left (with the
+conditions each left with, which no longer block anything) and those that joined, so a reader
+does not have to diff two ``config`` records; before the journal holds any round, the start's
+``recovery`` record says it. ``tablectl journal show`` and ``rounds`` say it in words.
+Journals written before this key (the old record shape) still verify, replay and show.
+"""
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+from controller.config import parse_text
+from controller.journal import GENESIS_HASH, Journal, body_text, canonical_json, chain_hash
+from controller.service import build_table, table_settings
+from controller.table.runner import TableRunner
+from drivers import events as ev
+
+ROOT = Path(__file__).resolve().parents[1]
+SHOE = ev.DeviceIdentity("shoe", "sim", "R1", "0002", "1.0", "cd" * 16, True)
+SPARE = ev.DeviceIdentity("shoe", "sim", "R1", "0003", "1.0", "cd" * 16, True)
+
+TABLE = """
+[table]
+id = "T1"
+game = "q-poker"
+mode = "shoe"
+boxes = 7
+
+{devices}
+[journal]
+path = "{journal}"
+"""
+DEVICE = '[devices.{id}]\nclass = "shoe"\ntransport = "serial"\nport = "/dev/tty-{id}"\n\n'
+
+
+def started(tmp_path, *ids):
+    """The runner on the test's journal with a table.toml of shoes ``ids``, journaled first
+    and recovered as the daemon does at its start."""
+    cfg = parse_text(TABLE.format(devices="".join(DEVICE.format(id=i) for i in ids),
+                                  journal=tmp_path / "j.db"))
+    journal = Journal.open(tmp_path / "j.db", cfg.table_id)
+    settings = table_settings(cfg)
+    config = journal.append("config", {"table": settings}, source="service")
+    run = TableRunner(build_table(cfg.table_id, settings), journal, settings=settings,
+                      config_seq=config.seq, build=lambda s: build_table(cfg.table_id, s))
+    run.recover()
+    return run
+
+
+def tablectl(*args):
+    return subprocess.run([sys.executable, "-m", "controller.cli", *args], capture_output=True,
+                          text=True, cwd=ROOT, timeout=120)
+
+
+def round_opens(journal):
+    return [r for r in journal.records() if r.kind == "round_open"]
+
+
+def played_with_shoe_2_jammed_and_lost(tmp_path):
+    """Round 1 under shoe and shoe-2; shoe-2 jams and loses its link while bets are out."""
+    run = started(tmp_path, "shoe", "shoe-2")
+    for device, unit in (("shoe", SHOE), ("shoe-2", SPARE)):
+        run.device(ev.LinkUp(device=device, ts=0.0, identity=unit))
+    run.command("open_table", role="supervisor")
+    run.command("deck_ready")
+    run.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    run.device(ev.Jam(device="shoe-2", ts=0.0, where="exit"))
+    run.device(ev.LinkLost(device="shoe-2", ts=0.0, reason="unplugged"))
+    assert run.table.state == "malfunction"
+    run.journal.close()
+
+
+def restarted_without_shoe_2(tmp_path):
+    """The restart under shoe and shoe-3 (shoe-2 taken out of the file, a spare put in): the
+    round in play is voided and the next one opens under the new file."""
+    again = started(tmp_path, "shoe", "shoe-3")
+    again.device(ev.LinkUp(device="shoe", ts=0.0, identity=SHOE))
+    again.command("void_round", role="supervisor", reason="shoe-2 taken out of service")
+    again.command("next_round")
+    return again
+
+
+LEFT_AND_JOINED = {"left": [{"device": "shoe-2", "class": "shoe",
+                             "conditions": ["jam", "link_lost"]}],
+                   "joined": [{"device": "shoe-3", "class": "shoe"}]}
+
+
+def test_the_round_that_puts_the_new_configuration_in_force_names_who_left_and_joined(
+        tmp_path):
+    played_with_shoe_2_jammed_and_lost(tmp_path)
+    again = restarted_without_shoe_2(tmp_path)
+    first, second = round_opens(again.journal)
+    # The first round opened under the file it was started with: nothing changed there.
+    assert "devices_changed" not in first.payload
+    # The second is the first under the new file: shoe-2 left (with what it had), shoe-3
+    # joined, and the view agrees.
+    assert second.payload["devices_changed"] == LEFT_AND_JOINED
+    assert set(again.table.public_view()["devices"]) == {"shoe", "shoe-3"}
+    again.journal.close()
+
+    shown = tablectl("journal", "show", second.round_id, "--journal", str(tmp_path / "j.db"))
+    assert shown.returncode == 0, shown.stderr
+    line = next(ln for ln in shown.stdout.splitlines() if "round_open" in ln)
+    assert ("shoe-2 (shoe) left the table with jam, link_lost, which no longer block "
+            "anything" in line), line
+    assert "shoe-3 (shoe) joined the table" in line, line
+    assert "devices_changed=" not in line       # in words, not as JSON
+
+
+def test_journal_rounds_lists_the_rounds_that_changed_the_devices(tmp_path):
+    played_with_shoe_2_jammed_and_lost(tmp_path)
+    again = restarted_without_shoe_2(tmp_path)
+    second = round_opens(again.journal)[1]
+    again.journal.close()
+    listed = tablectl("journal", "rounds", "--journal", str(tmp_path / "j.db"))
+    assert listed.returncode == 0, listed.stderr
+    line = next(ln for ln in listed.stdout.splitlines() if ln.startswith("Devices:"))
+    assert line.startswith(f"Devices: record {second.seq} (round {second.round_id}) at "), line
+    assert line.endswith("UTC: the first round under a new configuration: shoe-2 (shoe) left "
+                         "the table with jam, link_lost, which no longer block anything; "
+                         "shoe-3 (shoe) joined the table"), line
+    assert len([ln for ln in listed.stdout.splitlines() if ln.startswith("Devices:")]) == 1
+
+
+def test_a_configuration_taken_at_once_says_so_in_the_start_s_recovery_record(tmp_path):
+    """No round has opened: the configuration of a start takes effect at once, and the
+    start's ``recovery`` record, written once the table is rebuilt under it, says what left."""
+    run = started(tmp_path, "shoe", "shoe-2")
+    for device, unit in (("shoe", SHOE), ("shoe-2", SPARE)):
+        run.device(ev.LinkUp(device=device, ts=0.0, identity=unit))
+    run.device(ev.LinkLost(device="shoe-2", ts=0.0, reason="unplugged"))
+    run.journal.close()
+
+    again = started(tmp_path, "shoe")
+    assert set(again.table.public_view()["devices"]) == {"shoe"}
+    recovery = again.journal.last(kind="recovery")
+    assert recovery.payload["report"]["devices_changed"] == {
+        "left": [{"device": "shoe-2", "class": "shoe", "conditions": ["link_lost"]}],
+        "joined": []}
+    again.journal.close()
+    # A start on the same file again changes nothing, and says nothing of it.
+    third = started(tmp_path, "shoe")
+    assert "devices_changed" not in third.journal.last(kind="recovery").payload["report"]
+    third.journal.close()
+
+    listed = tablectl("journal", "rounds", "--journal", str(tmp_path / "j.db"))
+    assert listed.returncode == 0, listed.stderr
+    assert (f"Devices: record {recovery.seq} at " in listed.stdout
+            and "UTC: the configuration of this start took effect at once (no round had "
+            "opened): shoe-2 (shoe) left the table with link_lost, which no longer blocks "
+            "anything" in listed.stdout), listed.stdout
+
+
+def test_a_round_under_an_unchanged_configuration_names_no_change(tmp_path):
+    played_with_shoe_2_jammed_and_lost(tmp_path)
+    again = started(tmp_path, "shoe", "shoe-2")         # the same file again
+    again.device(ev.LinkUp(device="shoe", ts=0.0, identity=SHOE))
+    again.device(ev.LinkUp(device="shoe-2", ts=0.0, identity=SPARE))
+    again.command("void_round", role="supervisor", reason="shoe-2 unplugged")
+    again.command("clear_malfunction", role="supervisor")
+    again.command("next_round")
+    assert all("devices_changed" not in r.payload for r in round_opens(again.journal))
+    again.journal.close()
+
+
+# --- journals written before this key --------------------------------------------------------
+
+def without_new_keys(path):
+    """The journal as the code before this key wrote it: the same records, without
+    ``devices_changed`` on a ``round_open`` or in a ``recovery`` report, its chain computed
+    over them as that code computed it."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("BEGIN")
+    prev = GENESIS_HASH
+    for seq, wall, mono, table, rnd, kind, source, article, payload in conn.execute(
+            "SELECT seq, wall_ns, mono_ns, table_id, round_id, kind, source, article, payload "
+            "FROM records ORDER BY seq").fetchall():
+        doc = json.loads(payload)
+        if isinstance(doc, dict):
+            doc.pop("devices_changed", None)
+            if isinstance(doc.get("report"), dict):
+                doc["report"].pop("devices_changed", None)
+        payload = canonical_json(doc)
+        body = body_text(seq, wall, mono, table, rnd, kind, source, article, payload)
+        digest = chain_hash(prev, body)
+        conn.execute("UPDATE records SET payload = ?, body = ?, prev_hash = ?, hash = ? "
+                     "WHERE seq = ?", (payload, body, prev, digest, seq))
+        prev = digest
+    conn.execute("COMMIT")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+
+
+def test_a_journal_of_the_old_shape_verifies_replays_and_shows(tmp_path):
+    """Written as before: the round open under the new file is rebuilt from the journal to
+    the same table, and the readers take it."""
+    played_with_shoe_2_jammed_and_lost(tmp_path)
+    again = restarted_without_shoe_2(tmp_path)
+    again.command("deck_ready")
+    again.command("place_bet", box=2, wager="versus_croupier", amount=20)
+    as_played = (again.table.state, again.table.public_view()["round"]["bets"])
+    again.journal.close()
+    without_new_keys(tmp_path / "j.db")
+    journal = Journal.open(tmp_path / "j.db", "T1")
+    assert all("devices_changed" not in r.payload for r in round_opens(journal))
+    journal.close()
+
+    verified = tablectl("journal", "verify", "--journal", str(tmp_path / "j.db"))
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    shown = tablectl("journal", "show", "2", "--journal", str(tmp_path / "j.db"))
+    assert shown.returncode == 0, shown.stderr
+    line = next(ln for ln in shown.stdout.splitlines() if "round_open" in ln)
+    assert "left the table" not in line and "Traceback" not in shown.stderr
+
+    rebuilt = started(tmp_path, "shoe", "shoe-3")
+    assert (rebuilt.table.state, rebuilt.table.public_view()["round"]["bets"]) == as_played
+    assert set(rebuilt.table.public_view()["devices"]) == {"shoe", "shoe-3"}
+    rebuilt.journal.close()
+    assert tablectl("journal", "verify", "--journal",
+                    str(tmp_path / "j.db")).returncode == 0
