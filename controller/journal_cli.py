@@ -451,6 +451,8 @@ def describe(rec: Record) -> str:
         elif rec.kind == Kind.COMMAND and "name" in p:
             args = p.get("args") if isinstance(p.get("args"), dict) else {}
             text = f"{p['name']} {_pairs(args)}".rstrip()
+        elif p.get("kind") == "malfunction_cleared" and isinstance(p.get("cleared"), dict):
+            text = cleared_text(p)
         elif p.get("kind") == "device_replaced":
             # Both units by what tells them apart, which a cut identity would lose.
             rest = {k: v for k, v in p.items() if k not in _NOISE | {"kind", "was", "now"}}
@@ -609,6 +611,24 @@ def devices_changed_text(changed: dict[str, Any], at_once: bool = False) -> str:
     head = ("the configuration of this start took effect at once (no round had opened)"
             if at_once else "the first round under a new configuration")
     return f"{head}: " + ("; ".join(said) or _pairs(changed))
+
+
+def cleared_text(p: dict[str, Any]) -> str:
+    """A ``malfunction_cleared``'s ``cleared`` and ``kept`` in words: the conditions the
+    supervisor's clear took off each device, and those it left on devices not configured."""
+    def by_device(value: Any) -> str:
+        return ", ".join(f"{dev} ({_names(c)})" for dev, c in value.items())
+
+    cleared, kept = p.get("cleared"), p.get("kept")
+    text = (f"malfunction_cleared: cleared {by_device(cleared)}" if cleared
+            else "malfunction_cleared: no device condition to clear")
+    if isinstance(kept, dict) and kept:
+        text += f"; kept on devices not configured: {by_device(kept)}"
+    elif kept:
+        text += f"; kept={_names(kept)}"
+    rest = {k: v for k, v in p.items()
+            if k not in _NOISE | {"kind", "cleared", "kept", "devices"}}
+    return f"{text} {_pairs(rest)}".rstrip()
 
 
 def _unit(ident: Any) -> str:

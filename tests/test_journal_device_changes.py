@@ -5,8 +5,10 @@ takes effect: at the next round after the restart. The ``round_open`` of that ro
 record that puts the configuration in force, and it names the devices that left (with the
 conditions each left with, which no longer block anything) and those that joined, so a reader
 does not have to diff two ``config`` records; before the journal holds any round, the start's
-``recovery`` record says it. ``tablectl journal show`` and ``rounds`` say it in words.
-Journals written before this key (the old record shape) still verify, replay and show.
+``recovery`` record says it. A ``clear_malfunction`` names, in its ``malfunction_cleared``
+record, the conditions it cleared on each device and those it left on devices not configured.
+``tablectl journal show`` (and ``rounds``, for the devices) says both in words. Journals
+written before these keys (the old record shape) still verify, replay and show.
 """
 import json
 import sqlite3
@@ -59,6 +61,11 @@ def tablectl(*args):
 
 def round_opens(journal):
     return [r for r in journal.records() if r.kind == "round_open"]
+
+
+def cleared_records(journal):
+    return [r.payload for r in journal.records()
+            if r.kind == "table" and r.payload.get("kind") == "malfunction_cleared"]
 
 
 def played_with_shoe_2_jammed_and_lost(tmp_path):
@@ -168,12 +175,80 @@ def test_a_round_under_an_unchanged_configuration_names_no_change(tmp_path):
     again.journal.close()
 
 
-# --- journals written before this key --------------------------------------------------------
+def test_a_clear_malfunction_names_what_it_cleared_and_what_it_left(tmp_path):
+    played_with_shoe_2_jammed_and_lost(tmp_path)
+    again = restarted_without_shoe_2(tmp_path)
+    # In malfunction: the shoe jams while the round waits for its deck.
+    again.device(ev.Jam(device="shoe", ts=0.0, where="exit"))
+    assert again.table.state == "malfunction"
+    again.command("clear_malfunction", role="supervisor")
+    # Outside malfunction: the shoe jams again after the round is voided.
+    again.command("void_round", role="supervisor", reason="the shoe jammed")
+    again.device(ev.Jam(device="shoe", ts=0.0, where="exit"))
+    again.command("clear_malfunction", role="supervisor")
+    in_malfunction, outside = cleared_records(again.journal)
+    # shoe-2 is configured neither now nor for the next round: its jam is kept for when it
+    # is configured again, and the record says so.
+    assert in_malfunction["cleared"] == {"shoe": ["jam"]}
+    assert in_malfunction["kept"] == {"shoe-2": ["jam"]}
+    assert outside["cleared"] == {"shoe": ["jam"]}
+    assert outside["kept"] == {"shoe-2": ["jam"]}
+    assert outside["devices"] == ["shoe"]       # the key it always had stays
+    again.journal.close()
+
+    shown = tablectl("journal", "show", "2", "--journal", str(tmp_path / "j.db"))
+    assert shown.returncode == 0, shown.stderr
+    lines = [ln for ln in shown.stdout.splitlines() if "malfunction_cleared" in ln]
+    assert len(lines) == 2, shown.stdout
+    for line in lines:
+        assert ("malfunction_cleared: cleared shoe (jam); kept on devices not configured: "
+                "shoe-2 (jam)" in line), line
+
+
+def test_a_clear_with_nothing_on_a_device_says_so(tmp_path):
+    run = started(tmp_path, "shoe")
+    run.device(ev.LinkUp(device="shoe", ts=0.0, identity=SHOE))
+    run.command("open_table", role="supervisor")
+    run.command("deck_ready")
+    run.device(ev.LinkLost(device="shoe", ts=0.0, reason="unplugged"))
+    run.device(ev.LinkUp(device="shoe", ts=0.0, identity=SHOE))
+    assert run.table.state == "malfunction"
+    run.command("clear_malfunction", role="supervisor")
+    (cleared,) = cleared_records(run.journal)
+    assert cleared["cleared"] == {} and cleared["kept"] == {}
+    round_id = run.journal.last(kind="round_open").round_id
+    run.journal.close()
+    shown = tablectl("journal", "show", round_id, "--journal", str(tmp_path / "j.db"))
+    line = next(ln for ln in shown.stdout.splitlines() if "malfunction_cleared" in ln)
+    assert "malfunction_cleared: no device condition to clear" in line, line
+
+
+def test_what_a_clear_names_is_the_conditions_never_a_device_s_words(tmp_path):
+    """A jam's place is the firmware's free text and may spell a card (the one stuck in the
+    reader): the clear names the condition, not the words."""
+    run = started(tmp_path, "shoe")
+    published = []
+    run.publish = published.append
+    run.device(ev.LinkUp(device="shoe", ts=0.0, identity=SHOE))
+    run.command("open_table", role="supervisor")
+    run.command("deck_ready")
+    run.device(ev.Jam(device="shoe", ts=0.0, where="Kd at the reader"))
+    run.command("clear_malfunction", role="supervisor")
+    (cleared,) = cleared_records(run.journal)
+    assert cleared["cleared"] == {"shoe": ["jam"]}
+    (event,) = [e.to_json() for e in published if e.kind == "malfunction_cleared"]
+    assert event["cleared"] == {"shoe": ["jam"]} and event["kept"] == {}
+    assert "Kd" not in json.dumps(cleared) and "Kd" not in json.dumps(event)
+    run.journal.close()
+
+
+# --- journals written before these keys ------------------------------------------------------
 
 def without_new_keys(path):
-    """The journal as the code before this key wrote it: the same records, without
-    ``devices_changed`` on a ``round_open`` or in a ``recovery`` report, its chain computed
-    over them as that code computed it."""
+    """The journal as the code before these keys wrote it: the same records, without
+    ``devices_changed`` on a ``round_open`` or in a ``recovery`` report and without
+    ``cleared``/``kept`` on a ``malfunction_cleared``, its chain computed over them as that
+    code computed it."""
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("BEGIN")
     prev = GENESIS_HASH
@@ -185,6 +260,9 @@ def without_new_keys(path):
             doc.pop("devices_changed", None)
             if isinstance(doc.get("report"), dict):
                 doc["report"].pop("devices_changed", None)
+            if doc.get("kind") == "malfunction_cleared":
+                doc.pop("cleared", None)
+                doc.pop("kept", None)
         payload = canonical_json(doc)
         body = body_text(seq, wall, mono, table, rnd, kind, source, article, payload)
         digest = chain_hash(prev, body)
@@ -197,10 +275,12 @@ def without_new_keys(path):
 
 
 def test_a_journal_of_the_old_shape_verifies_replays_and_shows(tmp_path):
-    """Written as before: the round open under the new file is rebuilt from the journal to
-    the same table, and the readers take it."""
+    """Written as before: the round open under the new file, with a malfunction cleared in
+    it, is rebuilt from the journal to the same table, and the readers take it."""
     played_with_shoe_2_jammed_and_lost(tmp_path)
     again = restarted_without_shoe_2(tmp_path)
+    again.device(ev.Jam(device="shoe", ts=0.0, where="exit"))
+    again.command("clear_malfunction", role="supervisor")
     again.command("deck_ready")
     again.command("place_bet", box=2, wager="versus_croupier", amount=20)
     as_played = (again.table.state, again.table.public_view()["round"]["bets"])
@@ -208,14 +288,14 @@ def test_a_journal_of_the_old_shape_verifies_replays_and_shows(tmp_path):
     without_new_keys(tmp_path / "j.db")
     journal = Journal.open(tmp_path / "j.db", "T1")
     assert all("devices_changed" not in r.payload for r in round_opens(journal))
+    assert all("cleared" not in p for p in cleared_records(journal))
     journal.close()
 
     verified = tablectl("journal", "verify", "--journal", str(tmp_path / "j.db"))
     assert verified.returncode == 0, verified.stdout + verified.stderr
     shown = tablectl("journal", "show", "2", "--journal", str(tmp_path / "j.db"))
     assert shown.returncode == 0, shown.stderr
-    line = next(ln for ln in shown.stdout.splitlines() if "round_open" in ln)
-    assert "left the table" not in line and "Traceback" not in shown.stderr
+    assert "malfunction_cleared" in shown.stdout and "Traceback" not in shown.stderr
 
     rebuilt = started(tmp_path, "shoe", "shoe-3")
     assert (rebuilt.table.state, rebuilt.table.public_view()["round"]["bets"]) == as_played

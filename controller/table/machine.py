@@ -3231,13 +3231,11 @@ class Table:
                                 "device, or switch the table to the other mode")
         if new_round:
             self._round_may_open()      # refused before anything is cleared
-        for dev, cond in self.conditions.items():
-            if not self._in_view_or_next(dev):
-                continue                # not the table's now: kept for when it is again
-            if cond & set(SUPERVISOR_CONDITIONS):
-                self._sensors_watch_again(dev)
-            cond.difference_update(SUPERVISOR_CONDITIONS)
-        self._publish("malfunction_cleared")
+        cleared, kept = self._supervisor_conditions()
+        for dev in cleared:
+            self._sensors_watch_again(dev)
+            self.conditions[dev].difference_update(SUPERVISOR_CONDITIONS)
+        self._publish("malfunction_cleared", cleared=cleared, kept=kept)
         if new_round:
             self._begin_round()
         self.clear()
@@ -3256,9 +3254,7 @@ class Table:
         """Outside ``malfunction``: a device that jammed or failed where the round did not need
         it (after the deal, between rounds) is fixed; its condition goes and nothing else
         changes (the round in play goes on as it was)."""
-        cleared = {dev: sorted(c & set(SUPERVISOR_CONDITIONS))
-                   for dev, c in self.conditions.items()
-                   if c & set(SUPERVISOR_CONDITIONS) and self._in_view_or_next(dev)}
+        cleared, kept = self._supervisor_conditions()
         if not cleared:
             raise TablectlError(f"nothing to clear: no device reports a jam or a malfunction "
                                 f"or came back as another unit, and the table is in "
@@ -3268,8 +3264,22 @@ class Table:
             self._sensors_watch_again(dev)
             self._publish("device_condition", device=dev, what="cleared by the supervisor",
                           conditions=sorted(self.conditions[dev]))
-        self._publish("malfunction_cleared", devices=sorted(cleared))
+        self._publish("malfunction_cleared", devices=sorted(cleared), cleared=cleared,
+                      kept=kept)
         self._resume_requests()
+
+    def _supervisor_conditions(self) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+        """The conditions a clear_malfunction clears (a jam, a malfunction, another unit), by
+        device: on the devices configured now or for the next round (cleared), and on those
+        that are not (kept for when one is configured again, and shown in no view). Only the
+        conditions' names: a device's own words (a jam's place) are not among them."""
+        cleared: dict[str, list[str]] = {}
+        kept: dict[str, list[str]] = {}
+        for dev, c in self.conditions.items():      # as they came: what is asked follows
+            if c & set(SUPERVISOR_CONDITIONS):
+                (cleared if self._in_view_or_next(dev) else kept)[dev] = sorted(
+                    c & set(SUPERVISOR_CONDITIONS))
+        return cleared, kept
 
     def _cmd_switch_mode(self, mode: str) -> None:
         self._require("malfunction", "round_complete", "round_void", "out_of_service",
