@@ -283,12 +283,14 @@ class Journal:
 
     @classmethod
     def open(cls, path: str | Path, table_id: str | None = None, *, readonly: bool = False,
-             clock: Any = time) -> "Journal":
+             clock: Any = time, untouched: bool = False) -> "Journal":
         """Open (and, unless ``readonly``, create) the journal at ``path`` for ``table_id``.
 
         A new journal needs ``table_id``; an existing one must belong to the same table (a
         journal never mixes tables). ``table_id=None`` opens an existing journal for whatever
-        table it belongs to (readers). Raises JournalError with the way out on any problem.
+        table it belongs to (readers). ``untouched`` (with ``readonly``) reads without
+        writing any of the journal's files, not even the -shm index (see
+        :func:`_untouched_uri`). Raises JournalError with the way out on any problem.
         """
         path = Path(path)
         _check_files(path)
@@ -302,8 +304,8 @@ class Journal:
                                "or '-', starting with a letter or digit")
         try:
             if readonly:
-                conn = sqlite3.connect(_read_uri(path), uri=True,
-                                       isolation_level=None, check_same_thread=False)
+                conn = sqlite3.connect(_untouched_uri(path) if untouched else _read_uri(path),
+                                       uri=True, isolation_level=None, check_same_thread=False)
             else:
                 if path.is_dir():
                     raise JournalError(f"journal {path} is a directory; name the journal file "
@@ -989,6 +991,24 @@ def _read_uri(path: Path) -> str:
     if _read_only_fs(path.resolve().parent) and not (wal.exists() and wal.stat().st_size):
         uri += "&immutable=1"
     return uri
+
+
+def _untouched_uri(path: Path) -> str:
+    """The URI to read ``path`` by without changing a byte of it, its -wal or its -shm: the
+    daemon's check of its head before it opens the journal for writing, so a refused start
+    leaves a journal kept as evidence as it found it. A reader usually writes its read mark
+    into the -shm index; with ``readonly_shm`` SQLite reads the index (or, when it cannot trust
+    it, the WAL itself) into memory instead. Without a -wal there is nothing to read but the
+    main file (``immutable``: no -wal and -shm are made beside it). A -wal left without its
+    -shm (a copy of the two files) needs an index made to be read: SQLite makes the -shm, and
+    the journal and its WAL stay as they were."""
+    base = f"{path.resolve().as_uri()}?mode=ro"
+    wal, shm = Path(f"{path}-wal"), Path(f"{path}-shm")
+    if shm.exists():
+        return base + "&readonly_shm=1"
+    if not (wal.exists() and wal.stat().st_size):
+        return base + "&immutable=1"
+    return base
 
 
 def _read_only_fs(directory: Path) -> bool:

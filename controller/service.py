@@ -255,6 +255,9 @@ class Service:
             # Opening would make an empty journal in its place.
             return self._hold(mismatch(self.head_file, self._head, cfg.table_id,
                                        Path(cfg.journal_path), None, ""))
+        held = self._check_head_untouched()
+        if held:
+            return self._hold(held)
         self.journal = Journal.open(cfg.journal_path, cfg.table_id, clock=self.clock)
         self._heads = HeadWriter(self.head_file, on_error=self._head_not_written)
         try:
@@ -264,6 +267,20 @@ class Service:
             return await self._run()
         finally:
             await self._shutdown()
+
+    def _check_head_untouched(self) -> str:
+        """:meth:`_check_head` on a reader that writes nothing, before the journal is opened
+        for writing: a writer's connection, closed, copies the WAL into the main file, so a
+        start refused after opening one would change the journal kept as the evidence of
+        the loss it reports. A journal this reader cannot open is left to the writer's
+        open, which names the problem in its own words."""
+        if self._head is None:
+            return ""
+        try:
+            with Journal.open(self.config.journal_path, readonly=True, untouched=True) as j:
+                return check_head(j, self.head_file, self._head)
+        except TablectlError:
+            return ""
 
     def _check_head(self) -> str:
         """Why the journal does not hold the head the daemon last wrote down, or ''. Checks
