@@ -16,9 +16,11 @@ Typical use in the daemon::
     period = notifier.watchdog_period()      # None when there is no watchdog
     ... every `period` seconds in the main loop: notifier.watchdog()
     notifier.stopping("finishing the journal")
+    await notifier.send_kept()       # last thing at the stop: what a full queue held back
 """
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import time
@@ -45,6 +47,10 @@ EXTEND_SEND_TIMEOUT_S = 2.0
 KEPT = ("READY=1", "RELOADING=1", "STOPPING=1", "EXTEND_TIMEOUT_USEC=")
 # At most this many kept (the oldest goes first): a manager that never reads again is gone.
 KEPT_MAX = 16
+# How long the stop waits, at most, for room for what is still kept (a STOPPING=1 given up):
+# no later notification will carry it. Awaited, so the event loop goes on meanwhile; bounded,
+# so a manager that never reads again does not hold the stop (its TimeoutStopSec is longer).
+STOP_SEND_TIMEOUT_S = 2.0
 
 
 class Notifier:
@@ -104,12 +110,39 @@ class Notifier:
             self._kept.append(message)
         return sent
 
-    def _send(self, message: bytes, timeout: float = SEND_TIMEOUT_S) -> bool:
-        """One datagram; False when the queue had no room in ``timeout`` or no one is there."""
+    async def send_kept(self, timeout: float = STOP_SEND_TIMEOUT_S) -> bool:
+        """Send the state changes given up and kept (:data:`KEPT`), in order, waiting up to
+        ``timeout`` for room in the manager's queue without holding the event loop. For the
+        stop, which no later notification follows to carry them. True when none is left."""
+        if self.address is None or not self._kept:
+            return not self._kept
+        try:
+            await asyncio.wait_for(self._send_kept(), timeout)
+        except (OSError, asyncio.TimeoutError):
+            pass        # the manager away or still full: given up, as any notification is
+        return not self._kept
+
+    async def _send_kept(self) -> None:
+        loop = asyncio.get_running_loop()
+        # Connected, the socket is woken when the manager's queue has room again (unconnected,
+        # it would be woken at once, find no room, and spin until the timeout).
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC) as sock:
+            sock.setblocking(False)
+            await loop.sock_connect(sock, self._target())
+            while self._kept:
+                await loop.sock_sendall(sock, self._kept[0])
+                self._kept.popleft()
+
+    def _target(self) -> str:
         target = self.address
         assert target is not None
         if target.startswith("@"):  # abstract namespace: a leading NUL byte
             target = "\0" + target[1:]
+        return target
+
+    def _send(self, message: bytes, timeout: float = SEND_TIMEOUT_S) -> bool:
+        """One datagram; False when the queue had no room in ``timeout`` or no one is there."""
+        target = self._target()
         try:
             if self._sock is None:
                 self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)

@@ -55,7 +55,7 @@ from controller.journal_head import (Head, HeadError, HeadWriter, head_path, mis
 from controller.journal_head import check as check_head
 from controller.logs import bind, get_logger
 from controller.rules import get_game
-from controller.sdnotify import Notifier
+from controller.sdnotify import STOP_SEND_TIMEOUT_S, Notifier
 from controller.shown import shown
 from controller.start_time import journal_bytes, phase_budget
 from controller.strict_json import first_twice, nesting, pairs, plain
@@ -726,6 +726,10 @@ class Service:
             self.journal.close()
         if self.cpu_latency is not None:
             self.cpu_latency.release()
+        # A STOPPING=1 the manager had no room for: nothing after this would carry it.
+        if not await self.notifier.send_kept():
+            self.log.warning("the service manager was not told of the stop; its notify queue "
+                             "stayed full", waited_s=STOP_SEND_TIMEOUT_S)
         self.log.info("stopped")
 
     def _journal_stop(self) -> None:
