@@ -271,8 +271,18 @@ class ConfigError(TablectlError):
 
 # The shortest token a console takes (``config hash-token`` refuses a shorter one). A key
 # under [api.tokens] as long as that is a token pasted where its role's name goes: a problem
-# names its line, never its text.
+# names its line, never its text. So is a section's or key's name as long as that anywhere
+# else, unless it is close to a name allowed there (a misspelling, shown with its suggestion).
 TOKEN_MIN_CHARS = 16
+# What a problem says in place of such a name.
+NOT_SHOWN = "(not shown)"
+
+
+def _token_like(name: str, allowed: Any) -> bool:
+    """Whether an unknown ``name`` may be a token pasted as a section's or key's name: as long
+    as a token and close to none of the names ``allowed`` where it stands."""
+    return len(name) >= TOKEN_MIN_CHARS and not difflib.get_close_matches(
+        name, list(allowed), n=1, cutoff=0.6)
 
 
 def hash_token(token: str) -> str:
@@ -680,6 +690,20 @@ class _Checker:
     def add(self, path: tuple[str, ...], reason: str, fix: str = "") -> None:
         self.problems.append(Problem(".".join(path), self.line(path), reason, fix))
 
+    def token_name(self, path: tuple[str, ...], key: str, value: Any,
+                   allowed: list[str]) -> None:
+        """An unknown name as long as a token (:func:`_token_like`): named by its line, never
+        by its text, since problems go to the system's log and the journal."""
+        what = "section" if isinstance(value, dict) else "key"
+        self.problems.append(Problem(
+            ".".join(path + (NOT_SHOWN,)), self.line(path + (key,)),
+            f"unknown {what}, as long as a token: a console token pasted as its name?",
+            f"remove the {what} at that line; a token goes nowhere in this file, only its hash, "
+            "under [api.tokens] (`ROLE = \"sha256:…\"`, from `tablectl config hash-token "
+            "--role ROLE`), and one written here in clear is best replaced (`tablectl config "
+            f"hash-token --new --role ROLE`); the names allowed here are: "
+            + ", ".join(sorted(allowed))))
+
     def section(self, doc: Mapping[str, Any], path: tuple[str, ...], schema: dict[str, Key],
                 extra: tuple[str, ...] = ()) -> dict[str, Any]:
         """Check one table against its schema; return the values with defaults filled in."""
@@ -688,15 +712,22 @@ class _Checker:
             if key in extra:
                 continue
             if key not in schema:
+                allowed = list(schema) + list(extra)
                 if path == ("api", "tokens") and len(str(key)) >= TOKEN_MIN_CHARS:
+                    if isinstance(value, dict):
+                        self.token_name(path, key, value, allowed)
+                        continue
                     self.problems.append(Problem(
-                        "api.tokens.(not shown)", self.line(path + (key,)),
+                        f"api.tokens.{NOT_SHOWN}", self.line(path + (key,)),
                         "unknown key, as long as a token: a token written where a role's "
                         "name goes?", "write the role's name, then = and the token's hash "
                         "(`tablectl config hash-token --role ROLE`); the keys allowed here "
-                        "are: " + ", ".join(list(schema) + list(extra))))
+                        "are: " + ", ".join(allowed)))
                     continue
-                self.add(path + (key,), "unknown key", _suggest(key, list(schema) + list(extra)))
+                if _token_like(str(key), allowed):
+                    self.token_name(path, key, value, allowed)
+                    continue
+                self.add(path + (key,), "unknown key", _suggest(key, allowed))
         for key, spec in schema.items():
             here = path + (key,)
             if key not in doc:
@@ -889,7 +920,9 @@ def validate(doc: Mapping[str, Any], text: str = "", path: str | Path | None = N
     ConfigError with every problem found."""
     ck = _Checker(key_lines(text))
     for key, value in doc.items():
-        if key not in TOP_LEVEL:
+        if key not in TOP_LEVEL and _token_like(key, TOP_LEVEL):
+            ck.token_name((), key, value, list(TOP_LEVEL))
+        elif key not in TOP_LEVEL:
             ck.add((key,), "unknown key" if not isinstance(value, dict) else "unknown section",
                    _suggest(key, TOP_LEVEL))
 
@@ -1079,6 +1112,10 @@ def _limits(ck: _Checker, doc: dict[str, Any], game: Any) -> Limits:
     follows = getattr(game, "limits_follow", None) or {}
     per: dict[str, tuple[int, int | None]] = {}
     for name in subtables:
+        if wagers_known is not None and name not in wagers_known and \
+                _token_like(name, wagers_known):
+            ck.token_name(("limits",), name, doc[name], list(wagers_known))
+            continue
         if wagers_known is not None and name not in wagers_known:
             ck.add(("limits", name), f"{game.game_id} has no wager {name!r}",
                    _unknown_wager_fix(name, wagers_known, game))
@@ -1160,6 +1197,10 @@ def _interpretations(ck: _Checker, doc: dict[str, Any], game: Any) -> dict[str, 
     chosen: dict[str, str] = {}
     for key, value in flat.items():
         path = ("interpretations",) + tuple(key.split("."))
+        known = [i.key for i in game.interpretations] if game is not None else []
+        if key not in known and _token_like(path[1], known):
+            ck.token_name(path[:1], path[1], doc[path[1]], known)
+            continue
         if not isinstance(value, str):
             ck.add(path, f"is {_describe(value)}, not a reading in quotes",
                    f"write it as {key} = \"reading\" (see docs/interpretations.md)")

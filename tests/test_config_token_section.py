@@ -1,0 +1,85 @@
+"""A console token pasted as a section's name (``[TOKEN]``, ``[api.tokens.TOKEN]``) is never
+repeated by a problem: `config check` runs before every start into the system's log, the
+daemon's start and reload refusals go there too, and the reload's refusal is journaled. The
+problem names its line and says what it looks like; a misspelt name, close to one allowed, is
+still shown with its suggestion."""
+import asyncio
+import json
+
+import pytest
+
+from controller.cli import main
+from controller.config import hash_token
+from config_helpers import line_of, only
+from test_token_reload import A, reloads, running, write
+
+T = "Zq8vN3kLw5RtY7pXc2Hm9Jb4"          # a token as `config hash-token --new` makes them
+
+
+BASE = """[table]
+id = "t1"
+game = "q-poker"
+mode = "shoe"
+boxes = 7
+"""
+
+
+@pytest.mark.parametrize("extra, key, what", [
+    (f'[{T}]\ndealer = "x"\n', "(not shown)", "unknown section"),
+    (f'{T} = "x"\n', "(not shown)", "unknown key"),
+    (f'[api.tokens.{T}]\nx = 1\n', "api.tokens.(not shown)", "unknown section"),
+    (f'[api.{T}]\nx = 1\n', "api.(not shown)", "unknown section"),
+    (f'[gpio]\n{T} = 17\n', "gpio.(not shown)", "unknown key"),
+    (f'[limits.{T}]\nmax = 1\n', "limits.(not shown)", "unknown section"),
+    (f'[interpretations.{T}]\nx = "y"\n', "interpretations.(not shown)", "unknown section"),
+    (f'[interpretations]\n{T} = "y"\n', "interpretations.(not shown)", "unknown key"),
+])
+def test_a_token_as_a_name_is_named_by_its_line_never_its_text(extra, key, what):
+    text = extra + BASE if extra.startswith(T) else BASE + extra     # a key before [table]
+    p = only(text)
+    assert (p.key, p.line) == (key, line_of(text, T))
+    assert p.reason.startswith(f"{what}, as long as a token")
+    assert T not in p.format("table.toml") and p.fix
+
+
+def test_a_long_misspelt_name_is_still_shown_with_its_suggestion():
+    p = only(BASE + "[api]\nrefused_window_ss = 10\n")
+    assert p.key == "api.refused_window_ss" and "refused_window_s" in p.fix
+
+
+def test_config_check_and_the_start_refusal_never_repeat_it(tmp_path, capsys):
+    path = write(tmp_path, {"dealer": A})
+    text = path.read_text() + f"\n[{T}]\ndealer = \"{hash_token(T)}\"\n"
+    path.write_text(text)
+    line = line_of(text, f"[{T}]")
+    assert main(["config", "check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f":{line}: (not shown): unknown section, as long as a token" in err, err
+    assert T not in err
+    # `tablectl run` refuses the same file with the same words.
+    assert main(["run", "--config", str(path)]) == 2
+    out = capsys.readouterr()
+    assert f":{line}: (not shown): unknown section" in out.err, out.err
+    assert T not in out.err + out.out
+
+
+def test_the_reload_refusal_never_repeats_it(tmp_path, capsys):
+    path = write(tmp_path, {"dealer": A})
+
+    async def scenario():
+        svc, task = await running(path)
+        path.write_text(path.read_text() + f"\n[{T}]\ndealer = \"x\"\n")
+        done = svc.reload()
+        svc.stop()
+        await task
+        return done
+
+    done = asyncio.run(scenario())
+    assert done["outcome"] == "refused"
+    (rec,) = reloads(tmp_path / "j.db")
+    line = line_of(path.read_text(), T)
+    assert {(q["key"], q["line"]) for q in rec.payload["problems"]} == {
+        ("(not shown)", line)}
+    assert T not in json.dumps(rec.payload) and T not in json.dumps(done)
+    out = capsys.readouterr()
+    assert T not in out.out + out.err
