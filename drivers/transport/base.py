@@ -37,6 +37,7 @@ class Transport(ABC):
         self._watched: int | None = None     # the descriptor the event loop reads
         self._sink: Callable[[bytes], None] | None = None
         self._writing = threading.Lock()     # held by a blocking write while it runs
+        self._abandoned: asyncio.Future | None = None   # an opening cancelled, still running
 
     # -- to implement: blocking calls, run in threads -----------------------------------
     @abstractmethod
@@ -90,6 +91,12 @@ class Transport(ABC):
         """Open the device and start reading. Raises TransportError."""
         if self._opened:
             return
+        abandoned = self._abandoned
+        if abandoned is not None and not abandoned.done():
+            # An opening cancelled before still runs in its thread, and sets the handle this
+            # one would: ended and released first, it can neither take this opening's handle
+            # (which would stay open, with no one to close it) nor release it.
+            await asyncio.wait([abandoned])
         opening = asyncio.ensure_future(asyncio.to_thread(self._open_blocking))
         try:
             await asyncio.shield(opening)
@@ -97,6 +104,7 @@ class Transport(ABC):
             # The thread opens the device all the same: what it opened is released as it
             # ends, or it stays held (a local port locked) with no one left to close it.
             opening.add_done_callback(self._release_abandoned)
+            self._abandoned = opening
             raise
         self._loop = asyncio.get_running_loop()
         self._inbox = asyncio.Queue()
