@@ -47,7 +47,7 @@ from controller.config import TableConfig
 from controller.cpu_latency import DEVICE as CPU_LATENCY_DEVICE
 from controller.cpu_latency import OFF as CPU_WAKEUP_OFF
 from controller.cpu_latency import CpuLatency
-from controller.errors import TablectlError
+from controller.errors import TablectlError, error_text
 from controller.inputs import TIMER, WaitOver
 from controller.journal import Journal, Kind
 from controller.journal_head import (Head, HeadError, HeadWriter, head_path, mismatch,
@@ -91,6 +91,8 @@ ROUND_ENDS = ("round_complete", "round_void")
 # EX_DATAERR). Starting again cannot mend it, so the unit does not restart on it
 # (RestartPreventExitStatus); every other failure exits 1 and is restarted.
 EXIT_UNRECOVERABLE = 65
+# How long the stop waits for each device to close: one that will not must not hold it.
+DEVICE_CLOSE_S = 2.0
 
 
 def integrity_monitor(cfg: TableConfig) -> Any:
@@ -703,14 +705,19 @@ class Service:
             try:
                 await self.api.close()
             except Exception as exc:
-                self.log.warning("console api close failed", error=str(exc))
+                self.log.warning("console api close failed", error=error_text(
+                    exc, "the console's address ([api] listen, port); the stop goes on"))
         for t in list(self._tasks):
             t.cancel()
         for d in self.drivers.values():
             try:
-                await asyncio.wait_for(d.close(), 2.0)
+                await asyncio.wait_for(d.close(), self.device_close_s)
             except Exception as exc:  # a device that will not close must not block the stop
-                self.log.warning("device close failed", device=d.spec.id, error=str(exc))
+                port = d.link.transport.name
+                self.log.warning("device close failed", device=d.spec.id, error=error_text(
+                    exc, f"the device's cable, power and port ({port}); the stop goes on, "
+                         "and the port is let go as the process ends"),
+                    waited_s=self.device_close_s)
         if self.panel is not None:
             self.panel.close()
         if self._control_server is not None:
@@ -745,6 +752,7 @@ class Service:
 
     _control_server: asyncio.AbstractServer | None = None
     cpu_latency_device = CPU_LATENCY_DEVICE    # where the PM QoS request is written
+    device_close_s = DEVICE_CLOSE_S            # how long the stop waits for each device
 
     # --- inputs -----------------------------------------------------------------------------
     def _open_devices(self) -> None:
@@ -1061,11 +1069,12 @@ class Service:
                 # The queue has it already: the refusal (command_refused) or the loss
                 # (link_lost), which the table rules on.
                 self.log.warning("device refused", device=spec.id, action=c.action,
-                                 error=str(exc))
+                                 error=error_text(exc, "the device's health and its log"))
             except Exception as exc:  # noqa: BLE001 - whatever it is, the table must hear of it
                 # Nothing else tells the table, which would wait for ever for what it asked.
                 self.log.exception("device command failed", device=spec.id, action=c.action,
-                                   error=str(exc))
+                                   error=error_text(exc, "the traceback below, and report "
+                                                         "it with this log"))
                 driver.command_failed(c.action, exc)
         task = asyncio.ensure_future(call())
         self._tasks.add(task)

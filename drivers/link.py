@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 import structlog
 
-from controller.errors import TablectlError
+from controller.errors import TablectlError, error_text
 from controller.shown import shown
 
 from . import events as ev
@@ -413,8 +413,12 @@ class Link:
             if refusal is not None:
                 self._refuse(refusal)
                 return
-            self.log.info("device not reachable", error=str(exc), retry_in_s=self._backoff)
-            self._problem = f"the device is not reachable: {exc}"
+            # A TransportError names the port and what to check; whatever else the library
+            # raises may carry no words (a timeout's are empty).
+            words = str(exc) if isinstance(exc, TablectlError) else error_text(
+                exc, f"the device's cable and power, and its port {shown(self.transport.name)}")
+            self.log.info("device not reachable", error=words, retry_in_s=self._backoff)
+            self._problem = f"the device is not reachable: {words}"
             return
         self.codec.reset()
         self._lost = loop.create_future()
@@ -499,7 +503,7 @@ class Link:
                 self._refused = refusal.key()
             except Exception as exc:  # noqa: BLE001 - refused all the same
                 self.log.error("device refusal not recorded", reason=refusal.reason,
-                               error=str(exc))
+                               error=error_text(exc, "the journal's disk"))
         self.log.error("device refused", problem=refusal.text, reason=refusal.reason)
         self._problem = refusal.text
 

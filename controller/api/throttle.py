@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from controller.errors import error_text
 from controller.logs import get_logger
 
 HELD = "commands_held"          # payload: role, refused, limit, window_s
@@ -33,6 +34,8 @@ WINDOW, REPLACED, STOPPING = "window", "token_replaced", "stopping"
 # A hold looks at its clock at least this often to end itself when no command comes: the
 # clock is the throttle's (a test drives it), the loop's timer only wakes it.
 LOOK_S = 1.0
+# A release not recorded is the journal failing: the table stops on it by itself.
+JOURNAL_CHECK = "the journal's disk (space, errors in the kernel's log); the table stops itself"
 
 Note = Callable[[str, dict[str, Any]], "int | None"]     # kind, payload -> the record's seq
 
@@ -116,7 +119,7 @@ class Throttle:
                 self._release(role, REPLACED)
             except Exception as exc:   # noqa: BLE001 - the journal: it stops the table itself
                 _log().error("release of a held console not recorded", role=role,
-                             error=str(exc))
+                             error=error_text(exc, JOURNAL_CHECK))
         self._drop(role)
 
     def close(self) -> None:
@@ -130,7 +133,7 @@ class Throttle:
                     self._release(role, STOPPING)
                 except Exception as exc:   # noqa: BLE001 - stopping all the same
                     _log().error("release of a held console not recorded", role=role,
-                                 error=str(exc))
+                                 error=error_text(exc, JOURNAL_CHECK))
             self._drop(role)
 
     def held(self, role: str) -> bool:
@@ -176,5 +179,6 @@ class Throttle:
         try:
             self._release(role, WINDOW)
         except Exception as exc:   # noqa: BLE001 - the next command tries again
-            _log().error("release of a held console not recorded", role=role, error=str(exc))
+            _log().error("release of a held console not recorded", role=role,
+                         error=error_text(exc, JOURNAL_CHECK))
             self._arm(role)
