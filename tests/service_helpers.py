@@ -65,3 +65,19 @@ def with_serial_shuffler(tmp_path, body):
             await asyncio.wait_for(task, 30)
             peer.unplug()
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+async def linked(svc, *devices):
+    """``devices`` (ids of the service's table) link: their link-up in the service's input
+    queue, as a driver puts it there, each awaited until the table has taken it. Every start
+    is a restart, and no round opens while a device it needs has not linked since."""
+    from drivers import events as ev
+
+    await until(lambda: svc.runner is not None)
+    classes = svc.runner.table.devices
+    for n, device in enumerate(devices):
+        cls = classes.get(device, device)
+        svc.queue.put_nowait(ev.LinkUp(device=device, ts=0.0, identity=ev.DeviceIdentity(
+            cls, "sim", f"SIM-{cls.upper()}", f"{n:04d}", "1.0", "ab" * 16,
+            cls in ("shoe", "shuffler"))))
+    await until(lambda: all(svc.runner.table.link_of(d) == "up" for d in devices))

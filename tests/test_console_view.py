@@ -82,6 +82,9 @@ def test_after_a_restart_with_another_capital_the_view_gives_the_one_the_round_o
     assert {v["house_co_bank_capital"] for v in views(run).values()} == {500}
     run.command("co_bank", house=True, capital=500)     # the amount shown is the one taken
     run.command("void_round", role="supervisor", reason="the house changes its co-bank")
+    for cls in ("shoe", "dice"):        # the next round waits for its devices to link
+        run.device(ev.LinkUp(device=cls, ts=0.0, identity=ev.DeviceIdentity(
+            cls, "sim", "M1", "0001", "1.0", "ab" * 16, cls == "shoe")))
     run.command("next_round")
     run.command("deck_ready")
     assert {v["house_co_bank_capital"] for v in views(run).values()} == {800}

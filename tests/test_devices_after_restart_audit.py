@@ -11,6 +11,7 @@ import signal
 
 import pytest
 
+from controller.errors import TablectlError
 from controller.journal import Journal
 from controller.panel import Light
 from controller.tower import tower_light
@@ -32,14 +33,16 @@ def test_a_spare_configured_under_a_new_id_is_connecting_until_it_links(tmp_path
     t = again.table
     assert shown(t) == ({"shoe-2": "connecting"}, {})
     assert t.devices_connecting(next_round=True) == ["shoe-2"]
-    again.command("open_table", role="supervisor")
-    again.command("deck_ready")
-    assert t.state == "bets_open"
-    assert tower_light(t) is Light.WAITING            # not green: the table has no shoe
+    # the table has no shoe: no round opens that could not be dealt
+    with pytest.raises(TablectlError, match="shoe-2 has not linked since the controller"):
+        again.command("open_table", role="supervisor")
+    assert t.state == "out_of_service"
     again.device(ev.LinkUp(device="shoe-2", ts=0.0, identity=SPARE))
     assert shown(t) == ({"shoe-2": "up"}, {})
     assert t.public_view()["devices"]["shoe-2"]["serial"] == "0003"
-    assert tower_light(t) is Light.READY
+    again.command("open_table", role="supervisor")
+    again.command("deck_ready")
+    assert t.state == "bets_open" and tower_light(t) is Light.READY
     again.journal.close()
 
 
@@ -51,8 +54,8 @@ def test_a_device_not_yet_linked_has_no_identity_in_the_view(tmp_path):
 
 
 def test_the_next_round_under_a_new_file_waits_for_its_spare(tmp_path):
-    """The round in play at the restart keeps the old shoe; the next one opens under the file
-    naming only the spare, which has not linked: it is in the view, and the light is amber."""
+    """The round in play at the restart keeps the old shoe (connecting: the light is amber);
+    the next one opens under the file naming only the spare, once the spare has linked."""
     run = as_the_service_builds_it(tmp_path, "shoe")
     run.device(ev.LinkUp(device="shoe", ts=0.0, identity=SHOE))
     run.command("open_table", role="supervisor")
@@ -65,21 +68,27 @@ def test_the_next_round_under_a_new_file_waits_for_its_spare(tmp_path):
     assert report["configuration"]["changed"] == ["devices"]
     t = again.table
     assert shown(t)[0] == {"shoe": "connecting"}      # the round in play's own
+    assert tower_light(t) is Light.WAITING
     again.command("void_round", role="supervisor", reason="the shoe is taken out of service")
     assert t.devices_connecting(next_round=True) == ["shoe-2"]
+    with pytest.raises(TablectlError, match="cannot start the next round: shoe-2 has not"):
+        again.command("next_round")
+    assert t.state == "round_void"
+    again.device(ev.LinkUp(device="shoe-2", ts=0.0, identity=SPARE))
     again.command("next_round")
     again.command("deck_ready")
     assert t.state == "bets_open"
-    assert shown(t) == ({"shoe-2": "connecting"}, {})
-    assert tower_light(t) is Light.WAITING
+    assert shown(t) == ({"shoe-2": "up"}, {})
+    assert tower_light(t) is Light.READY
     again.journal.close()
 
 
 @pytest.mark.hil
 def test_the_daemon_restarted_with_a_spare_not_yet_plugged_in_shows_amber(tmp_path):
     """The real daemon, killed in bets_open; its table.toml then names the shoe ``shoe-2`` (a
-    spare, unplugged while the daemon is down). The round in play is voided; the next one,
-    under the new file, waits for the spare: listed, connecting, the pit page's light amber."""
+    spare, unplugged while the daemon is down). The round in play goes on without its shoe
+    (the pit page's light amber) and is voided; the next one, under the new file, waits for
+    the spare: listed, connecting, next_round refused naming it until it links."""
     rig = ApiRig(tmp_path, "q-poker", "shoe", seed=3)
     rig.port = free_port()
     try:
@@ -93,19 +102,25 @@ def test_the_daemon_restarted_with_a_spare_not_yet_plugged_in_shows_amber(tmp_pa
             'class = "shoe-2"', 'class = "shoe"'))
         rig.start_controller()
         wait_for(lambda: api_up(rig), "the API is up again")
+        table = api(rig, "/api/table")
+        assert table["state"] == "bets_open"
+        assert table["light"] == {"signal": "waiting", "colour": "amber"}
+        assert api(rig, "/api/health")["light"]["colour"] == "amber"
         rig.must("void_round", "supervisor", reason="the shoe is replaced by a spare")
+        reply = rig.command("next_round")
+        assert not reply["ok"] and "shoe-2 has not linked since the controller" in reply["error"]
+        assert api(rig, "/api/table")["state"] == "round_void"
+        spare.reconnect()
+        # the view is the round in play's (the old shoe) until the next round opens: the
+        # spare's link is read from the journal
+        wait_for(lambda: "shoe-2" in rig._linked_since_start(), "the spare links")
         rig.must("next_round")
         rig.must("deck_ready")
         rig.wait_state("bets_open")
-        table = api(rig, "/api/table")
-        devices = table["view"]["devices"]
-        assert "shoe" not in devices and devices["shoe-2"] == {"link": "connecting"}
-        assert table["light"] == {"signal": "waiting", "colour": "amber"}
-        assert api(rig, "/api/health")["light"]["colour"] == "amber"
-        spare.reconnect()
         wait_for(lambda: api(rig, "/api/table")["light"]["colour"] == "green",
                  "green once the spare is linked")
-        assert api(rig, "/api/table")["view"]["devices"]["shoe-2"]["link"] == "up"
+        devices = api(rig, "/api/table")["view"]["devices"]
+        assert "shoe" not in devices and devices["shoe-2"]["link"] == "up"
         with Journal.open(rig.journal_path, readonly=True) as j:
             assert j.verify().ok
     finally:

@@ -62,6 +62,9 @@ def test_a_deck_dealt_before_a_restart_is_remembered_after_it(tmp_path):
     run, _ = make(path)
     run.recover()
     shoe_round(run, other[6:12], cut=True)
+    # the next round waits for the shoe to link to the restarted controller
+    run.device(ev.LinkUp(device="shoe", ts=0.0, identity=ev.DeviceIdentity(
+        "shoe", "sim", "R1", "0002", "1.0", "cd" * 16, True)))
     run.command("next_round")
     shoe_round(run, order[:6])                      # deck 3: deck 1 again
     got = alarms(run)

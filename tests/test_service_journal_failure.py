@@ -12,7 +12,7 @@ from controller.config import parse_text
 from controller.journal import Journal
 from controller.sdnotify import Notifier
 from controller.service import Service
-from service_helpers import SERIAL_SHUFFLER, until
+from service_helpers import SERIAL_SHUFFLER, linked, until
 
 CONFIG = """
 [table]
@@ -156,6 +156,7 @@ def test_the_api_answers_a_command_it_could_not_journal_without_its_undurable_st
     async def scenario():
         svc, task = await _serving(cfg)
         url = svc.api.url
+        await linked(svc, "shoe")
         await _must(svc, "open_table", "supervisor")
         await _must(svc, "deck_ready")
         await _must(svc, "place_bet", box=1, wager="versus_croupier", amount=10)
@@ -190,6 +191,7 @@ def test_the_control_socket_shows_no_view_the_journal_does_not_hold(tmp_path):
         task = asyncio.create_task(svc.run())
         await until(lambda: svc.drivers or task.done())
         await until(lambda: sock.exists())
+        await linked(svc, "shoe")
         await _must(svc, "open_table", "supervisor")
         await _must(svc, "deck_ready")
         await _must(svc, "place_bet", box=1, wager="versus_croupier", amount=10)
@@ -320,17 +322,15 @@ def test_a_stop_is_journaled_before_the_light_goes_dark_and_the_devices_close(tm
         "[journal]", f'[devices.shoe]\nclass = "shoe"\ntransport = "serial"\n'
                      f'port = "{tmp_path / "tty-absent"}"\n\n[journal]'))
     factory = MockFactory()
-    amber = factory.pin(26)
+    red = factory.pin(18)
     seen = []
 
     async def scenario():
         svc = Service(cfg, pin_factory=factory, notifier=Notifier(None))
         task = asyncio.create_task(svc.run())
         await until(lambda: svc.runner is not None and svc.panel is not None)
-        await _must(svc, "open_table", "supervisor")
-        await _must(svc, "deck_ready")
-        # bets open, and the table waits on its shoe, which never links here: amber
-        await until(lambda: amber.state)
+        # out of service (its shoe never links here, so no round opens): red
+        await until(lambda: red.state)
         append, close = svc.journal.append, svc.drivers["shoe"].close
 
         def journal_append(kind, payload=None, *a, **kw):

@@ -11,6 +11,7 @@ from controller.config import parse_text
 from controller.journal import Entry, Journal
 from controller.sdnotify import Notifier
 from controller.service import Service
+from service_helpers import linked
 from controller.start_time import PHASE_FLOOR_S, READ_BYTES_PER_S, journal_bytes, phase_budget
 
 CONFIG = """
@@ -68,6 +69,7 @@ def start_and_stop(cfg, notifier, until_ready=None):
                 while svc.runner is None or svc.runner.table.state is None or \
                         not svc.drivers:
                     await asyncio.sleep(0.01)
+        await linked(svc, "shoe")           # no round opens before its shoe has linked
         assert (await svc.submit("open_table", "supervisor", {}))["ok"]
         svc.stop()
         return await task

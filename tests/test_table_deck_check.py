@@ -86,6 +86,7 @@ def actions(run, since=0):
 
 
 IDENT = ev.DeviceIdentity("shuffler", "sim", "S1", "0001", "1.0", "ab" * 16, True)
+DICE = ev.DeviceIdentity("dice", "sim", "D1", "0003", "1.0", "ef" * 16, False)
 
 
 def restarted(tmp_path, game="super-pan-9"):
@@ -297,6 +298,7 @@ def test_a_check_asked_before_a_restart_is_asked_again_before_the_shuffle(tmp_pa
     again = run2.table
     assert again.state == "round_complete"
     run2.device(ev.LinkUp(device="shuffler", ts=0.0, identity=IDENT))
+    run2.device(ev.LinkUp(device="dice", ts=0.0, identity=DICE))
     mark = run2.journal.head()[0]
     run2.command("next_round")
     assert actions(run2, mark) == ["deck_check"]

@@ -92,6 +92,11 @@ def test_crash_while_dealing_voids_the_round_on_restart(tmp_path):
     assert t.round.void is not None and t.round.void["article"] == "89/2004 art. 11(5)"
     assert t.state == "malfunction"             # a supervisor looks before the next round
     assert journal2.last(kind="round_close").payload["outcome"] == "void"
+    # the clear begins the next round, which waits for the shoe to link to this process
+    with pytest.raises(TablectlError, match="shoe has not linked since the controller"):
+        runner2.command("clear_malfunction", role="supervisor")
+    runner2.device(ev.LinkUp(device="shoe", ts=0.0, identity=ev.DeviceIdentity(
+        "shoe", "sim", "R1", "0002", "1.0", "cd" * 16, True)))
     runner2.command("clear_malfunction", role="supervisor")
     assert t.state == "shuffling" and t.round.round_id == 2
     assert journal2.verify().ok

@@ -422,6 +422,9 @@ def test_the_house_capital_a_round_opened_with_stands_through_a_restart(tmp_path
         ("banker", 100, 100), ("house", 500, 250)]
     # the next round opens with the capital now configured, and keeps it through a restart
     run.command("confirm_result")
+    for cls in ("shoe", "dice"):                        # the next round waits for its devices
+        run.device(ev.LinkUp(device=cls, ts=0.0, identity=ev.DeviceIdentity(
+            cls, "sim", "R1", "0002", "1.0", "cd" * 16, cls == "shoe")))
     run.command("next_round")
     run.command("deck_ready")                           # a fresh deck every round (art. 2(1))
     run.command("set_banker", seat=1, capital=200)      # capital and win kept (art. 5(4))

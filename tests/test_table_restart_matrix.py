@@ -530,11 +530,12 @@ def common_branches(game: str, kind: str, start: list[Any], void: list[Any]
             Mark("deck_alarm_pending", stands(
                 "round_void", (sup("clear_integrity", supervisor="S. Lam"), cmd("next_round")),
                 "shuffling|bets_open", cmd("next_round"), "integrity"))], alarm="stop")
-    # The round void, the supervisor switches the dealing device for the next round.
+    # The round void, the supervisor switches the dealing device for the next round, which
+    # opens once that device has linked to the restarted controller.
     out["mode_switched"] = scenario(start + void + [
         sup("switch_mode", mode=other),
         Mark("other_device_for_the_next_round", stands(
-            "round_void", (cmd("next_round"),), "shuffling",
+            "round_void", (dev("link_up", device=other), cmd("next_round")), "shuffling",
             sup("switch_mode", mode=other), f"already deals by {other}"))])
     return out
 

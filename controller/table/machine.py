@@ -540,6 +540,23 @@ class Table:
         return sorted(d for d in wanted if self.link_of(d) == "connecting"
                       and devices.get(d, d) not in up)
 
+    def _require_linked(self, what: str) -> None:
+        """A round is not opened that could not be dealt: refused while a device the next
+        round needs is connecting (devices_connecting, the rules of the tower light's amber).
+        The links counted are the running process's, which the replay rebuilds from the
+        journal (its restarts and link-ups), so a refusal replays as a refusal."""
+        waiting = self.devices_connecting(next_round=True)
+        if waiting:
+            names = ", ".join(waiting)
+            one = len(waiting) == 1
+            raise TablectlError(
+                f"cannot {what}: {names} {'has' if one else 'have'} not linked since the "
+                f"controller restarted (connecting), and the round could not be dealt; wait "
+                f"for {'it' if one else 'them'} to link (the tower light turns green) or check "
+                f"{'its' if one else 'their'} cable and power, or take "
+                f"{'it' if one else 'them'} out of table.toml (or configure a spare) and "
+                "restart the service")
+
     def _in_view_or_next(self, device: str) -> bool:
         """``device`` is configured now or for the next round: a clear clears only its
         conditions. One taken out of table.toml keeps what the journal left on it, shown in
@@ -2415,6 +2432,7 @@ class Table:
         blocked = self.blocking_conditions(next_round=True)
         if blocked:
             raise TablectlError(f"devices not ready: {blocked}; clear them first")
+        self._require_linked("open the table")
         self._begin_round()
         self.open_table()
 
@@ -3064,6 +3082,7 @@ class Table:
         blocked = self.blocking_conditions(next_round=True)
         if blocked:
             raise TablectlError(f"devices not ready: {blocked}; a supervisor must clear them")
+        self._require_linked("start the next round")
         self._begin_round()
         self.next_round()
 
@@ -3231,6 +3250,7 @@ class Table:
                                 "device, or switch the table to the other mode")
         if new_round:
             self._round_may_open()      # refused before anything is cleared
+            self._require_linked("clear the malfunction and begin the next round")
         cleared, kept = self._supervisor_conditions()
         for dev in cleared:
             self._sensors_watch_again(dev)
@@ -3329,7 +3349,10 @@ class Table:
                 "house_co_bank_capital": self._house_capital,
                 # the panel's key: turned in an earlier round, it still gives the buttons the
                 # supervisor's role after a restart replays from this round
-                "supervisor_key": self._supervisor_key}
+                "supervisor_key": self._supervisor_key,
+                # the devices linked to the process that opened the round (None: all its
+                # links): the replay from here counts them as that process did
+                "linked": sorted(self._linked) if self._linked is not None else None}
 
     def restore(self, snap: Mapping[str, Any]) -> None:
         """Put the table back as :meth:`snapshot` described it (before replaying inputs)."""
@@ -3343,7 +3366,10 @@ class Table:
         self._out_of_play_before_dice = 0
         self.conditions = {d: set(c) for d, c in snap.get("conditions", {}).items()}
         self.identities = dict(snap.get("identities", {}))
-        self._linked = None             # a process's own: the replay's restarts rebuild it
+        # A process's own: the one that opened the round, which the replay of its inputs
+        # plays again; a restart after it (an input of the replay) starts from none.
+        linked = snap.get("linked")
+        self._linked = set(linked) if linked is not None else None
         self.replaced_units = dict(snap.get("replaced_units", {}))
         self._needs_shuffle = bool(snap["needs_shuffle"])
         self._deck_ready = bool(snap["deck_ready"])
