@@ -7,9 +7,10 @@ goes on, so the pit sees at once that a supervisor is needed; so does a deck int
 that stops the table before the next round, until clear_integrity. After a restart of the
 controller, a device the round needs that has not linked to the running process yet (the view's
 ``connecting``) turns green into amber (waiting): nothing is wrong with it that anyone knows
-of, so not red, but the croupier must not go on as if the table were ready; the state's colour
-comes back as soon as it links. The GPIO panel and the pit display both ask this module, so
-the lamp on the table and the one on the page never disagree.
+of, so not red, but the croupier must not go on as if the table were ready (and no round
+opens meanwhile: the table refuses it, naming the device); the state's colour comes back as
+soon as it links. The GPIO panel and the pit display both ask this module, so the lamp on
+the table and the one on the page never disagree.
 """
 from __future__ import annotations
 
