@@ -10,8 +10,8 @@ from typing import Callable, Iterator
 from controller.integrity.report import format_text, summarise
 from controller.journal import Record
 from controller.journal_cli import (DEFAULT_CONFIG, export_open_round, held, open_journal,
-                                    parse_since, printable, printable_value, refuses, stopped,
-                                    verified_only)
+                                    parse_since, refuses, stopped, verified_only)
+from controller.printable import printable, printable_value
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -15,7 +15,6 @@ import datetime as dt
 import json
 import stat
 import sys
-import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -24,40 +23,15 @@ from controller.clock_watch import CLOCK_BEHIND, CLOCK_STEP, seconds
 from controller.errors import TablectlError
 from controller.journal import (ANCHOR_BROKEN, META_EDITED, Journal, Kind, Record,
                                 VerifyReport)
+from controller.printable import json_line, printable, printable_value
 
 DEFAULT_CONFIG = Path("/etc/tablectl/table.toml")
 
 
 # --- what reaches the terminal --------------------------------------------------------------
 # A journal's text is what was written to it, or what someone who rewrote it and its chain put
-# there: a control character printed raw (an escape sequence, a carriage return, a line break
-# inside a name) could clear the reader's screen, rewrite the lines above or forge a line of
-# the account, and a right-to-left mark reorders what follows. Every text the readers print
-# from a journal goes through printable(); their JSON through json_line().
-
-def _visible(ch: str) -> bool:
-    return ch.isprintable() or unicodedata.category(ch) == "Zs"
-
-
-def printable(text: str) -> str:
-    """``text`` with every control or invisible character (C0 and C1 controls, format
-    characters such as U+202E, line and paragraph separators) written as its Python escape
-    (``\\x1b``, ``\\n``, ``\\u202e``), so that it reaches a terminal as the characters it holds."""
-    if text.isprintable():
-        return text
-    return "".join(ch if _visible(ch) else ascii(ch)[1:-1] for ch in text)
-
-
-def printable_value(value: Any) -> Any:
-    """A JSON value with every text in it (keys too) made :func:`printable`."""
-    if isinstance(value, str):
-        return printable(value)
-    if isinstance(value, dict):
-        return {printable(str(k)): printable_value(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [printable_value(v) for v in value]
-    return value
-
+# there: every text the readers print from a journal goes through printable(); their JSON
+# through json_line() (controller.printable).
 
 def printable_record(rec: Record) -> Record:
     """``rec`` with every text in it made :func:`printable`, for a readable account."""
@@ -65,24 +39,6 @@ def printable_record(rec: Record) -> Record:
              ("table_id", "round_id", "kind", "source", "article")
              if isinstance(getattr(rec, name), str)}
     return dataclasses.replace(rec, payload=printable_value(rec.payload), **texts)
-
-
-def json_line(doc: Any) -> str:
-    """``doc`` as one line of JSON whose every control or invisible character is escaped
-    (``\\u001b``, ``\\u202e``): JSON escapes only the C0 controls, and the rest would reach a
-    terminal the lines are printed on. The same value for any JSON reader."""
-    text = json.dumps(doc, ensure_ascii=False)
-    if text.isprintable():
-        return text
-    return "".join(ch if _visible(ch) else _json_escape(ch) for ch in text)
-
-
-def _json_escape(ch: str) -> str:
-    code = ord(ch)
-    if code < 0x10000:
-        return f"\\u{code:04x}"
-    code -= 0x10000                             # a UTF-16 surrogate pair, as JSON spells it
-    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def heading(journal: Journal) -> str:
