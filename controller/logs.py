@@ -30,6 +30,8 @@ from typing import Any, Iterator, TextIO
 import structlog
 from structlog.contextvars import bind_contextvars, bound_contextvars, unbind_contextvars
 
+from controller.printable import json_line, printable
+
 LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING,
           "error": logging.ERROR}
 
@@ -38,7 +40,10 @@ def _renderer(fmt: str, stream: TextIO) -> Any:
     if fmt == "auto":
         fmt = "console" if getattr(stream, "isatty", lambda: False)() else "json"
     if fmt == "json":
-        return structlog.processors.JSONRenderer(sort_keys=False, ensure_ascii=False)
+        # json_line: a C1 control or U+202E in a device's words would otherwise reach the
+        # line raw (journalctl would hide the whole entry as blob data); the same values
+        # for a JSON reader.
+        return structlog.processors.JSONRenderer(serializer=json_line, sort_keys=False)
     if fmt == "console":
         return structlog.dev.ConsoleRenderer(colors=getattr(stream, "isatty", lambda: False)())
     raise ValueError(f"log format {fmt!r}: use json, console or auto")
@@ -47,6 +52,28 @@ def _renderer(fmt: str, stream: TextIO) -> Any:
 # syslog priorities, for journald's "<N>" line prefix (journalctl -p err shows errors only).
 _PRIORITY = {"debug": 7, "info": 6, "warning": 4, "warn": 4, "error": 3, "exception": 3,
              "critical": 2, "fatal": 2}
+
+
+class _Quoted:
+    """A text the readable renderer prints as Python writes it: quoted, every control or
+    invisible character escaped (``'SIM-\\x1b[2J'``)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return repr(self.text)
+
+
+def _printable_texts(logger: Any, method: str, event_dict: Any) -> Any:
+    """Before the readable renderer: every text holding a control character (a device's
+    serial number, its malfunction's words) quoted with its controls escaped, and the message
+    made printable. The renderer prints a one-word text bare, so an escape sequence in it
+    would reach the terminal, and a line break in the message would start a line of its
+    own."""
+    return {k: v if not isinstance(v, str) or v.isprintable()
+            else printable(v) if k == "event" else _Quoted(v)
+            for k, v in event_dict.items()}
 
 
 def _priority_prefix(logger: Any, method: str, line: Any) -> Any:
@@ -88,8 +115,12 @@ def configure_logging(level: str = "info", fmt: str = "auto", stream: TextIO | N
         structlog.processors.TimeStamper(fmt="iso", utc=True, key="ts"),
     ]
     exc = [structlog.processors.format_exc_info] if json_out else []
+    # JSON escapes its own; a readable line is made printable before the stack or traceback,
+    # whose line breaks are its own.
+    texts = [] if json_out else [_printable_texts]
     structlog.configure(
-        processors=[*shared, structlog.processors.StackInfoRenderer(), *exc, renderer, *tail],
+        processors=[*shared, *texts, structlog.processors.StackInfoRenderer(), *exc, renderer,
+                    *tail],
         wrapper_class=structlog.make_filtering_bound_logger(LEVELS[level]),
         logger_factory=structlog.PrintLoggerFactory(file=stream),
         cache_logger_on_first_use=False,
@@ -97,7 +128,7 @@ def configure_logging(level: str = "info", fmt: str = "auto", stream: TextIO | N
     # Libraries log through the standard library: same stream, same shape.
     handler = logging.StreamHandler(stream)
     handler.setFormatter(structlog.stdlib.ProcessorFormatter(
-        foreign_pre_chain=[*shared, structlog.stdlib.add_logger_name],
+        foreign_pre_chain=[*shared, structlog.stdlib.add_logger_name, *texts],
         processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, *exc, renderer,
                     *tail]))
     root = logging.getLogger()
