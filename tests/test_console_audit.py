@@ -1,6 +1,7 @@
 """The pit display and the dealer console given hostile text, in headless Chromium against the
-real daemon: a player's name, a void's reason and a refusal holding HTML and script are shown
-as the text they are, on every role's page, and nothing of them runs.
+real daemon: a player's name, a void's reason, a refusal, and a device's serial number and
+malfunction text (its firmware's, over the wire) holding HTML and script are shown as the text
+they are, on every role's page, and nothing of them runs.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import urllib.request
 import pytest
 
 from test_api_support import TOKENS
+from test_hostile_device_words import malfunction, swap_in_a_spare_shoe
 from test_console_browser import (BROWSER_TESTS, browser, close_pages, expect,  # noqa: F401
                                   front, live, open_page, state_is, supervisor)
 
@@ -69,4 +71,23 @@ def test_html_in_a_name_a_reason_and_a_refusal_is_shown_as_text(browser, live):
         front(page)
         state_is(page, "round_void")
         expect(page.get_by_test_id("events")).to_contain_text('<b id="injected">bold</b>')
+        nothing_ran(page)
+
+
+@pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)
+def test_html_in_a_devices_serial_number_and_malfunction_is_shown_as_text(browser, live):
+    # A device's own words, as its firmware sends them over the wire: the spare shoe's serial
+    # number is HTML, and so is its malfunction's text (WORDS).
+    serial = '<img src=x onerror="window.__xss=4"><b id="injected">SIM</b>'
+    supervisor(live, "open_table")
+    display = open_page(browser, live, "display")
+    boss = open_page(browser, live, "supervisor")
+    swap_in_a_spare_shoe(live.rig, serial)
+    malfunction(live.rig)
+    for page in (display, boss):
+        front(page)
+        expect(page.locator("tr[data-device=shoe] .ident")).to_contain_text(serial)
+        expect(page.get_by_test_id("events")).to_contain_text(
+            '<img src=x onerror="window.__xss=1">')
+        expect(page.get_by_test_id("events")).to_contain_text('{"event": "forged"')
         nothing_ran(page)
