@@ -30,6 +30,7 @@ from typing import Any, Callable, Mapping
 from controller.cpu_latency import MAX_US as CPU_WAKEUP_MAX, OFF as CPU_WAKEUP_OFF
 from controller.access import cannot_reach, special
 from controller.errors import TablectlError
+from controller.printable import printable
 from controller.rules import GAME_IDS, get_game
 from controller.rules.base import AMOUNT_LIMIT, MAX_AMOUNT, MAX_ROUND_STAKES, Mode
 from controller.rules.errors import RuleError
@@ -252,7 +253,10 @@ class Problem:
         where = f"{path}:" if path else ""
         where += f"{self.line}:" if self.line else ""
         text = f"{where} {self.key}: {self.reason}" if where else f"{self.key}: {self.reason}"
-        return f"{text}; {self.fix}" if self.fix else text
+        # A key is the file's own spelling (TOML spells any character with an escape): a line
+        # break or escape sequence in it must not forge a line of the report or reach the
+        # terminal.
+        return printable(f"{text}; {self.fix}" if self.fix else text)
 
 
 class ConfigError(TablectlError):

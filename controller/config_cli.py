@@ -17,6 +17,7 @@ from controller.config import (DEFAULT_JOURNAL, DEFAULT_PATH, ROLES, TOKEN_MIN_C
                                ConfigError, HoldemConfig, Problem, TableConfig, hash_token,
                                key_lines, load_config)
 from controller.errors import TablectlError
+from controller.printable import printable
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,12 +42,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     config = load_config(args.file)  # ConfigError lists every problem and exits 2
     check_journal_table(config, args.file)
     devices = ", ".join(f"{d.id} ({d.device_class})" for d in config.devices.values()) or "none"
-    print(f"{args.file}: valid. Table {config.table_id}: {config.game}, {config.mode.value}, "
-          f"{config.boxes} boxes; devices: {devices}; journal {config.journal_path}")
+    # printable: a path may hold a right-to-left override or other invisible character.
+    print(printable(f"{args.file}: valid. Table {config.table_id}: {config.game}, "
+                    f"{config.mode.value}, {config.boxes} boxes; devices: {devices}; "
+                    f"journal {config.journal_path}"))
     if config.holdem is not None:
         print(f"{args.file}: {holdem_stakes(config.holdem)}")
     for warning in [*config.warnings, *service_notes(config)]:
-        print(f"{args.file}: note: {warning}")
+        print(printable(f"{args.file}: note: {warning}"))
     return 0
 
 

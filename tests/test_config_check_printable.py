@@ -1,0 +1,67 @@
+"""``tablectl config check`` on a terminal, given a table.toml holding control characters: a
+TOML key or string may spell any character with an escape (``"\\u001b[2J"``), so a key, or a
+value the check prints back (the journal's path), could otherwise clear the screen, retitle the
+terminal, reorder the line with U+202E or start a forged line. Each reaches the terminal as its
+escape (docs/configuration.md)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+RAW = "\x1b\x07\r\u202e\x9b\u2028"
+
+
+def check(path):
+    out = subprocess.run([sys.executable, "-m", "controller.cli", "config", "check", str(path)],
+                         capture_output=True, text=True, encoding="utf-8", timeout=60)
+    said = out.stdout + out.stderr
+    assert "Traceback" not in said, said
+    assert not {ch for ch in RAW if ch in said}, ascii(said)
+    return out
+
+
+def test_a_key_holding_escapes_and_a_line_break_forges_nothing_on_the_terminal(tmp_path):
+    path = tmp_path / "table.toml"
+    path.write_text(textwrap.dedent(r"""
+        [table]
+        id = "t1"
+        game = "q-poker"
+        mode = "shoe"
+        boxes = 7
+
+        [devices.shoe]
+        class = "shoe"
+        port = "/dev/tablectl/shoe"
+        "b\n  table.toml:1: table.id: is fine\u202e" = 1
+
+        ["\u001b[2J\u001b]0;pwned\u0007x"]
+        a = 1
+        """), encoding="utf-8")
+    out = check(path)
+    assert out.returncode == 2
+    lines = out.stderr.splitlines()
+    assert lines[0].endswith("2 problems") and len(lines) == 3, out.stderr
+    assert r"\x1b[2J\x1b]0;pwned\x07x: unknown section" in out.stderr, out.stderr
+    assert r"b\n  table.toml:1: table.id: is fine\u202e" in out.stderr, out.stderr
+
+
+def test_a_path_holding_a_right_to_left_override_is_printed_as_its_escape(tmp_path):
+    path = tmp_path / "table.toml"
+    path.write_text(textwrap.dedent(fr"""
+        [table]
+        id = "t1"
+        game = "q-poker"
+        mode = "shoe"
+        boxes = 7
+
+        [devices.shoe]
+        class = "shoe"
+        port = "/dev/tablectl/shoe"
+
+        [journal]
+        path = "{tmp_path}/journal\u202egpj.db"
+        """), encoding="utf-8")
+    out = check(path)
+    assert out.returncode == 0, out.stderr
+    assert f"journal {tmp_path}/journal\\u202egpj.db" in out.stdout, out.stdout
