@@ -91,3 +91,37 @@ def test_html_in_a_devices_serial_number_and_malfunction_is_shown_as_text(browse
             '<img src=x onerror="window.__xss=1">')
         expect(page.get_by_test_id("events")).to_contain_text('{"event": "forged"')
         nothing_ran(page)
+
+
+# Where the shoe row's firmware version's "f" and "w" are drawn: with "fw" read left to right,
+# the "f" is left of the "w"; a right-to-left override before it turns it around. Null until
+# the row is drawn (the rows are drawn anew at each status message).
+FW_READS_LEFT_TO_RIGHT = """() => {
+  const cell = document.querySelector("tr[data-device=shoe] .ident");
+  if (!cell || !cell.textContent.includes("EVIL") || !cell.getBoundingClientRect().width)
+    return null;
+  const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    const i = n.data.indexOf("fw ");
+    if (i < 0) continue;
+    const at = (k) => { const r = document.createRange(); r.setStart(n, k); r.setEnd(n, k + 1);
+                        return r.getBoundingClientRect().left; };
+    return { left_to_right: at(i) < at(i + 1) };
+  }
+  return { left_to_right: null };
+}"""
+
+
+@pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)
+def test_a_right_to_left_override_in_a_serial_number_turns_nothing_else_around(browser, live):
+    # U+202E in the spare's serial number would show the firmware version after it (and its
+    # hash) backwards, "0.0.1 wf": the serial number is set apart from the rest of the row.
+    supervisor(live, "open_table")
+    display = open_page(browser, live, "display")
+    swap_in_a_spare_shoe(live.rig, "SIM-\u202eEVIL")
+    cell = front(display).locator("tr[data-device=shoe] .ident")
+    expect(cell).to_contain_text("SIM-\u202eEVIL")
+    # (one call that finds the row and measures it: a row drawn anew between the two would
+    # measure as nowhere)
+    drawn = display.wait_for_function(FW_READS_LEFT_TO_RIGHT).json_value()
+    assert drawn == {"left_to_right": True}

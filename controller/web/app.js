@@ -216,7 +216,11 @@
     put(tb);
     for (const dev of s.devices || []) {
       const id = dev.identity || {};
-      const ident = id.vendor ? `${id.vendor} ${id.model} · ${id.serial} · fw ${id.firmware_version} · ${String(id.firmware_hash || "").slice(0, 12)}` : "—";
+      // The device's own words each in a <bdi>: a right-to-left override in its serial number
+      // must not turn the firmware version after it around.
+      const own = (t) => el("bdi", { text: String(t) });
+      const ident = id.vendor ? [own(id.vendor), " ", own(id.model), " · ", own(id.serial), " · fw ",
+        own(id.firmware_version), " · ", String(id.firmware_hash || "").slice(0, 12)] : ["—"];
       const conds = el("td", {});
       for (const c of dev.conditions || []) conds.append(el("span", { class: "cond" }, bi("conditions", c)));
       tb.append(el("tr", { "data-device": dev.device, class: "link-" + dev.link },
@@ -227,7 +231,7 @@
           dev.problem ? el("div", { class: "problem", "data-testid": "device-problem" },
             bi("labels", "problem"), " ", el("span", { text: dev.problem })) : null),
         el("td", { text: dev.last_heard_s === null || dev.last_heard_s === undefined ? "—" : dev.last_heard_s.toFixed(1) + " s" }),
-        el("td", { class: "ident", text: ident }),
+        el("td", { class: "ident" }, ...ident),
         conds));
     }
   }
