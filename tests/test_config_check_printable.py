@@ -33,7 +33,7 @@ def test_a_key_holding_escapes_and_a_line_break_forges_nothing_on_the_terminal(t
         [devices.shoe]
         class = "shoe"
         port = "/dev/tablectl/shoe"
-        "b\n  table.toml:1: table.id: is fine\u202e" = 1
+        "b\n  t:1: ok\u202e" = 1
 
         ["\u001b[2J\u001b]0;pwned\u0007x"]
         a = 1
@@ -43,7 +43,8 @@ def test_a_key_holding_escapes_and_a_line_break_forges_nothing_on_the_terminal(t
     lines = out.stderr.splitlines()
     assert lines[0].endswith("2 problems") and len(lines) == 3, out.stderr
     assert r"\x1b[2J\x1b]0;pwned\x07x: unknown section" in out.stderr, out.stderr
-    assert r"b\n  table.toml:1: table.id: is fine\u202e" in out.stderr, out.stderr
+    # shorter than a token, so shown (as its escape) rather than masked as a pasted token
+    assert r"b\n  t:1: ok\u202e" in out.stderr, out.stderr
 
 
 def test_a_path_holding_a_right_to_left_override_is_printed_as_its_escape(tmp_path):
