@@ -1197,13 +1197,13 @@ def _unknown_wager_fix(name: str, wagers: tuple[str, ...], game: Any) -> str:
 
 
 def _interpretations(ck: _Checker, doc: dict[str, Any], game: Any) -> dict[str, str]:
-    flat = {".".join(k): v for k, v in _flatten(doc).items()}
     chosen: dict[str, str] = {}
-    for key, value in flat.items():
+    known = [i.key for i in game.interpretations] if game is not None else []
+    named: set[tuple[str, ...]] = set()       # token-like names already named, once each
+    for names, value in _flatten(doc).items():
+        key = ".".join(names)
         path = ("interpretations",) + tuple(key.split("."))
-        known = [i.key for i in game.interpretations] if game is not None else []
-        if key not in known and _token_like(path[1], known):
-            ck.token_name(path[:1], path[1], doc[path[1]], known)
+        if key not in known and _token_name_in(ck, names, doc, known, named):
             continue
         if not isinstance(value, str):
             ck.add(path, f"is {_describe(value)}, not a reading in quotes",
@@ -1226,6 +1226,23 @@ def _interpretations(ck: _Checker, doc: dict[str, Any], game: Any) -> dict[str, 
         except RuleError:
             return chosen
     return chosen
+
+
+def _token_name_in(ck: _Checker, names: tuple[str, ...], doc: dict[str, Any], known: list[str],
+                   named: set[tuple[str, ...]]) -> bool:
+    """Whether a name on the way to a value under [interpretations] (``names``: the TOML keys,
+    each of which may hold a dot when quoted) may be a token (:func:`_token_like`), at any
+    depth: a problem that names the whole path would repeat a token written below the first
+    name. Named once, by its line, in ``ck``."""
+    value: Any = doc
+    for depth, name in enumerate(names):
+        value = value[name]
+        if _token_like(name, known if depth == 0 else []):
+            if names[:depth + 1] not in named:
+                named.add(names[:depth + 1])
+                ck.token_name(("interpretations",) + names[:depth], name, value, known)
+            return True
+    return False
 
 
 def _devices(ck: _Checker, doc: dict[str, Any]) -> dict[str, DeviceSpec] | None:

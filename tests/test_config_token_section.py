@@ -33,6 +33,15 @@ boxes = 7
     (f'[limits.{T}]\nmax = 1\n', "limits.(not shown)", "unknown section"),
     (f'[interpretations.{T}]\nx = "y"\n', "interpretations.(not shown)", "unknown section"),
     (f'[interpretations]\n{T} = "y"\n', "interpretations.(not shown)", "unknown key"),
+    # Deeper than an interpretation's key (interpretations have no sections of their own).
+    (f'[interpretations.misdeal]\n{T} = "y"\n', "interpretations.misdeal.(not shown)",
+     "unknown key"),
+    (f'[interpretations]\nmisdeal.{T} = "y"\n', "interpretations.misdeal.(not shown)",
+     "unknown key"),
+    (f'[interpretations]\n"{T}.x" = "y"\n', "interpretations.(not shown)", "unknown key"),
+    # A section holding more than one key is named once, at its own line.
+    (f'[interpretations.{T}]\nx = "y"\nz = "w"\n', "interpretations.(not shown)",
+     "unknown section"),
 ])
 def test_a_token_as_a_name_is_named_by_its_line_never_its_text(extra, key, what):
     text = extra + BASE if extra.startswith(T) else BASE + extra     # a key before [table]
