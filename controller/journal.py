@@ -1001,13 +1001,14 @@ def _untouched_uri(path: Path) -> str:
     it, the WAL itself) into memory instead. Without a -wal there is nothing to read but the
     main file (``immutable``: no -wal and -shm are made beside it). A -wal left without its
     -shm (a copy of the two files) needs an index made to be read: SQLite makes the -shm, and
-    the journal and its WAL stay as they were."""
+    the journal and its WAL stay as they were. A -shm with no -wal, or an empty one, beside it
+    holds nothing to read either: read as immutable too, for SQLite would make the -wal."""
     base = f"{path.resolve().as_uri()}?mode=ro"
     wal, shm = Path(f"{path}-wal"), Path(f"{path}-shm")
-    if shm.exists():
-        return base + "&readonly_shm=1"
     if not (wal.exists() and wal.stat().st_size):
         return base + "&immutable=1"
+    if shm.exists():
+        return base + "&readonly_shm=1"
     return base
 
 

@@ -81,3 +81,28 @@ def test_a_refused_start_on_a_journal_closed_cleanly_makes_no_files_beside_it(tm
                           cwd=tmp_path)
     assert done.returncode == EXIT_UNRECOVERABLE, done.stdout + done.stderr
     assert files(path) == before
+
+
+def test_a_refused_start_on_a_journal_with_an_index_but_no_wal_makes_no_wal(tmp_path):
+    # A -shm left beside a journal whose -wal is gone (a reader outlived the writer, and the
+    # empty -wal was removed, or a copy took the journal and its index only): the check reads
+    # the main file alone, and makes no -wal beside it.
+    path = tmp_path / "journal.db"
+    writer = Journal.open(path, "T1")
+    writer.append("service", {"event": "note"}, source="service")
+    seq, _ = writer.head()
+    reader = Journal.open(path, readonly=True)
+    writer.close()
+    reader.close()
+    (tmp_path / "journal.db-wal").unlink()
+    write_head(head_path(path), Head("T1", seq + 5, "ab" * 32))
+    config = tmp_path / "table.toml"
+    config.write_text(CONFIG.format(journal=path))
+    before = files(path)
+    assert set(before) == {"journal.db", "journal.db-shm"}
+    done = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--config",
+                           str(config)], capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path)
+    assert done.returncode == EXIT_UNRECOVERABLE, done.stdout + done.stderr
+    assert f"ends at record {seq}" in done.stdout + done.stderr
+    assert files(path) == before
