@@ -97,3 +97,44 @@ def test_a_reopen_after_a_cancelled_opening_keeps_one_connection_and_releases_it
         asyncio.run(main())
     finally:
         conv.close()
+
+
+def test_a_reopen_while_a_close_runs_in_its_thread_keeps_one_connection():
+    # The close waits in its thread (the reader thread to end, then the release); an opening
+    # meanwhile must not have its handle released by that close, nor its queue taken away,
+    # and the closed connection must be let go all the same.
+    conv = Converter()
+    conv.let_in()
+
+    async def main():
+        port = SerialTransport(conv.url)
+        await port.open()
+        async with asyncio.timeout(20):
+            while len(conv.conns) < 1:
+                await asyncio.sleep(0.01)
+        closing = asyncio.create_task(port.close())
+        await asyncio.sleep(0)                  # the close is in its thread
+        await port.open()
+        await closing
+        try:
+            async with asyncio.timeout(20):
+                while len(conv.conns) < 2:      # the reopening connected
+                    await asyncio.sleep(0.01)
+            assert port.is_open
+            await port.write(b"\x00")           # the reopened port holds its connection
+            async with asyncio.timeout(20):     # and the first one was let go
+                while conv.open_connections() != 1:
+                    await asyncio.sleep(0.01)
+            conv.conns[1].send(b"\x01")        # and it reads what the device sends
+            async with asyncio.timeout(20):
+                assert await port.read() == b"\x01"
+        finally:
+            await port.close()
+        async with asyncio.timeout(10):
+            while conv.open_connections():
+                await asyncio.sleep(0.01)
+
+    try:
+        asyncio.run(main())
+    finally:
+        conv.close()

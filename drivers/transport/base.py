@@ -38,6 +38,7 @@ class Transport(ABC):
         self._sink: Callable[[bytes], None] | None = None
         self._writing = threading.Lock()     # held by a blocking write while it runs
         self._abandoned: asyncio.Future | None = None   # an opening cancelled, still running
+        self._closing: asyncio.Future | None = None     # a close's release, in its thread
 
     # -- to implement: blocking calls, run in threads -----------------------------------
     @abstractmethod
@@ -91,12 +92,13 @@ class Transport(ABC):
         """Open the device and start reading. Raises TransportError."""
         if self._opened:
             return
-        abandoned = self._abandoned
-        if abandoned is not None and not abandoned.done():
-            # An opening cancelled before still runs in its thread, and sets the handle this
-            # one would: ended and released first, it can neither take this opening's handle
-            # (which would stay open, with no one to close it) nor release it.
-            await asyncio.wait([abandoned])
+        # An opening cancelled before still runs in its thread, and sets the handle this one
+        # would: ended and released first, it can neither take this opening's handle (which
+        # would stay open, with no one to close it) nor release it. So with a close still
+        # releasing the device in its thread (even one whose caller gave up waiting).
+        running = [f for f in (self._abandoned, self._closing) if f is not None and not f.done()]
+        if running:
+            await asyncio.wait(running)
         opening = asyncio.ensure_future(asyncio.to_thread(self._open_blocking))
         try:
             await asyncio.shield(opening)
@@ -203,10 +205,17 @@ class Transport(ABC):
         self._forget_fd()
         thread, self._thread = self._thread, None
         self._stop.set()
-        if thread is not None:
-            await asyncio.to_thread(thread.join, 2.0)
-        await asyncio.to_thread(self._close_after_write)
-        self._inbox = None
+        # One thread ends the reader and releases the device; an opening waits for it (open),
+        # even when this close is cancelled: the thread goes on all the same.
+        self._closing = asyncio.ensure_future(asyncio.to_thread(self._release, thread))
+        await asyncio.shield(self._closing)
+        if not self._opened:            # not opened again meanwhile: its queue is its own
+            self._inbox = None
+
+    def _release(self, reader: threading.Thread | None) -> None:
+        if reader is not None:
+            reader.join(2.0)
+        self._close_after_write()
 
     def _close_after_write(self) -> None:
         # A write cancelled with its task goes on in its thread until its own timeout: the
