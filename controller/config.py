@@ -33,6 +33,7 @@ from controller.errors import TablectlError
 from controller.printable import printable
 from controller.rules import GAME_IDS, get_game
 from controller.rules.base import AMOUNT_LIMIT, MAX_AMOUNT, MAX_ROUND_STAKES, Mode
+from controller.rules.cards import Card, spells_card
 from controller.rules.errors import RuleError
 from drivers.spec import CODECS, DEVICE_CLASSES, TRANSPORTS, DeviceSpec, firmware_hash_problem
 
@@ -1262,6 +1263,16 @@ def _devices(ck: _Checker, doc: dict[str, Any]) -> dict[str, DeviceSpec] | None:
                    f"{RESERVED_IDS[dev_id]} so, and a device of that name would share its "
                    "records", "name the device by its part, e.g. [devices.shoe] or "
                    "[devices.shuffler-2]")
+            continue
+        if spells_card(dev_id):
+            # The id is published with every event about the device, and the table refuses
+            # to publish text that spells a card as it would a face-down card: the first link
+            # of the device would fault the table.
+            ck.add(path, f"device id {dev_id!r} spells a card ({Card.parse(dev_id).name}): "
+                   "the table never shows text that reads as a card, so every event naming "
+                   "the device would be refused and stop the table",
+                   "rename it by its part, e.g. [devices.shoe-1] or [devices.shuffler-2] (a "
+                   "journal written under the old id replays as before)")
             continue
         before = len(ck.problems)
         values = ck.section(table, path, SCHEMA["devices.*"])

@@ -10,6 +10,7 @@ spades 0, hearts 1, clubs 2, diamonds 3. The code is what travels in the wire pr
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -25,6 +26,10 @@ RANK_NAMES = {
     11: "J", 12: "Q", 13: "K", 14: "A",
 }
 _SUIT_SYMBOLS = {"♠": "s", "♥": "h", "♣": "c", "♦": "d"}
+# Text that on its own spells a card in any notation Card.parse accepts (``Kd``, ``kd``,
+# ``10h``, ``Th``, ``Q♠``), spaces around it too. The table publishes no text that does
+# (controller.table.secrecy), and so takes no name a person chooses that does (config).
+CARD_TEXT = re.compile(r"^\s*(10|[2-9TJQKAtjqka])[shcdSHCD♠♥♣♦]\s*$")
 CARD_HELP = ("write rank then suit, e.g. As, Td, 10h, 7c "
              "(ranks A K Q J T 9 8 7 6 5 4 3 2; suits s h c d)")
 
@@ -97,6 +102,11 @@ class Card:
 # no more than a few per card, so hostile input cannot grow it.
 _PARSED: dict[str, Card] = {}
 _PARSED_MAX = 52 * 8
+
+
+def spells_card(text: str) -> bool:
+    """Whether ``text`` on its own spells a card (see CARD_TEXT)."""
+    return bool(CARD_TEXT.match(text))
 
 
 def full_deck() -> list[Card]:

@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.rules.base import Recipient
-from controller.rules.cards import Card
+from controller.rules.cards import CARD_TEXT, Card
 
-# Text that spells a card in any notation cards.Card.parse accepts.
-_CARD_TEXT = re.compile(r"^\s*(10|[2-9TJQKAtjqka])[shcdSHCD♠♥♣♦]\s*$")
+# Text that spells a card in any notation cards.Card.parse accepts: one pattern with the
+# configuration's check of names, so that no name it takes is refused here.
+_CARD_TEXT = CARD_TEXT
 _CARD_FIELDS = ("card", "cards", "missing", "extra", "duplicate")
 
 
