@@ -34,7 +34,7 @@ from controller.shown import kind, shown
 from controller.errors import TablectlError
 from controller.logs import get_logger
 from controller.strict_json import TooLarge, first_twice, nesting, pairs, plain, whole_number
-from controller.table.machine import COMMANDS, TEXT_EXAMPLES
+from controller.table.machine import COMMANDS, TEXT_EXAMPLES, TEXT_WORDS, card_text_refusal
 from controller.table.secrecy import PublicEvent, scrub
 from controller.tower import light_json
 
@@ -480,6 +480,12 @@ async def _args(request: web.Request, params: tuple[str, ...]) -> dict[str, Any]
         wrong = _not_text(key, value)
         if wrong:
             return error(400, "bad_parameter", f"{request.match_info['name']}: {wrong}")
+        # A name or a reason that spells a card: the table would refuse it (journaled as a
+        # refusal, counted against the role); it is a mistake in the request, told here.
+        wrong = card_text_refusal(request.match_info["name"], key, value) \
+            if key in TEXT_WORDS else None
+        if wrong:
+            return error(400, "bad_parameter", scrub(wrong))
     size = len(json.dumps(body, ensure_ascii=False, separators=(",", ":")))
     if size > MAX_PARAMS_CHARS:
         longest = max(body, key=lambda k: len(json.dumps(body[k], ensure_ascii=False)))

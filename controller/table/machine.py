@@ -439,14 +439,9 @@ class Table:
                 raise TablectlError(f"{name}: {param} holds U+{ord(hidden):04X}, a control or "
                                     f"invisible character; {what} must be printable text, so "
                                     "type it again without it")
-            if isinstance(value, str) and reads_as_card(value):
-                # The table publishes it (a player's name, a reason), and a published field
-                # that spells a card is refused as a face-down card would be: a fault, which
-                # voids a round in play. Refused here instead, with nothing changed.
-                raise TablectlError(f"{name}: {param} {shown(value)} reads as a card, which the "
-                                    "table never shows as text; write it otherwise, such as "
-                                    f"\"{value.strip()[0]}.{value.strip()[1:]}.\" or with a "
-                                    "word beside it")
+            refusal = card_text_refusal(name, param, value)
+            if refusal is not None:
+                raise TablectlError(refusal)
         self._role = role       # for the one command that asks who gave it (seat_players)
         try:
             self._guarded(fn, **args)
@@ -3488,6 +3483,21 @@ TEXT_EXAMPLES = {"wager": "versus_croupier", "player": "A", "decision": "play",
 # What each free text parameter is, for the refusal of a character it may not hold.
 TEXT_WORDS = {"player": "a player's name", "reason": "a reason", "supervisor":
               "the supervisor's name"}
+
+
+def card_text_refusal(command: str, param: str, value: Any) -> str | None:
+    """Why ``command`` cannot take ``value`` for its text parameter ``param``, when the text
+    spells a card (``Kd``, ``kd``, ``10h``), with the way out; None when it does not. The table
+    publishes what is typed there (a player's name, a reason), and a published field that
+    spells a card is refused as a face-down card would be: a fault, which voids a round in
+    play. So the command is refused instead, with nothing changed (the console API, before the
+    table sees it)."""
+    if not isinstance(value, str) or not reads_as_card(value):
+        return None
+    t = value.strip()
+    return (f"{command}: {param} {shown(value)} reads as a card, which the table never shows "
+            f"as text; write it otherwise, such as \"{t[:-1]}.{t[-1]}.\" or with a word beside "
+            "it")
 
 
 def _and(names: list[str]) -> str:
