@@ -199,3 +199,39 @@ def test_a_journal_written_under_such_an_id_replays_once_the_device_is_renamed(t
     with Journal.open(tmp_path / "j.db", readonly=True) as j:      # nothing of it lost
         assert sum(1 for r in j.records() if r.source == "Kd") == 2
     again.journal.close()
+
+
+@pytest.mark.hil
+def test_the_running_daemon_refuses_a_reload_to_it_and_a_start_on_it(tmp_path):
+    """The real daemon (``tablectl run``, simulated devices on pseudo-terminals): table.toml
+    rewritten with the shoe renamed ``Kd``. ``tablectl reload`` exits 1 naming the key, its line
+    and the way out; the daemon goes on with its shoe as it was. Stopped, it does not start
+    on that file, and says why."""
+    import signal
+
+    from controller.errors import TablectlError
+    from controller.rig import Rig
+
+    with Rig(tmp_path, "q-poker", "shoe", seed=3) as rig:
+        rig.start_devices()
+        rig.start_controller()
+        rig.wait_links()
+        text = rig.config_path.read_text().replace("[devices.shoe]", "[devices.Kd]")
+        rig.config_path.write_text(text)
+        out = subprocess.run([sys.executable, "-m", "controller.cli", "reload", "--control",
+                              str(rig.control_path)], capture_output=True, text=True,
+                             timeout=60)
+        assert out.returncode == 1, (out.stdout, out.stderr)
+        assert f"{line_of(text, '[devices.Kd]')}: devices.Kd: device id 'Kd' spells a card" \
+            in out.stderr and "[devices.shoe-1]" in out.stderr, out.stderr
+        view = rig.view()
+        assert view["devices"]["shoe"]["link"] == "up" and "Kd" not in view["devices"]
+        rig.must("open_table", role="supervisor")
+        assert rig.state() == "shuffling"
+
+        rig.kill(signal.SIGTERM)
+        rig._close_sockets()
+        with pytest.raises(TablectlError, match="exited with"):
+            rig.start_controller()
+        log = rig.log_path.read_text()
+        assert "devices.Kd: device id 'Kd' spells a card" in log and "[devices.shoe-1]" in log
