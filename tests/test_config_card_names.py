@@ -154,30 +154,38 @@ def test_a_reload_refuses_it_and_keeps_the_configuration_in_force(tmp_path):
     assert [r.payload["outcome"] for r in reloads(tmp_path / "j.db")] == ["refused", "applied"]
 
 
+def runner(tmp_path, cfg):
+    """The table's runner on the test's journal, its settings journaled first as the daemon
+    journals them (a round names them; recovery rebuilds it under them)."""
+    from controller.journal import Journal
+    from controller.service import build_table, table_settings
+    from controller.table.runner import TableRunner
+
+    journal = Journal.open(tmp_path / "j.db", cfg.table_id)
+    settings = table_settings(cfg)
+    config = journal.append("config", {"table": settings}, source="service")
+    return TableRunner(build_table(cfg.table_id, settings), journal, settings=settings,
+                       config_seq=config.seq, build=lambda s: build_table(cfg.table_id, s))
+
+
+def taken_before(renamed):
+    """The file with its shoe ``shoe-1`` called ``Kd``, as the check took it before."""
+    import dataclasses
+
+    return dataclasses.replace(renamed, devices={
+        "Kd": dataclasses.replace(renamed.devices["shoe-1"], id="Kd")})
+
+
 def test_a_journal_written_under_such_an_id_replays_once_the_device_is_renamed(tmp_path):
     """A journal written before the check refused it: the device linked as ``Kd`` and the
     table faulted. The start now refuses the file, naming ``devices.Kd``; with the device
     renamed ``shoe-1`` every record replays to the state it left (the fault included: the
     journal is what happened), ``Kd`` is gone from the view, and the table goes on."""
-    import dataclasses
-
     from controller.config import ConfigError
     from controller.journal import Journal
-    from controller.service import build_table, table_settings
-    from controller.table.runner import TableRunner
-
-    def runner(cfg):
-        journal = Journal.open(tmp_path / "j.db", cfg.table_id)
-        settings = table_settings(cfg)
-        config = journal.append("config", {"table": settings}, source="service")
-        return TableRunner(build_table(cfg.table_id, settings), journal, settings=settings,
-                           config_seq=config.seq, build=lambda s: build_table(cfg.table_id, s))
 
     renamed = parse_text(with_device("shoe-1"))
-    # The file as the earlier check took it.
-    old = dataclasses.replace(renamed, devices={
-        "Kd": dataclasses.replace(renamed.devices["shoe-1"], id="Kd")})
-    run = runner(old)
+    run = runner(tmp_path, taken_before(renamed))
     run.device(ev.LinkUp(device="Kd", ts=0.0, identity=IDENTITY))
     run.device(ev.LinkLost(device="Kd", ts=1.0, reason="unplugged"))
     assert run.table.state == "malfunction"
@@ -185,7 +193,7 @@ def test_a_journal_written_under_such_an_id_replays_once_the_device_is_renamed(t
 
     with pytest.raises(ConfigError, match=r"devices\.Kd: device id 'Kd' spells a card"):
         parse_text(with_device("Kd"))
-    again = runner(renamed)
+    again = runner(tmp_path, renamed)
     report = again.recover()
     assert report["state_at_crash"] == report["state_now"] == "malfunction"
     t = again.table
@@ -198,6 +206,37 @@ def test_a_journal_written_under_such_an_id_replays_once_the_device_is_renamed(t
     assert t.state == "bets_open"
     with Journal.open(tmp_path / "j.db", readonly=True) as j:      # nothing of it lost
         assert sum(1 for r in j.records() if r.source == "Kd") == 2
+    again.journal.close()
+
+
+def test_a_round_left_in_play_under_such_an_id_shows_in_the_view_until_it_ends(tmp_path):
+    """The old table's round in play keeps the devices it opened with after the restart, the
+    shoe called ``Kd`` among them, until the next round: the view listed it by that id and
+    could not be built (the console had no table to show, and a command's answer failed). The
+    device is shown marked as the earlier file's; the round is voided and the next one is
+    dealt by ``shoe-1`` alone."""
+    renamed = parse_text(with_device("shoe-1"))
+    run = runner(tmp_path, taken_before(renamed))
+    run.command("open_table", role="supervisor")
+    run.command("deck_ready")
+    run.device(ev.LinkUp(device="Kd", ts=0.0, identity=IDENTITY))     # faulted the table
+    run.command("clear_malfunction", role="supervisor")
+    run.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    assert run.table.state == "bets_open" and run.table.round is not None
+    run.journal.close()
+
+    again = runner(tmp_path, renamed)
+    again.recover()
+    t = again.table
+    again.device(ev.LinkUp(device="shoe-1", ts=1.0, identity=IDENTITY))
+    view = t.public_view()
+    assert list(view["devices"]) == ["Kd (device id of an earlier table.toml)"], view["devices"]
+    again.command("void_round", role="supervisor", reason="shoe renamed in table.toml")
+    again.command("next_round")
+    view = t.public_view()
+    assert list(view["devices"]) == ["shoe-1"] and view["devices"]["shoe-1"]["link"] == "up"
+    again.command("deck_ready")
+    assert t.state == "bets_open"
     again.journal.close()
 
 

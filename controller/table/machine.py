@@ -229,6 +229,15 @@ def _shown_identity(ident: Mapping[str, Any]) -> dict[str, Any]:
             else v for k, v in ident.items()}
 
 
+def _shown_device(device: str) -> str:
+    """A device's id as the view lists it. The configuration takes no id that spells a card;
+    a journal written before it refused one (``Kd``) still holds it, and the round it left in
+    play keeps that device until it ends: marked as the earlier file's, since a view listing
+    text that reads as a card is refused whole as a face-down card's."""
+    return f"{device} (device id of an earlier table.toml)" if reads_as_card(device) \
+        else device
+
+
 def _configured(device: str, devices: Mapping[str, str]) -> bool:
     """``device`` is one of the configuration's ``devices`` (id -> class). A table built
     without its devices (none configured) takes every device it hears from as its own."""
@@ -590,11 +599,11 @@ class Table:
             "game": self.game.game_id, "mode": self.mode.value,
             # the devices of the configuration in force: one taken out of table.toml is
             # still in the journal, but leaves once the configuration without it takes effect
-            "conditions": {d: sorted(c) for d, c in self.conditions.items()
+            "conditions": {_shown_device(d): sorted(c) for d, c in self.conditions.items()
                            if c and _configured(d, self.devices)},
             # with the ones configured that never linked: connecting, no identity yet
-            "devices": {d: {"link": self.link_of(d),
-                            **_shown_identity(self.identities.get(d, {}))}
+            "devices": {_shown_device(d): {"link": self.link_of(d),
+                                           **_shown_identity(self.identities.get(d, {}))}
                         for d in self.known_devices()
                         if _configured(d, self.devices)},
             # who may give each decision the table waits for, as ``decide`` takes it under
