@@ -38,6 +38,8 @@ CASES = [
     ("dealer", "remove_bet", {"box": 2, "wager": "pair_bonus", "player": "10h"}, "player",
      "10h"),
     ("dealer", "decide", {"box": 2, "decision": "play", "player": "Th"}, "player", "Th"),
+    # Super Pan 9's co-banking player: told before the table (of any game) is asked
+    ("dealer", "co_bank", {"player": "As", "capital": 100, "seat": 2}, "player", "As"),
     ("supervisor", "void_round", {"reason": " th "}, "reason", " th "),
     ("supervisor", "clear_integrity", {"supervisor": "QS"}, "supervisor", "QS"),
 ]
