@@ -235,6 +235,13 @@ def test_a_round_left_in_play_under_such_an_id_shows_in_the_view_until_it_ends(t
     again.command("next_round")
     view = t.public_view()
     assert list(view["devices"]) == ["shoe-1"] and view["devices"]["shoe-1"]["link"] == "up"
+    # the round that takes the renamed file says so, the old id marked as the view marks it
+    # (unmarked, its publication was refused as a card's and the table faulted)
+    opened = [r.payload for r in again.journal.records() if r.kind == "round_open"][-1]
+    assert opened["devices_changed"] == {
+        "left": [{"device": "Kd (device id of an earlier table.toml)", "class": "shoe",
+                  "conditions": []}],
+        "joined": [{"device": "shoe-1", "class": "shoe"}]}
     again.command("deck_ready")
     assert t.state == "bets_open"
     again.journal.close()
@@ -274,3 +281,29 @@ def test_the_running_daemon_refuses_a_reload_to_it_and_a_start_on_it(tmp_path):
             rig.start_controller()
         log = rig.log_path.read_text()
         assert "devices.Kd: device id 'Kd' spells a card" in log and "[devices.shoe-1]" in log
+
+
+def test_a_jam_kept_on_such_an_id_is_cleared_without_faulting_the_table(tmp_path):
+    """A jam the old table's ``Kd`` reported stays on it after the rename; the round in play
+    keeps the device until it ends, so the supervisor's clear clears it and names it, marked as
+    the view marks it: unmarked, the ``malfunction_cleared`` event was refused as a card's and
+    the clear never came to be."""
+    renamed = parse_text(with_device("shoe-1"))
+    run = runner(tmp_path, taken_before(renamed))
+    run.command("open_table", role="supervisor")
+    run.device(ev.LinkUp(device="Kd", ts=0.0, identity=IDENTITY))
+    run.device(ev.Jam(device="Kd", ts=0.0, where="exit"))
+    assert "jam" in run.table.conditions["Kd"]
+    run.journal.close()
+
+    again = runner(tmp_path, renamed)
+    again.recover()
+    again.device(ev.LinkUp(device="shoe-1", ts=1.0, identity=IDENTITY))
+    again.command("clear_malfunction", role="supervisor")
+    cleared = [r.payload for r in again.journal.records()
+               if r.kind == "table" and r.payload.get("kind") == "malfunction_cleared"][-1]
+    assert cleared["cleared"] == {"Kd (device id of an earlier table.toml)": ["jam"]}, cleared
+    assert "jam" not in again.table.conditions["Kd"]
+    assert "controller_fault" not in str(again.table.conditions), again.table.conditions
+    assert again.table.state != "malfunction", again.table.state
+    again.journal.close()

@@ -238,6 +238,11 @@ def _shown_device(device: str) -> str:
         else device
 
 
+def _shown_keys(by_device: Mapping[str, Any]) -> dict[str, Any]:
+    """``by_device`` with each device's id as the view lists it (_shown_device)."""
+    return {_shown_device(d): v for d, v in by_device.items()}
+
+
 def _configured(device: str, devices: Mapping[str, str]) -> bool:
     """``device`` is one of the configuration's ``devices`` (id -> class). A table built
     without its devices (none configured) takes every device it hears from as its own."""
@@ -2008,11 +2013,12 @@ class Table:
         heard = sorted({*self.identities, *(d for d, c in self.conditions.items() if c)})
         before = dict(self.devices) if self.devices else {d: d for d in heard}
         after = dict(devices) if devices else {d: d for d in heard}
-        left = [{"device": d, "class": cls,
+        # an id from an earlier file that spells a card is marked, as the view marks it
+        left = [{"device": _shown_device(d), "class": cls,
                  **({} if d in after else
                     {"conditions": sorted(self.conditions.get(d, ()))})}
                 for d, cls in sorted(before.items()) if after.get(d) != cls]
-        joined = [{"device": d, "class": cls} for d, cls in sorted(after.items())
+        joined = [{"device": _shown_device(d), "class": cls} for d, cls in sorted(after.items())
                   if before.get(d) != cls]
         return {"left": left, "joined": joined} if left or joined else None
 
@@ -3259,7 +3265,8 @@ class Table:
         for dev in cleared:
             self._sensors_watch_again(dev)
             self.conditions[dev].difference_update(SUPERVISOR_CONDITIONS)
-        self._publish("malfunction_cleared", cleared=cleared, kept=kept)
+        self._publish("malfunction_cleared", cleared=_shown_keys(cleared),
+                      kept=_shown_keys(kept))
         if new_round:
             self._begin_round()
         self.clear()
@@ -3286,10 +3293,11 @@ class Table:
         for dev in cleared:
             self.conditions[dev].difference_update(SUPERVISOR_CONDITIONS)
             self._sensors_watch_again(dev)
-            self._publish("device_condition", device=dev, what="cleared by the supervisor",
+            self._publish("device_condition", device=_shown_device(dev),
+                          what="cleared by the supervisor",
                           conditions=sorted(self.conditions[dev]))
-        self._publish("malfunction_cleared", devices=sorted(cleared), cleared=cleared,
-                      kept=kept)
+        self._publish("malfunction_cleared", devices=sorted(_shown_keys(cleared)),
+                      cleared=_shown_keys(cleared), kept=_shown_keys(kept))
         self._resume_requests()
 
     def _supervisor_conditions(self) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
