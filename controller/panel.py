@@ -35,7 +35,7 @@ from enum import StrEnum
 from typing import Any, Callable, ClassVar
 
 from controller.config import GpioConfig
-from controller.errors import TablectlError
+from controller.errors import TablectlError, error_text
 from controller.inputs import PANEL, ButtonPressed, ButtonRepeated, KeySwitched
 from drivers.events import CardPlaced, CardRemoved, DeviceEvent
 
@@ -91,6 +91,9 @@ _SIGNALS: dict[Light, tuple[dict[str, str], str | None]] = {
     Light.MALFUNCTION: ({"red": "blink"}, "repeat"),
     Light.OUT_OF_SERVICE: ({"red": "on"}, None),
 }
+# What to look at when a lamp or the buzzer cannot be driven.
+_LIGHT_CHECK = ("the tower light's wiring and [gpio] in table.toml; with the service stopped, "
+                "tablectl panel check cycles every signal")
 COLOURS = {Light.OFF: "off", Light.READY: "green", Light.WAITING: "amber", Light.ACTION: "amber",
            Light.VOID: "red", Light.MALFUNCTION: "red", Light.OUT_OF_SERVICE: "red"}
 
@@ -254,35 +257,45 @@ class Panel:
     # --- outputs ----------------------------------------------------------------------------
 
     @property
-    def light(self) -> Light:
-        """The signal shown now."""
+    def light(self) -> Light | None:
+        """The signal shown now (None: the last one asked for could not be shown)."""
         return self._light
 
     def show(self, light: Light | str) -> None:
         """Show one signal on the tower light (and sound the buzzer where it says so). The
         signal already shown is left as it is: the daemon calls this after every input, and
-        a beep (or a buzzer silenced) must not start again with each card or button."""
+        a beep (or a buzzer silenced) must not start again with each card or button.
+        TablectlError when a lamp or the buzzer cannot be driven; the next call tries again."""
         light = Light(light)
-        lamps, buzz = _SIGNALS[light]
         with self._lock:
             if light is self._light:
                 return
+            try:
+                self._drive(light)
+            except Exception as exc:
+                self._light = None   # not shown: the same signal asked again is driven again
+                raise TablectlError(f"the tower light cannot show {light.value} "
+                                    f"({error_text(exc, _LIGHT_CHECK)})") from None
             self._light = light
-            for colour, led in self._lamps.items():
-                how = lamps.get(colour)
-                if how == "blink":
-                    led.blink(on_time=self._blink_s, off_time=self._blink_s, background=True)
-                elif how == "on":
-                    led.on()
-                else:
-                    led.off()
-            if self._buzzer is not None:
-                if buzz == "once":
-                    self._buzzer.beep(on_time=0.3, off_time=0.1, n=1, background=True)
-                elif buzz == "repeat":
-                    self._buzzer.beep(on_time=0.2, off_time=0.8, n=None, background=True)
-                else:
-                    self._buzzer.off()
+
+    def _drive(self, light: Light) -> None:
+        """Set every lamp and the buzzer to ``light``'s pattern."""
+        lamps, buzz = _SIGNALS[light]
+        for colour, led in self._lamps.items():
+            how = lamps.get(colour)
+            if how == "blink":
+                led.blink(on_time=self._blink_s, off_time=self._blink_s, background=True)
+            elif how == "on":
+                led.on()
+            else:
+                led.off()
+        if self._buzzer is not None:
+            if buzz == "once":
+                self._buzzer.beep(on_time=0.3, off_time=0.1, n=1, background=True)
+            elif buzz == "repeat":
+                self._buzzer.beep(on_time=0.2, off_time=0.8, n=None, background=True)
+            else:
+                self._buzzer.off()
 
     def silence(self) -> None:
         """Stop the buzzer, keeping the light (the supervisor acknowledged the alarm)."""

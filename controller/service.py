@@ -209,6 +209,7 @@ class Service:
         self.queue: asyncio.Queue = asyncio.Queue()
         self.drivers: dict[str, Any] = {}
         self.panel: Any = None
+        self._light_failed = False      # the tower light's last signal could not be shown
         self.subscribers: set[asyncio.StreamWriter] = set()   # the control socket's stream
         self._lines: list[bytes] = []     # the stream's lines of the commit being published
         self._stopping = asyncio.Event()
@@ -1099,7 +1100,18 @@ class Service:
             # A commit failed: the table in memory holds what the journal does not. The
             # light keeps the last signal the journal vouches for until the panel closes.
             return
-        self.panel.show(tower_light(self.runner.table))
+        try:
+            self.panel.show(tower_light(self.runner.table))
+        except TablectlError as exc:
+            # The input is journaled and acted on; only the lamp on the table is wrong. The
+            # table goes on (the pit display's light is right), said once until it works again.
+            if not self._light_failed:
+                self._light_failed = True
+                self.log.error("tower light not set", error=str(exc))
+            return
+        if self._light_failed:
+            self._light_failed = False
+            self.log.info("tower light shown again", signal=self.panel.light.value)
 
     # --- control socket -----------------------------------------------------------------------
     _CONTROL_WAY_OUT = ("create it, or give another --control path (under systemd, "

@@ -1,0 +1,116 @@
+"""The dealer's panel under attack: a button held across a start, two buttons at once, and a
+tower light whose pins fail while the table runs (gpiozero's mock pin factory; everything
+else is the real service loop and its journal)."""
+import asyncio
+
+from gpiozero.pins.mock import MockFactory, MockPin
+
+from controller.config import GpioConfig, parse_text
+from controller.journal import Journal
+from controller.panel import Light, Panel
+from controller.sdnotify import Notifier
+from controller.service import Service
+
+from gpio_helpers import closed_switch
+from service_helpers import until
+from test_service_panel import CONFIG, _open, _press
+
+LAMPS = ("GPIO13", "GPIO26", "GPIO18")     # green, amber, red in test_service_panel.CONFIG
+
+
+def _panel_events(path):
+    with Journal.open(path, readonly=True) as j:
+        return [(r.payload["event"]["kind"], r.payload["event"].get("button"))
+                for r in j.records(kinds=["device"])
+                if r.payload["event"]["device"] == "panel"]
+
+
+def _lamp_failure():
+    """A pin class whose lamp pins fail to be driven once ``failing["on"]`` is set (the pin
+    library's own error, as lgpio gives on a Pi whose GPIO chip went away)."""
+    failing = {"on": False}
+
+    class FailingLamp(MockPin):
+        def _set_state(self, value):
+            if failing["on"] and self.info.name in LAMPS:
+                raise OSError(5, "Input/output error")
+            super()._set_state(value)
+    return failing, FailingLamp
+
+
+def test_a_lamp_that_cannot_be_driven_does_not_take_the_table_down(tmp_path):
+    """The press is journaled and acted on; the light failing afterwards is logged with the way
+    out and the service goes on taking inputs (it is not a traceback and a restart loop). Once
+    the lamps can be driven again, the next input shows the table's signal."""
+    cfg = parse_text(CONFIG.format(journal=tmp_path / "j.db"))
+    failing, pin_class = _lamp_failure()
+    factory = MockFactory(pin_class=pin_class)
+    lines = []
+
+    async def scenario():
+        svc = Service(cfg, pin_factory=factory, notifier=Notifier(None))
+        svc.log = _Recorder(svc.log, lines)
+        task = asyncio.create_task(svc.run())
+        clock = await _open(svc)
+        table = svc.runner.table
+        factory.pin(24).drive_low()                      # the supervisor's key on
+        failing["on"] = True
+        _press(factory, 23)                              # confirm: open the table
+        await until(lambda: table.state == "shuffling")
+        await asyncio.sleep(0.05)
+        assert not task.done(), task.exception() if task.done() else None
+        factory.pin(24).drive_high()
+        clock.advance()
+        _press(factory, 23)                              # confirm: the deck is in the shoe
+        await until(lambda: table.state == "bets_open")
+        assert not task.done()
+        failing["on"] = False
+        await svc.submit("place_bet", "dealer", {"box": 2, "wager": "versus_croupier",
+                                                  "amount": 10})
+        # The signal the failure left unshown is shown now (green: bets open).
+        await until(lambda: factory.pin(13).state and not factory.pin(18).state)
+        assert svc.panel.light is Light.READY
+        svc.stop()
+        return await task
+
+    assert asyncio.run(scenario()) == 0
+    errors = [kw for event, kw in lines if event == "tower light not set"]
+    assert len(errors) == 1                              # said once, not once per input
+    assert "OSError" in errors[0]["error"] and "tablectl panel check" in errors[0]["error"]
+    assert ("tower light shown again", ) in [(e,) for e, _ in lines]
+    presses = [e for e in _panel_events(tmp_path / "j.db") if e[0] == "button_pressed"]
+    assert presses == [("button_pressed", "confirm")] * 2
+
+
+def test_a_signal_that_failed_is_shown_again_when_asked_again(tmp_path):
+    """Panel.show skips the signal already shown (one beep is one); a signal whose lamps failed
+    was not shown, so asking for it again drives them again."""
+    failing, pin_class = _lamp_failure()
+    factory = MockFactory(pin_class=pin_class)
+    gpio = GpioConfig(light={"green": 13, "amber": 26, "red": 18})
+    with Panel(gpio, lambda e: None, pin_factory=factory) as panel:
+        failing["on"] = True
+        try:
+            panel.show(Light.READY)
+        except Exception:
+            pass
+        failing["on"] = False
+        panel.show(Light.READY)
+        assert factory.pin(13).state is True and panel.light is Light.READY
+
+
+class _Recorder:
+    """The service's logger, also keeping each event's name and fields for the test."""
+
+    def __init__(self, log, lines):
+        self._log, self._lines = log, lines
+
+    def __getattr__(self, name):
+        method = getattr(self._log, name)
+        if name not in ("error", "warning", "info"):
+            return method
+
+        def record(event, *args, **kw):
+            self._lines.append((event, kw))
+            return method(event, *args, **kw)
+        return record
