@@ -144,7 +144,7 @@ class GpioConfig:
     pull_up: bool = True            # buttons and key switch close to ground
     sensors_active_low: bool = True  # a box sensor pulls low when a card lies on it
     bounce_ms: int = 20
-    # The same button again this soon after a press acted on is a repeat (a bounce, a double
+    # The same button again this soon after its last press is a repeat (a bounce, a double
     # press): reported, not acted on, so one press moves the table one step. 0: no guard.
     repeat_guard_ms: int = 1000
 
@@ -630,8 +630,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
                          "must be 0-1000 milliseconds", help="debounce time of the inputs"),
         "repeat_guard_ms": Key("int", 1000, check=lambda v: "" if 0 <= v <= 10000 else
                                "must be 0-10000 milliseconds (0: no guard)",
-                               help="the same button pressed again within this time after a "
-                                    "press acted on is a repeat, journaled and ignored"),
+                               help="the same button pressed again within this time after "
+                                    "its last press (acted on or refused) is a repeat, "
+                                    "journaled and ignored"),
     },
     "gpio.buttons": {name: Key("pin", None, help=f"the {name.replace('_', ' ')} button")
                      for name in BUTTONS},

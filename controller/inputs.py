@@ -47,7 +47,8 @@ class KeySwitched(DeviceEvent):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ButtonRepeated(DeviceEvent):
-    """A button pressed again ``after_ms`` after the press of it that was acted on, within
+    """A button pressed again ``after_ms`` after its last press (the one before that was not
+    itself a repeat, whether the table acted on it or refused it), within
     ``gpio.repeat_guard_ms``: a bounce or a double press. ``confirm`` means what the moment
     needs, so a second press would take the next step too (after a void, the next round and
     then a deck declared shuffled that was not). Journaled; the table does not act on it."""

@@ -5,7 +5,8 @@ through :meth:`Panel.for_queue`, which is thread-safe (gpiozero calls back from 
 threads; the event is put on the queue with ``loop.call_soon_threadsafe``):
 
 - a button press: :class:`controller.inputs.ButtonPressed` (``device="panel"``); the same
-  button again within ``gpio.repeat_guard_ms`` of the press acted on is a
+  button again within ``gpio.repeat_guard_ms`` of its last press (acted on or refused: the
+  panel cannot know) is a
   :class:`controller.inputs.ButtonRepeated` instead (a bounce or a double press: journaled, not acted on)
 - the key switch: :class:`controller.inputs.KeySwitched` (``on`` True/False), also once when
   the panel opens, with the key's position then (``announce_key=False`` leaves that out)
@@ -114,7 +115,7 @@ class Panel:
         self._sink = sink
         self._factory = pin_factory
         self.clock = clock
-        self._last_press: dict[str, float] = {}     # button -> when a press was acted on
+        self._last_press: dict[str, float] = {}     # button -> its last press, not a repeat
         self._blink_s = blink_s
         self._devices: list[Any] = []
         self._buttons: dict[str, Any] = {}

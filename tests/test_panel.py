@@ -414,7 +414,7 @@ class Clock:
 
 def test_a_button_pressed_again_within_the_repeat_guard_is_a_repeat_not_a_press(factory):
     """One deliberate action, one press per step: the same button again within
-    gpio.repeat_guard_ms of the press acted on is reported as a repeat (journaled, ignored by
+    gpio.repeat_guard_ms of its last press is reported as a repeat (journaled, ignored by
     the table); after the interval, or another button, is a press."""
     from controller.panel import ButtonRepeated
 
@@ -431,7 +431,7 @@ def test_a_button_pressed_again_within_the_repeat_guard_is_a_repeat_not_a_press(
         clock.now += 0.3
         press(27)                      # another button: a press of its own
         clock.now += 0.5
-        press(23)                      # 1.1 s after the press acted on: deliberate
+        press(23)                      # 1.1 s after its last press: deliberate
         clock.now += 0.999
         press(23)
     assert [(type(e).__name__, e.button) for e in got] == [

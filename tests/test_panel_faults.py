@@ -114,3 +114,35 @@ class _Recorder:
             self._lines.append((event, kw))
             return method(event, *args, **kw)
         return record
+
+
+def test_a_repeat_of_a_refused_press_is_not_journaled_as_following_one_acted_on(tmp_path):
+    """The repeat guard counts from the last press of the button the panel reported, whether
+    the table acted on it or refused it (the panel cannot know which): confirm refused (no
+    key), then again at once, is a repeat. The journal's reason must not say the press before
+    it was acted on: it was refused, and the record says what happened."""
+    cfg = parse_text(CONFIG.format(journal=tmp_path / "j.db"))
+    factory = MockFactory()
+
+    async def scenario():
+        svc = Service(cfg, pin_factory=factory, notifier=Notifier(None))
+        task = asyncio.create_task(svc.run())
+        clock = await _open(svc)
+        _press(factory, 23)                    # confirm without the key: refused
+        clock.advance(0.3)
+        _press(factory, 23)                    # again at once: a repeat
+        await asyncio.sleep(0)
+        assert not (await svc.submit("close_bets", "dealer", {}))["ok"]   # both handled
+        svc.stop()
+        return await task
+
+    assert asyncio.run(scenario()) == 0
+    with Journal.open(tmp_path / "j.db", readonly=True) as j:
+        irregular = [r.payload for r in j.records(kinds=["table"])
+                     if r.payload["kind"] == "irregular_event"]
+    assert [i["event"] for i in irregular] == ["button_pressed", "button_repeated"]
+    assert "supervisor" in irregular[0]["reason"]
+    repeat = irregular[1]["reason"]
+    assert "300 ms" in repeat and "repeat_guard_ms" in repeat
+    assert "acted on, within" not in repeat and "was acted on" not in repeat
+    assert "acted on or refused" in repeat

@@ -1740,9 +1740,9 @@ class Table:
         """A bounce or a double press inside the panel's repeat guard: one step a press, so
         it is journaled and shown, and nothing is done."""
         self._irregular_event(e, f"the {e.button} button was pressed again {e.after_ms} ms "
-                                 "after a press that was acted on, within the repeat guard "
-                                 "([gpio] repeat_guard_ms): taken as a bounce or a double "
-                                 "press, not acted on; press it again for the next step")
+                                 "after its last press (acted on or refused), within the "
+                                 "repeat guard ([gpio] repeat_guard_ms): taken as a bounce or a "
+                                 "double press, not acted on; press it again for the next step")
 
     def _on_button_pressed(self, e: panel_inputs.ButtonPressed) -> None:
         """A button means what the moment needs; one that means nothing now is an irregular
