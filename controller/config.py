@@ -830,7 +830,7 @@ def _is_pin(v: Any) -> bool:
     if isinstance(v, bool):
         return False
     if isinstance(v, int):
-        return 0 <= v <= 27
+        return v >= 0       # past 27: the range is said by _off_header, with a way out
     return isinstance(v, str) and bool(_PIN_RE.match(v))
 
 
@@ -871,7 +871,16 @@ def _off_header(pin: int | str) -> tuple[str, str] | None:
             f'use a pin wired to a GPIO, e.g. "{prefix}11" (GPIO17), or {_ANY_GPIO}'
     if prefix == "WPI":
         return "not a wiringPi number of the 40-pin header", f"use {_ANY_GPIO}"
-    return "not a GPIO of the Raspberry Pi's 40-pin header (GPIO0 to GPIO27)", f"use {_ANY_GPIO}"
+    why = "not a GPIO of the Raspberry Pi's 40-pin header (GPIO0 to GPIO27)"
+    number, carries = _header().get(f"BOARD{digits}", (0, "")) if not prefix else (0, "")
+    if carries.startswith("GPIO"):
+        # A bare number past 27 is most often the header's pin number, read off the board.
+        return why, (f'if you meant physical pin {number} of the header, write "BOARD{number}" '
+                     f"({carries}); otherwise use {_ANY_GPIO}")
+    if carries:
+        kind = "ground" if carries == "GND" else "power"
+        why += f"; physical pin {number} of the header is {carries} ({kind}), no GPIO either"
+    return why, f"use {_ANY_GPIO}"
 
 
 def _describe(v: Any) -> str:

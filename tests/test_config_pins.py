@@ -221,3 +221,26 @@ def test_outputs_on_the_fixed_pull_up_pins_are_accepted():
         '[gpio.light]\nred = "GPIO3"\n'
     gpio = parse_text(text).gpio
     assert gpio.buzzer == 2 and panel_opens(gpio) == "ok"
+
+
+@pytest.mark.parametrize("number, board, gpio", [(40, "BOARD40", "GPIO21"),
+                                                 (29, "BOARD29", "GPIO5")])
+def test_a_bcm_number_past_27_is_named_with_the_physical_pin_it_may_mean(number, board, gpio):
+    """An installer reading the header's pin numbers writes ``amber = 40``. It is no BCM number
+    (0-27): the check says so, and that the header's physical pin 40 is written "BOARD40"
+    (GPIO21), not "write it as 17", a pin another lamp may well use."""
+    text = BASE + f"\n[gpio.light]\nred = 17\namber = {number}\n"
+    p = problems(text)["gpio.light.amber"]
+    assert p.line == line_of(text, "amber =")
+    assert f"{number}" in p.reason and "GPIO0 to GPIO27" in p.reason
+    assert f'"{board}"' in p.fix and gpio in p.fix
+    assert "write it as 17" not in p.fix
+
+
+def test_a_bcm_number_past_the_header_says_the_range():
+    text = BASE + "\n[gpio]\nbuzzer = 41\n"
+    p = problems(text)["gpio.buzzer"]
+    assert "GPIO0 to GPIO27" in p.reason and "BOARD" not in p.fix
+    # A physical pin that carries power or ground is no GPIO under any spelling.
+    p = problems(BASE + "\n[gpio]\nbuzzer = 39\n")["gpio.buzzer"]
+    assert "GPIO0 to GPIO27" in p.reason and "GND" in p.reason
