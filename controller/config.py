@@ -668,6 +668,16 @@ _TYPE_NAMES = {"str": "a string in quotes", "hex": "hex digits in quotes", "int"
                "ints": "a list of whole numbers, e.g. [1, 2]"}
 
 
+# A key under [gpio] naming a polarity: said with the keys that set one, not a guess at the
+# closest key (``active_low`` meant for the buttons is not ``sensors_active_low``).
+_POLARITY_RE = re.compile(r"active|pull|invert|polarity|_low|_high|^low|^high", re.I)
+_POLARITY_FIX = ("under [gpio]: pull_up = true when the buttons and the key switch close to "
+                 "ground (false: to 3.3 V), sensors_active_low = true when a card on a box pulls "
+                 "its sensor's pin low; the lamps and the buzzer are on while their pin is high "
+                 "and have no setting (a relay board that switches on low needs a driver that "
+                 "switches on high)")
+
+
 def _suggest(word: str, options: Any) -> str:
     close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
     return f"did you mean {close[0]!r}?" if close else \
@@ -732,6 +742,10 @@ class _Checker:
                     continue
                 if _token_like(str(key), allowed):
                     self.token_name(path, key, value, allowed)
+                    continue
+                if path[0] == "gpio" and _POLARITY_RE.search(str(key)):
+                    self.add(path + (key,), "unknown key: the panel's polarity is set by two "
+                             "keys of [gpio] only", _POLARITY_FIX)
                     continue
                 self.add(path + (key,), "unknown key", _suggest(key, allowed))
         for key, spec in schema.items():

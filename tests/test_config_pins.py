@@ -244,3 +244,21 @@ def test_a_bcm_number_past_the_header_says_the_range():
     # A physical pin that carries power or ground is no GPIO under any spelling.
     p = problems(BASE + "\n[gpio]\nbuzzer = 39\n")["gpio.buzzer"]
     assert "GPIO0 to GPIO27" in p.reason and "GND" in p.reason
+
+
+@pytest.mark.parametrize("section, key", [("gpio", "active_low"), ("gpio", "active_high"),
+                                          ("gpio.buttons", "pull_up"),
+                                          ("gpio.light", "active_high"),
+                                          ("gpio.light", "active_low")])
+def test_a_polarity_named_where_the_panel_has_none_says_which_keys_set_it(section, key):
+    """The panel's polarity is set by gpio.pull_up (buttons, key switch) and
+    gpio.sensors_active_low (box sensors) only; the lamps and the buzzer are on when their pin
+    is high. A polarity written anywhere else is refused naming those keys and the lamps' own
+    polarity, not with a guess at the closest key (``active_low`` is not
+    ``sensors_active_low`` when it was meant for the buttons) or the list of lamp colours."""
+    text = BASE + f"\n[{section}]\n{key} = false\n"
+    p = problems(text)[f"{section}.{key}"]
+    assert p.line == line_of(text, f"{key} =")
+    assert "did you mean" not in p.fix
+    assert "pull_up" in p.fix and "sensors_active_low" in p.fix
+    assert "lamps and the buzzer" in p.fix and "high" in p.fix
