@@ -54,6 +54,8 @@ from controller.journal_head import (Head, HeadError, HeadWriter, head_path, mis
                                      read_head)
 from controller.journal_head import check as check_head
 from controller.logs import bind, get_logger
+from controller.panel_health import HEALTH_NAME as PANEL_HEALTH
+from controller.panel_health import LIGHT_FAILED, NOT_OPENED, PanelHealth
 from controller.rules import get_game
 from controller.sdnotify import STOP_SEND_TIMEOUT_S, Notifier
 from controller.shown import shown
@@ -209,7 +211,7 @@ class Service:
         self.queue: asyncio.Queue = asyncio.Queue()
         self.drivers: dict[str, Any] = {}
         self.panel: Any = None
-        self._light_failed = False      # the tower light's last signal could not be shown
+        self.panel_health = PanelHealth()    # the panel's fault, for the pit's health
         self.subscribers: set[asyncio.StreamWriter] = set()   # the control socket's stream
         self._lines: list[bytes] = []     # the stream's lines of the commit being published
         self._stopping = asyncio.Event()
@@ -655,8 +657,11 @@ class Service:
             from controller.api.serve import ApiServer
 
             # The clock watch beside the devices: the health shows a clock behind the journal.
-            parts = {**self.drivers, HEALTH_NAME: self.clock_watch} if self.clock_watch \
-                else self.drivers
+            # And the panel's fault, if any: the pit sees a table left without it.
+            extra = {HEALTH_NAME: self.clock_watch} if self.clock_watch else {}
+            if self.config.gpio is not None:
+                extra[PANEL_HEALTH] = self.panel_health
+            parts = {**self.drivers, **extra} if extra else self.drivers
             app = create_app(self.runner, self.config, drivers=parts,
                              submit=lambda name, role, args: self.submit(name, role, args))
             self._api_app = app
@@ -772,6 +777,9 @@ class Service:
                 self.panel = Panel.for_queue(self.config.gpio, self.queue,
                                              pin_factory=self.pin_factory).open()
             except TablectlError as exc:
+                self.panel_health.fault(NOT_OPENED, f"{exc}. The table goes on without its "
+                                        "buttons, key switch, box sensors and tower light "
+                                        "until the service is restarted")
                 self.log.error("panel not available", error=str(exc))
 
     def _session_memory(self, device: str) -> Any:
@@ -1105,12 +1113,13 @@ class Service:
         except TablectlError as exc:
             # The input is journaled and acted on; only the lamp on the table is wrong. The
             # table goes on (the pit display's light is right), said once until it works again.
-            if not self._light_failed:
-                self._light_failed = True
+            if self.panel_health.condition != LIGHT_FAILED:
+                self.panel_health.fault(LIGHT_FAILED, f"{exc}; the lamp on the table may show "
+                                        "another signal than the table's (this display's)")
                 self.log.error("tower light not set", error=str(exc))
             return
-        if self._light_failed:
-            self._light_failed = False
+        if self.panel_health.condition == LIGHT_FAILED:
+            self.panel_health.clear(LIGHT_FAILED)
             self.log.info("tower light shown again", signal=self.panel.light.value)
 
     # --- control socket -----------------------------------------------------------------------

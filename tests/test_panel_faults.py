@@ -146,3 +146,105 @@ def test_a_repeat_of_a_refused_press_is_not_journaled_as_following_one_acted_on(
     assert "300 ms" in repeat and "repeat_guard_ms" in repeat
     assert "acted on, within" not in repeat and "was acted on" not in repeat
     assert "acted on or refused" in repeat
+
+
+API_KEYS = """
+[api]
+listen = "127.0.0.1"
+port = 0
+
+[api.tokens]
+"""
+
+
+def _with_api(journal):
+    from controller.config import hash_token
+    from test_api_support import TOKENS
+
+    text = CONFIG.format(journal=journal) + API_KEYS + "".join(
+        f'{role} = "{hash_token(tok)}"\n' for role, tok in TOKENS.items())
+    return parse_text(text), {"Authorization": f"Bearer {TOKENS['display']}"}
+
+
+async def _health(svc, headers):
+    import aiohttp
+
+    async with aiohttp.ClientSession() as http:
+        r = await http.get(f"{svc.api.url}/api/health", headers=headers)
+        assert r.status == 200
+        return [d for d in (await r.json())["devices"] if d["device"] == "dealer panel"]
+
+
+def test_a_panel_that_cannot_be_opened_is_shown_to_the_pit(tmp_path):
+    """Another process holds a lamp's pin when the service starts: the table goes on without
+    its panel (no buttons, no key switch, a dark tower light, which to the croupier reads as
+    a table stopped). The pit display's health says so, with the pin library's words and the
+    way out, not only the log."""
+    busy = {"on": True}
+
+    class BusyPin(MockPin):
+        def __init__(self, factory, info):
+            if busy["on"] and info.name == "GPIO18":
+                raise OSError("GPIO busy")
+            super().__init__(factory, info)
+
+    cfg, display = _with_api(tmp_path / "j.db")
+    factory = MockFactory(pin_class=BusyPin)
+
+    async def scenario():
+        svc = Service(cfg, pin_factory=factory, notifier=Notifier(None))
+        task = asyncio.create_task(svc.run())
+        await until(lambda: svc.api is not None or task.done())
+        assert svc.panel is None
+        entries = await _health(svc, display)
+        svc.stop()
+        return entries, await task
+
+    entries, code = asyncio.run(scenario())
+    assert code == 0
+    assert len(entries) == 1, entries
+    entry = entries[0]
+    assert entry["class"] == "panel" and entry["conditions"] == ["panel_unavailable"]
+    assert "GPIO busy" in entry["problem"] and "no other process holds the pins" in entry["problem"]
+    assert "tower light" in entry["problem"]
+
+
+def test_a_tower_light_that_fails_is_shown_to_the_pit_until_it_works_again(tmp_path):
+    cfg, display = _with_api(tmp_path / "j.db")
+    failing, pin_class = _lamp_failure()
+    factory = MockFactory(pin_class=pin_class)
+
+    async def scenario():
+        svc = Service(cfg, pin_factory=factory, notifier=Notifier(None))
+        task = asyncio.create_task(svc.run())
+        await until(lambda: svc.api is not None and svc.panel is not None)
+        svc.panel.clock = clock = _Clock()
+        assert await _health(svc, display) == []          # nothing to tell
+        factory.pin(24).drive_low()                        # the supervisor's key on
+        failing["on"] = True
+        _press(factory, 23)                                # confirm: open the table
+        await until(lambda: svc.runner.table.state == "shuffling")
+        failed = await _health(svc, display)
+        failing["on"] = False
+        factory.pin(24).drive_high()
+        clock.now += 2
+        _press(factory, 23)                                # confirm: the deck is ready
+        await until(lambda: svc.runner.table.state == "bets_open")
+        await until(lambda: factory.pin(13).state)
+        after = await _health(svc, display)
+        svc.stop()
+        return failed, after, await task
+
+    failed, after, code = asyncio.run(scenario())
+    assert code == 0
+    assert len(failed) == 1 and failed[0]["conditions"] == ["light_failed"]
+    assert "OSError" in failed[0]["problem"] and "waiting" in failed[0]["problem"]
+    assert after == []
+
+
+class _Clock:
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        return self.now
