@@ -6,8 +6,8 @@ threads; the event is put on the queue with ``loop.call_soon_threadsafe``):
 
 - a button press: :class:`controller.inputs.ButtonPressed` (``device="panel"``); the same
   button again within ``gpio.repeat_guard_ms`` of its last press (acted on or refused: the
-  panel cannot know) is a
-  :class:`controller.inputs.ButtonRepeated` instead (a bounce or a double press: journaled, not acted on)
+  panel cannot know) is a :class:`controller.inputs.ButtonRepeated` instead (a bounce or a
+  double press: journaled, not acted on)
 - the key switch: :class:`controller.inputs.KeySwitched` (``on`` True/False), also once when
   the panel opens, with the key's position then (``announce_key=False`` leaves that out)
 - box sensor N: :class:`drivers.events.CardPlaced` / ``CardRemoved`` (``device="box-sensors"``,
