@@ -11,7 +11,6 @@ from controller.panel import Light, Panel
 from controller.sdnotify import Notifier
 from controller.service import Service
 
-from gpio_helpers import closed_switch
 from service_helpers import until
 from test_service_panel import CONFIG, _open, _press
 
