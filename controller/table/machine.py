@@ -243,6 +243,23 @@ def _shown_keys(by_device: Mapping[str, Any]) -> dict[str, Any]:
     return {_shown_device(d): v for d, v in by_device.items()}
 
 
+def _not_ready(blocked: Mapping[str, list[str]]) -> TablectlError:
+    """The refusal for devices ``blocked`` (id -> conditions), with each condition's own way
+    out: a lost link goes when the device links again, which no clear can do for it."""
+    conds = {c for cs in blocked.values() for c in cs}
+    ways = []
+    if conds & set(SUPERVISOR_CONDITIONS):
+        ways.append("fix the device (a jam, a malfunction, another unit) and the supervisor "
+                    "gives clear_malfunction")
+    if "link_lost" in conds:
+        ways.append("a lost link comes back when the device links again: check its cable "
+                    "and power")
+    if "door_open" in conds:
+        ways.append("close the door or lid left open")
+    return TablectlError(f"devices not ready: {dict(blocked)}; "
+                         + "; ".join(ways or ["clear them first"]))
+
+
 def _configured(device: str, devices: Mapping[str, str]) -> bool:
     """``device`` is one of the configuration's ``devices`` (id -> class). A table built
     without its devices (none configured) takes every device it hears from as its own."""
@@ -2441,7 +2458,7 @@ class Table:
         self._round_may_open()
         blocked = self.blocking_conditions(next_round=True)
         if blocked:
-            raise TablectlError(f"devices not ready: {blocked}; clear them first")
+            raise _not_ready(blocked)
         self._require_linked("open the table")
         self._begin_round()
         self.open_table()
@@ -2468,7 +2485,7 @@ class Table:
                                 "wait for it or switch the table to the shoe")
         blocked = self.blocking_conditions()
         if blocked:
-            raise TablectlError(f"devices not ready: {blocked}; clear them first")
+            raise _not_ready(blocked)
         self._deck_ready = True
         if self.integrity is not None:
             self._integrity(self.integrity.new_deck())
@@ -2831,7 +2848,7 @@ class Table:
             # 261/96/M art. 2(4): the banker shakes again (the die back in the cup).
             blocked = self.blocking_conditions()
             if blocked:
-                raise TablectlError(f"devices not ready: {blocked}; clear them first")
+                raise _not_ready(blocked)
             self.commands.append(Command("dice", "shake"))
             self._reshake_asked = True
             return
@@ -2842,7 +2859,7 @@ class Table:
             raise TablectlError("name the banker's seat and capital first (set_banker)")
         blocked = self.blocking_conditions()
         if blocked:
-            raise TablectlError(f"devices not ready: {blocked}; clear them first")
+            raise _not_ready(blocked)
         self._start_shake()
         self.commands.append(Command("dice", "shake"))
 
@@ -3091,7 +3108,7 @@ class Table:
         self._round_may_open()
         blocked = self.blocking_conditions(next_round=True)
         if blocked:
-            raise TablectlError(f"devices not ready: {blocked}; a supervisor must clear them")
+            raise _not_ready(blocked)
         self._require_linked("start the next round")
         self._begin_round()
         self.next_round()
