@@ -649,7 +649,7 @@ def cmd_rounds(args: argparse.Namespace) -> int:
                 "far behind, until a clock_step sets the clock")
         print(f"Clock: record {rec.seq}{where}: {clock_text(rec) or rec.kind}; {what} "
               "(docs/journal.md, The clock)")
-    for rec in refusals:
+    for rec in map(printable_record, refusals):
         where = f" (round {rec.round_id})" if rec.round_id is not None else ""
         print(f"Device refused: record {rec.seq}{where} at {_when(rec)} UTC: "
               f"{refused_text(rec) or rec.kind}; it was not linked")
