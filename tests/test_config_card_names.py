@@ -307,3 +307,29 @@ def test_a_jam_kept_on_such_an_id_is_cleared_without_faulting_the_table(tmp_path
     assert "controller_fault" not in str(again.table.conditions), again.table.conditions
     assert again.table.state != "malfunction", again.table.state
     again.journal.close()
+
+
+def test_the_pit_displays_health_marks_such_an_id_as_the_view_does(tmp_path):
+    """The pit page lists the devices from their health (``/api/health``, and the table
+    document's ``devices``) beside the view. The round left in play under ``Kd`` listed it
+    there by its bare id, a card's spelling on the pit display, while the view marked it:
+    health marks it as the view does, and names it so in the way out of its jam."""
+    from controller.api.health import device_health
+
+    renamed = parse_text(with_device("shoe-1"))
+    run = runner(tmp_path, taken_before(renamed))
+    run.command("open_table", role="supervisor")
+    run.device(ev.LinkUp(device="Kd", ts=0.0, identity=IDENTITY))
+    run.device(ev.Jam(device="Kd", ts=0.0, where="exit"))
+    run.journal.close()
+
+    again = runner(tmp_path, renamed)
+    again.recover()
+    again.device(ev.LinkUp(device="shoe-1", ts=1.0, identity=IDENTITY))
+    t = again.table
+    health = device_health(t, {})
+    marked = "Kd (device id of an earlier table.toml)"
+    assert [e["device"] for e in health] == list(t.public_view()["devices"]) == [marked]
+    assert health[0]["conditions"] == ["jam"] and marked in health[0]["problem"]
+    assert health[0]["link"] == "connecting"
+    again.journal.close()

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
+from controller.table.secrecy import shown_device
+
 
 def _last_heard(driver: Any) -> float | None:
     """Seconds since the driver last heard its device (heartbeat or any frame)."""
@@ -47,13 +49,14 @@ def _unit(ident: Mapping[str, Any] | None) -> str:
 
 
 def _condition_problem(name: str, device_class: str, conditions: list[str],
-                       table: Any = None) -> str | None:
+                       table: Any = None, shown: str | None = None) -> str | None:
     """The conditions of a linked device in words, with the way out of each; None without.
-    ``table`` gives a replaced device's identities, the one before and the one now."""
+    ``table`` gives a replaced device's identities, the one before and the one now; ``shown``
+    the device's name as the health lists it (``name`` by default)."""
     door = "lid" if device_class == "dice" else "door"
     was = getattr(table, "replaced_units", {}).get(name)
     now = getattr(table, "identities", {}).get(name)
-    texts = [CONDITION_PROBLEMS[c].format(device=name, door=door, was=_unit(was), now=_unit(now))
+    texts = [CONDITION_PROBLEMS[c].format(device=shown or name, door=door, was=_unit(was), now=_unit(now))
              for c in conditions if c in CONDITION_PROBLEMS]
     return "; ".join(texts) or None
 
@@ -86,14 +89,16 @@ def device_health(table: Any, drivers: Mapping[str, Any] | None = None) -> list[
             link = table.link_of(name)
         else:
             link = "unknown"
-        out.append({"device": name, "class": table.devices.get(name, getattr(
+        # marked as the view marks it: an id of an earlier table.toml that spells a card
+        shown = shown_device(name)
+        out.append({"device": shown, "class": table.devices.get(name, getattr(
                         getattr(driver, "spec", None), "device_class", name)),
                     "link": link, "last_heard_s": _last_heard(driver) if driver else None,
                     "identity": dict(table.identities.get(name, {})) or None,
                     "conditions": conditions,
                     "problem": (_problem(driver) if link != "up" else None)
                     or _condition_problem(name, table.devices.get(name, ""), conditions,
-                                          table)})
+                                          table, shown)})
     # The controller's own parts: shown only while they have something to say.
     out += [e for e in (p.health_entry() for p in parts.values()) if e is not None]
     return out

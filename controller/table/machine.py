@@ -47,7 +47,7 @@ from .flow import Flow, flow_for
 from .holdem_pots_view import view_pots, void_view
 from .round import BetKey, RoundData, check_amount
 from controller.rules.base import AMOUNT_LIMIT, MAX_AMOUNT, MAX_ROUND_STAKES
-from .secrecy import CardVault, PublicEvent, reads_as_card, scrub, scrub_device
+from .secrecy import CardVault, PublicEvent, reads_as_card, scrub, scrub_device, shown_device
 from . import settle_doc
 
 STATES = ["out_of_service", "shuffling", "bets_open", "bets_closed", "dice_shaking", "dealing",
@@ -230,12 +230,8 @@ def _shown_identity(ident: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _shown_device(device: str) -> str:
-    """A device's id as the view lists it. The configuration takes no id that spells a card;
-    a journal written before it refused one (``Kd``) still holds it, and the round it left in
-    play keeps that device until it ends: marked as the earlier file's, since a view listing
-    text that reads as a card is refused whole as a face-down card's."""
-    return f"{device} (device id of an earlier table.toml)" if reads_as_card(device) \
-        else device
+    """A device's id as the view lists it (secrecy.shown_device)."""
+    return shown_device(device)
 
 
 def _shown_keys(by_device: Mapping[str, Any]) -> dict[str, Any]:

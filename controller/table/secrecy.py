@@ -53,6 +53,16 @@ def reads_as_card(text: str) -> bool:
     return bool(_CARD_TEXT.match(text))
 
 
+def shown_device(device: str) -> str:
+    """A device's id as the view, the events and the pit's health list it. The configuration
+    takes no id that spells a card; a journal written before it refused one (``Kd``) still
+    holds it, and the round it left in play keeps that device until it ends: marked as the
+    earlier file's, since a text that reads as a card is refused whole as a face-down card's
+    (and on the pit display would read as one)."""
+    return f"{device} (device id of an earlier table.toml)" if reads_as_card(device) \
+        else device
+
+
 def scrub(text: str) -> str:
     """``text`` with every card spelled in it masked: for error messages that leave the
     controller (a rule engine's error may name the cards it was given)."""
