@@ -267,7 +267,8 @@ class ConfigError(TablectlError):
         self.problems = problems
         self.path = path
         lines = [p.format(path) for p in problems]
-        head = f"{path or 'configuration'}: {len(problems)} problem" + \
+        # the path as each problem's line prints it (Problem.format): escapes, never raw
+        head = f"{printable(str(path)) if path else 'configuration'}: {len(problems)} problem" + \
             ("s" if len(problems) != 1 else "")
         super().__init__("\n  ".join([head, *lines]))
 

@@ -47,7 +47,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                     f"{config.mode.value}, {config.boxes} boxes; devices: {devices}; "
                     f"journal {config.journal_path}"))
     if config.holdem is not None:
-        print(f"{args.file}: {holdem_stakes(config.holdem)}")
+        print(printable(f"{args.file}: {holdem_stakes(config.holdem)}"))
     for warning in [*config.warnings, *service_notes(config)]:
         print(printable(f"{args.file}: note: {warning}"))
     return 0

@@ -66,3 +66,47 @@ def test_a_path_holding_a_right_to_left_override_is_printed_as_its_escape(tmp_pa
     out = check(path)
     assert out.returncode == 0, out.stderr
     assert f"journal {tmp_path}/journal\\u202egpj.db" in out.stdout, out.stdout
+
+
+def test_a_file_whose_own_path_holds_escapes_is_named_escaped_in_every_line(tmp_path):
+    """The file's own path, as the person typed it (or the unit gave it to the daemon), heads
+    the list of problems: it was printed raw there while each problem's line printed it
+    escaped. ``config check`` and the daemon's start (``tablectl run``) both print it."""
+    where = tmp_path / "t\x1b[2J\u202e"
+    where.mkdir()
+    path = where / "table.toml"
+    path.write_text('[table]\nid = "t1"\n', encoding="utf-8")
+    out = check(path)
+    assert out.returncode != 0
+    assert f"{tmp_path}/t\\x1b[2J\\u202e/table.toml: 2 problems" in out.stderr, out.stderr
+    run = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--config", str(path)],
+                         capture_output=True, text=True, encoding="utf-8", timeout=60)
+    assert run.returncode != 0
+    assert not {ch for ch in RAW if ch in run.stdout + run.stderr}, ascii(run.stderr)
+    assert f"{tmp_path}/t\\x1b[2J\\u202e/table.toml: 2 problems" in run.stderr, run.stderr
+
+
+def test_a_valid_holdem_file_whose_path_holds_escapes_names_it_escaped(tmp_path):
+    """A valid Hold'em file: the line with its stakes named the file by its path raw."""
+    where = tmp_path / "t\x1b[2J\u202e"
+    where.mkdir()
+    path = where / "table.toml"
+    path.write_text(textwrap.dedent("""
+        [table]
+        id = "t1"
+        game = "texas-holdem"
+        mode = "shoe"
+        boxes = 10
+
+        [holdem]
+        structure = "no-limit"
+        small_blind = 5
+        big_blind = 10
+
+        [devices.shoe]
+        class = "shoe"
+        port = "/dev/tablectl/shoe"
+        """), encoding="utf-8")
+    out = check(path)
+    assert out.returncode == 0, out.stderr
+    assert f"{tmp_path}/t\\x1b[2J\\u202e/table.toml: [holdem] small blind 5" in out.stdout
