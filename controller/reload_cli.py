@@ -32,6 +32,7 @@ import sys
 from typing import Any
 
 from controller.config import Problem
+from controller.printable import printable
 
 DEFAULT_CONTROL = "/run/tablectl/control.sock"   # tablectl.service's ExecStart --control
 EXIT_APPLIED, EXIT_REFUSED, EXIT_USAGE, EXIT_NOT_RUNNING, EXIT_DENIED, EXIT_NO_ANSWER = range(6)
@@ -154,13 +155,15 @@ def show(reply: dict[str, Any]) -> int:
     record = reply.get("reload") if isinstance(reply.get("reload"), dict) else None
     seq = reply.get("seq")
     if reply["ok"] and record is not None:
-        print(f"tablectl: reloaded {record.get('path')} (journal record {seq})")
+        # The file's path as the daemon was given it, and the daemon's words: they reach a
+        # terminal (systemctl reload) as their escapes, as config check prints them.
+        print(printable(f"tablectl: reloaded {record.get('path')} (journal record {seq})"))
         for line in applied_lines(record):
-            print(f"  {line}")
+            print(printable(f"  {line}"))
         return EXIT_APPLIED
     error = reply.get("error") or "the daemon gave no reason"
     head = "reload refused" + (f" (journal record {seq})" if record is not None else "")
-    print(f"tablectl: error: {head}: {error}", file=sys.stderr)
+    print(printable(f"tablectl: error: {head}: {error}"), file=sys.stderr)
     if record is not None:
         for doc in record.get("problems") or ():
             if isinstance(doc, dict):
