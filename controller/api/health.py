@@ -56,7 +56,8 @@ def _condition_problem(name: str, device_class: str, conditions: list[str],
     door = "lid" if device_class == "dice" else "door"
     was = getattr(table, "replaced_units", {}).get(name)
     now = getattr(table, "identities", {}).get(name)
-    texts = [CONDITION_PROBLEMS[c].format(device=shown or name, door=door, was=_unit(was), now=_unit(now))
+    texts = [CONDITION_PROBLEMS[c].format(device=shown or name, door=door, was=_unit(was),
+                                          now=_unit(now))
              for c in conditions if c in CONDITION_PROBLEMS]
     return "; ".join(texts) or None
 
