@@ -12,6 +12,7 @@ import sys
 
 from controller import __version__
 from controller.errors import TablectlError
+from controller.printable import printable, printable_lines
 
 # name -> module; a module registers one top-level subcommand (with its own sub-subcommands).
 SUBCOMMANDS = {
@@ -60,13 +61,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra:
-        print(f"tablectl: error: {unrecognized(args, extra, argv or sys.argv[1:])}",
+        print(f"tablectl: error: {printable(unrecognized(args, extra, argv or sys.argv[1:]))}",
               file=sys.stderr)
         return 2
     try:
         return int(args.func(args) or 0)
     except TablectlError as exc:
-        print(f"tablectl: error: {exc}", file=sys.stderr)
+        print(f"tablectl: error: {printable_lines(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -27,6 +27,12 @@ def printable(text: str) -> str:
     return "".join(ch if _visible(ch) else ascii(ch)[1:-1] for ch in text)
 
 
+def printable_lines(text: str) -> str:
+    """``text`` of several lines (an error listing problems one a line) with each line made
+    :func:`printable`: its line breaks stay, every other control character is escaped."""
+    return "\n".join(printable(line) for line in text.split("\n"))
+
+
 def printable_value(value: Any) -> Any:
     """A JSON value with every text in it (keys too) made :func:`printable`."""
     if isinstance(value, str):

@@ -56,7 +56,7 @@ def cmd_reload(args: argparse.Namespace) -> int:
     try:
         reply = ask(path)
     except _Failed as exc:
-        print(f"tablectl: error: {exc}", file=sys.stderr)
+        print(printable(f"tablectl: error: {exc}"), file=sys.stderr)
         return exc.code
     return show(reply)
 
