@@ -1299,6 +1299,18 @@ def _devices(ck: _Checker, doc: dict[str, Any]) -> dict[str, DeviceSpec] | None:
                    "rename it by its part, e.g. [devices.shoe-1] or [devices.shuffler-2] (a "
                    "journal written under the old id replays as before)")
             continue
+        from controller.table.secrecy import scrub    # the table's, after the config loads
+        masked = scrub(dev_id)
+        if masked != dev_id:
+            # Every message the table gives outside (a refusal on the console or the control
+            # socket, the log) masks a card standing apart in it: a refusal naming the device
+            # would not say which one it is.
+            ck.add(path, f"device id {dev_id!r} holds a card standing apart: every message "
+                   f"the table gives masks a card, so a refusal naming the device would name "
+                   f"it {masked!r}",
+                   "rename it by its part, e.g. [devices.shoe-1] or [devices.shuffler-2] (a "
+                   "journal written under the old id replays as before)")
+            continue
         before = len(ck.problems)
         values = ck.section(table, path, SCHEMA["devices.*"])
         if len(ck.problems) > before:

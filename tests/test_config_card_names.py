@@ -35,7 +35,7 @@ BASE = textwrap.dedent("""\
 # A card in every notation Card.parse and the secrecy check read: either case, 10 or T.
 CARD_NAMES = ["Kd", "kd", "KD", "kD", "10h", "10H", "Th", "th", "TH", "As", "2c", "9S", "Qh"]
 # Close to a card, but none: taken, and published without trouble.
-NEAR_NAMES = ["shoe-1", "shoe-Kd", "kd-1", "Kd2", "shoe_Kd", "1h", "11h", "Kx", "KDS", "10", "T"]
+NEAR_NAMES = ["shoe-1", "kd-1", "Kd2", "shoe-kd", "1h", "11h", "Kx", "KDS", "10", "T", "shoeKd"]
 
 IDENTITY = ev.DeviceIdentity("shoe", "sim", "R1", "0002", "1.0", "cd" * 16, True)
 
@@ -333,3 +333,44 @@ def test_the_pit_displays_health_marks_such_an_id_as_the_view_does(tmp_path):
     assert health[0]["conditions"] == ["jam"] and marked in health[0]["problem"]
     assert health[0]["link"] == "connecting"
     again.journal.close()
+
+
+# A card standing apart inside an id (letters or digits on neither side of it): the messages
+# the table gives outside (the console's and the control socket's refusals, the log) mask
+# every card so spelled, the id's too.
+CARD_INSIDE = ["shoe-Kd", "Kd-shoe", "shoe_Kd", "shoe-10h", "Th-1", "shoe-KD"]
+
+
+@pytest.mark.parametrize("dev_id", CARD_INSIDE)
+def test_a_device_id_with_a_card_standing_apart_in_it_is_refused_with_the_way_out(dev_id):
+    text = with_device(dev_id)
+    p = only(text)
+    assert p.key == f"devices.{dev_id}" and p.line == line_of(text, f"[devices.{dev_id}]")
+    assert f"'{dev_id}'" in p.reason and "[card]" in p.reason, p.reason
+    assert "rename" in p.fix and "[devices.shoe-1]" in p.fix, p.fix
+
+
+@pytest.mark.parametrize("dev_id", CARD_INSIDE + NEAR_NAMES)
+def test_every_device_id_the_check_takes_is_named_legibly_when_a_round_waits_for_it(
+        dev_id, tmp_path):
+    """A refusal that names the device reaches the console and the control socket with every
+    card in it masked (secrecy.scrub): the shoe called ``shoe-Kd`` was named
+    ``shoe-[card]``, and the croupier could not tell which device the round waited for."""
+    from controller.journal import Journal
+    from controller.errors import TablectlError
+    from controller.table.runner import TableRunner
+    from controller.table.secrecy import scrub
+
+    try:
+        config = parse_text(with_device(dev_id))
+    except Exception:
+        assert dev_id in CARD_INSIDE
+        return
+    t = Table(config.table_id, get_game(config.game), config.mode.value, layout_boxes=7,
+              devices={d: s.device_class for d, s in config.devices.items()})
+    run = TableRunner(t, Journal.open(tmp_path / "j.db", config.table_id))
+    run.recover()                                   # a start: the shoe has not linked yet
+    with pytest.raises(TablectlError) as exc:
+        run.command("open_table", role="supervisor")
+    assert f"{dev_id} has not linked" in scrub(str(exc.value)), scrub(str(exc.value))
+    run.journal.close()
