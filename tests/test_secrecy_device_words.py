@@ -104,3 +104,13 @@ def test_a_malfunctions_words_in_lower_case_reach_no_one_with_the_card():
     published = json.dumps([e.to_json() for e in t.outbox], ensure_ascii=False)
     assert "could not eject [card]" in published and not spelled(published.lower(), "kd"), \
         published
+
+
+@pytest.mark.parametrize("dev_id", ["kd-1", "shoe-kd", "as-2"])
+def test_the_device_id_a_logged_event_carries_is_the_configurations_not_masked(dev_id):
+    """A device event's ``device`` is the id table.toml gave the device (config check takes
+    ``kd-1``: a rank in lower case is masked in no message), not the firmware's words: the
+    log of its events names it as configured, while a card in its words is still masked."""
+    doc = redact_device_event(ev.Jam(device=dev_id, ts=0.0, where="by the kd").to_json())
+    assert doc["device"] == dev_id, doc
+    assert doc["where"] == "by the [card]", doc

@@ -378,8 +378,10 @@ def redact_device_event(doc: Mapping[str, Any]) -> dict[str, Any]:
     A device's own text (a malfunction's words, a jam's place) is its firmware's and may name
     a card: any card spelled in it is masked too. So at any depth: a status report's
     ``detail`` is the firmware's own key-values, which may hold the card in its reader or the
-    hand it has ready."""
-    return _redacted(doc)
+    hand it has ready. The event's ``device`` is the id table.toml gave it, which the
+    configuration's check holds to what no message masks (``kd-1``): kept as it is."""
+    out = _redacted({k: v for k, v in doc.items() if k != "device"})
+    return {"device": doc["device"], **out} if "device" in doc else out
 
 
 def _redacted(doc: Mapping[str, Any]) -> dict[str, Any]:
