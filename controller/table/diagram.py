@@ -16,7 +16,10 @@ edit by hand (a test checks it matches the machine).
 One `transitions` machine per table, `auto_transitions=False` (no `to_<state>` shortcuts),
 queued events, and an unexpected error lands in `malfunction`: a round past `bets_open` is void,
 ruled as a machine failure while cards are still to come; a round in `bets_open` keeps its bets
-and betting reopens on it once the malfunction is cleared. Every irregularity is ruled by the
+and betting reopens on it once the malfunction is cleared, and one in `shuffling` waits for its
+deck again. A table that failed while `out_of_service` stays out of service at the clear (the
+supervisor opens it with `open_table`); between rounds the clear begins the next round. Every
+irregularity is ruled by the
 game's `ruling` and published with its article; a device event that is not legal in the current
 state is published as an `irregular_event` and changes nothing; a command that is not legal
 raises an error and changes nothing. `[cond]` marks a transition taken only when its condition
@@ -31,7 +34,8 @@ def mermaid() -> str:
         label = t["trigger"] + (f" [{t['conditions']}]" if "conditions" in t else "")
         for src in sources:
             if t["trigger"] == "fail" and src not in ("dealing", "dice_shaking", "bets_open",
-                                                       "bets_closed", "shuffling"):
+                                                       "bets_closed", "shuffling",
+                                                       "out_of_service"):
                 continue   # drawn once below, to keep the picture readable
             lines.append(f"    {src} --> {t['dest']}: {label}")
     lines.append("    note right of malfunction: fail is legal from every state")

@@ -86,6 +86,8 @@ TRANSITIONS: list[dict[str, Any]] = [
     {"trigger": "void_round", "source": ROUND_STATES + ["shuffling", "malfunction"],
      "dest": "round_void"},
     {"trigger": "fail", "source": STATES, "dest": "malfunction"},
+    {"trigger": "clear", "source": "malfunction", "dest": "out_of_service",
+     "conditions": "closed_table_held"},
     {"trigger": "clear", "source": "malfunction", "dest": "dealing",
      "conditions": "dealing_held"},
     {"trigger": "clear", "source": "malfunction", "dest": "bets_closed",
@@ -212,7 +214,8 @@ COMMANDS: dict[str, CommandSpec] = {c.name: c for c in (
     CommandSpec("void_round", ("supervisor",), ("reason",), "void the round by hand"),
     CommandSpec("clear_malfunction", ("supervisor",), (),
                 "the device is fixed or replaced: its jam or malfunction is cleared; in "
-                "malfunction the table goes on, elsewhere nothing else changes"),
+                "malfunction the table goes on (a table out of service stays out of service), "
+                "elsewhere nothing else changes"),
     CommandSpec("clear_integrity", ("supervisor",), ("supervisor",),
                 "the deck was checked after an integrity alarm; the table may go on"),
     CommandSpec("switch_mode", ("supervisor",), ("mode",),
@@ -326,6 +329,7 @@ class Table:
         self._needs_shuffle = True
         self._deck_ready = False
         self._held_round = False        # a malfunction before dealing keeps the round's bets
+        self._held_closed_table = False     # a malfunction while out of service: it stays closed
         self._held_dealing = ""         # "dealing"/"dice_shaking"/"shuffling": the held state
         # The dealing device's failure that holds the table, ruled (or held) as one before the
         # first card: a card out while the table waits shows the deal had begun (_held_taken).
@@ -519,6 +523,11 @@ class Table:
         return self._held_dealing == "shuffling" and self._held_round \
             and self.round is not None
 
+    def closed_table_held(self, event_data: Any = None) -> bool:
+        """The table was out of service when it failed: the clear leaves it out of service,
+        as it was (opening it is the supervisor's ``open_table``), and begins no round."""
+        return self._held_closed_table
+
     def round_held(self, event_data: Any = None) -> bool:
         return self._held_round and self.round is not None
 
@@ -678,6 +687,12 @@ class Table:
             self._void(self._fault_ruling(), "controller fault")
         elif self.state == "bets_open" and self.round is not None:
             self._held_round = True     # no card out: the bets stand, as for a device failure
+        elif self.state == "shuffling" and self.round is not None:
+            # The round opened waits for its deck: it goes on at the clear (what was asked of
+            # the shuffler stands), rather than a second round opening over it unclosed.
+            self._held_round, self._held_dealing = True, "shuffling"
+        elif self.state == "out_of_service":
+            self._held_closed_table = True
         self.fail()
 
     def _fault_ruling(self) -> Ruling:
@@ -2472,6 +2487,7 @@ class Table:
         # 261/96/M art. 5(2): the players of the last round may be gone when the table opens
         # again; when every one of them declined the bank, closing the table is the way out
         self._bank_bettors = None
+        self._held_closed_table = False
         self.close_table()
 
     def _cmd_deck_ready(self) -> None:
@@ -3263,7 +3279,8 @@ class Table:
         if self._unsettled:
             raise TablectlError("the round could not be settled from what was recorded; void "
                                 "it (void_round with the reason) before clearing")
-        new_round = not (self.round_held() or self.dealing_held() or self.shake_held())
+        new_round = not (self.round_held() or self.dealing_held() or self.shake_held()
+                         or self.closed_table_held())
         # a clear that begins a round looks at the devices that round needs
         left = {dev: sorted(c - set(SUPERVISOR_CONDITIONS))
                 for dev, c in self.blocking_conditions_sets(next_round=new_round)
@@ -3284,6 +3301,7 @@ class Table:
             self._begin_round()
         self.clear()
         self._held_round, self._held_dealing = False, ""
+        self._held_closed_table = False
         self._held_failure = None
         owed, self._betting_owed = self._betting_owed, None
         if self.state == "dealing" and self.tracker is not None:

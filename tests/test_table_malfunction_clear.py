@@ -1,0 +1,159 @@
+"""Where the supervisor's clear of a malfunction takes the table, from every state a
+malfunction can come from.
+
+A malfunction (here the controller's own fault, ``controller_fault``, the one way into it
+from a table with no round in play) is cleared by ``clear_malfunction``. A table that was out
+of service stays out of service: opening it is ``open_table``. A round held before the deal
+goes on as it was (the same round, not a new one); between rounds the clear begins the next
+round, as ``next_round`` would. Journals written when a clear from out of service opened a
+round replay as they were played.
+"""
+import pytest
+
+from controller.errors import TablectlError
+from controller.journal import Journal
+from controller.rules import get_game
+from controller.table import Table
+from controller.table.machine import Table as Machine
+from controller.table.runner import TableRunner
+from drivers import events as ev
+
+from table_helpers import DEVICES, draw, ready
+
+
+@pytest.fixture
+def faulty(monkeypatch):
+    """The table's handling of a device's malfunction has a bug: the report lands the table in
+    malfunction as the controller's own fault (whatever state it was in)."""
+    def broken(self, e):
+        raise RuntimeError("handler bug")
+    monkeypatch.setattr(Machine, "_on_malfunction", broken)
+
+
+def report(t) -> None:
+    t.handle_device(ev.Malfunction(device="shoe", ts=0.0, code=7, text="reader"))
+
+
+def new_table(mode: str) -> Table:
+    return Table("T1", get_game("q-poker"), mode, layout_boxes=7, devices=DEVICES)
+
+
+def kinds(t) -> list[str]:
+    return [e.kind for e in t.outbox]
+
+
+@pytest.mark.parametrize("mode", ["shoe", "shuffler"])
+def test_a_table_never_opened_stays_out_of_service_after_the_clear(faulty, mode):
+    t = new_table(mode)
+    report(t)
+    assert t.state == "malfunction" and "controller_fault" in kinds(t)
+    t.outbox.clear()
+    t.command("clear_malfunction", role="supervisor")
+    assert t.state == "out_of_service" and t.round is None
+    assert "round_started" not in kinds(t) and not t.commands
+    with pytest.raises(TablectlError):
+        t.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    t.command("open_table", role="supervisor")           # the supervisor opens it
+    ready(t)
+    assert t.state == "bets_open" and t.round.round_id == 1
+
+
+@pytest.mark.parametrize("mode", ["shoe", "shuffler"])
+def test_a_table_closed_after_a_round_stays_closed_after_the_clear(faulty, mode):
+    t = new_table(mode)
+    t.command("open_table", role="supervisor")
+    ready(t)
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    t.command("void_round", role="supervisor", reason="test")
+    t.command("close_table", role="supervisor")
+    report(t)
+    assert t.state == "malfunction"
+    t.command("clear_malfunction", role="supervisor")
+    assert t.state == "out_of_service" and t.round.round_id == 1
+    t.command("open_table", role="supervisor")
+    assert t.round.round_id == 2
+
+
+@pytest.mark.parametrize("mode", ["shoe", "shuffler"])
+def test_a_round_waiting_for_its_shuffle_goes_on_after_the_clear(faulty, mode):
+    """Not a second round opened over the first, which was never closed."""
+    t = new_table(mode)
+    t.command("open_table", role="supervisor")
+    assert t.state == "shuffling" and t.round.round_id == 1
+    report(t)
+    t.outbox.clear()
+    t.command("clear_malfunction", role="supervisor")
+    assert t.state == "shuffling" and t.round.round_id == 1
+    assert "round_started" not in kinds(t)
+    ready(t)
+    assert t.state == "bets_open" and t.round.round_id == 1
+
+
+def test_a_round_still_betting_goes_on_with_its_bets_after_the_clear(faulty):
+    t = new_table("shoe")
+    t.command("open_table", role="supervisor")
+    ready(t)
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    report(t)
+    t.command("clear_malfunction", role="supervisor")
+    assert t.state == "bets_open" and t.round.round_id == 1 and t.round.bets
+
+
+@pytest.mark.parametrize("end", ["void", "complete"])
+def test_between_rounds_the_clear_begins_the_next_round(faulty, end):
+    t = new_table("shoe")
+    t.command("open_table", role="supervisor")
+    ready(t)
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    if end == "void":
+        t.command("void_round", role="supervisor", reason="test")
+    else:
+        t.command("close_bets")
+        draw(t, "As", "Kd", "2c", "3c", "4h", "5s")
+        t.command("decide", box=1, decision="play")
+        t.command("confirm_result")
+    assert t.state == f"round_{end}"
+    report(t)
+    t.command("clear_malfunction", role="supervisor")
+    assert t.state == "shuffling" and t.round.round_id == 2
+
+
+def _runner(path):
+    journal = Journal.open(path, "T1")
+    return TableRunner(new_table("shoe"), journal), journal
+
+
+def test_a_clear_that_kept_the_table_closed_replays_so(faulty, tmp_path):
+    run, journal = _runner(tmp_path / "j.db")
+    run.command("open_table", role="supervisor")
+    run.command("deck_ready")
+    run.command("close_table", role="supervisor")
+    run.device(ev.Malfunction(device="shoe", ts=0.0, code=7, text="reader"))
+    run.command("clear_malfunction", role="supervisor")
+    with pytest.raises(TablectlError):
+        run.command("deck_ready")                         # journaled as refused
+    journal.close()
+    run, journal = _runner(tmp_path / "j.db")             # the controller restarts
+    report = run.recover()
+    assert report["state_now"] == "out_of_service" and run.table.round is None
+    assert len(list(journal.records(kinds=["round_open"]))) == 1
+
+
+def test_a_journal_whose_clear_opened_a_round_from_out_of_service_still_replays(
+        faulty, monkeypatch, tmp_path):
+    """Written by a controller whose clear from out of service began a round: the round it
+    opened is rebuilt from its snapshot and its inputs replay as they were played."""
+    run, journal = _runner(tmp_path / "j.db")
+    with monkeypatch.context() as old:
+        old.setattr(Machine, "closed_table_held", lambda self, event_data=None: False,
+                    raising=False)
+        run.device(ev.Malfunction(device="shoe", ts=0.0, code=7, text="reader"))
+        run.command("clear_malfunction", role="supervisor")
+        assert run.table.state == "shuffling"
+    run.command("deck_ready")
+    run.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    journal.close()
+    run, journal = _runner(tmp_path / "j.db")
+    report = run.recover()
+    assert report["state_now"] == "bets_open"
+    assert run.table.round.round_id == 1 and run.table.round.bets
