@@ -201,6 +201,8 @@ def test_a_journal_written_under_such_an_id_replays_once_the_device_is_renamed(t
     view = t.public_view()
     assert list(view["devices"]) == ["shoe-1"] and view["conditions"] == {}
     again.command("clear_malfunction", role="supervisor")
+    assert t.state == "out_of_service"      # it faulted before it was opened: still closed
+    again.command("open_table", role="supervisor")
     again.command("deck_ready")
     again.command("place_bet", box=1, wager="versus_croupier", amount=10)
     assert t.state == "bets_open"
