@@ -692,6 +692,8 @@ class _Checker:
         self.lines = lines
         self.problems: list[Problem] = []
         self.warnings: list[str] = []
+        # Sections written as a single value: that is their problem, not each key they lack.
+        self.not_sections: set[tuple[str, ...]] = set()
 
     def line(self, path: tuple[str, ...]) -> int | None:
         """The line of ``path``, else of the nearest table holding it (quoted dotted keys such
@@ -752,7 +754,7 @@ class _Checker:
         for key, spec in schema.items():
             here = path + (key,)
             if key not in doc:
-                if spec.default is REQUIRED:
+                if spec.default is REQUIRED and path not in self.not_sections:
                     self.add(here, "is required",
                              f"add `{key} = …` under [{'.'.join(path)}] ({spec.help})")
                 out[key] = None if spec.default is REQUIRED else spec.default
@@ -936,12 +938,51 @@ def _flatten(doc: Mapping[str, Any], prefix: tuple[str, ...] = ()) -> dict[tuple
     return out
 
 
-def _table(ck: _Checker, doc: Mapping[str, Any], name: str) -> dict[str, Any]:
+def _table(ck: _Checker, doc: Mapping[str, Any], name: str,
+           under: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The section ``name`` of ``doc`` (itself the section ``under``), or {} when absent. One
+    written as a single value (``[gpio] light = "red"``) is a problem named by its full key
+    and line, with how to write it as the section it must be."""
     value = doc.get(name, {})
     if not isinstance(value, dict):
-        ck.add((name,), f"is {_describe(value)}, not a table", f"write it as a [{name}] section")
+        _not_a_section(ck, under + (name,), value)
         return {}
     return value
+
+
+def _not_a_section(ck: _Checker, path: tuple[str, ...], value: Any) -> None:
+    # A value under [api.tokens] may be a token itself: what it is, never what it says.
+    what = _kind_of(value) if path[0] == "api" else _describe(value)
+    ck.not_sections.add(path)
+    ck.add(path, f"is {what}, not a section", _section_fix(path))
+
+
+def _section_fix(path: tuple[str, ...]) -> str:
+    """How to write the section at ``path``: its header, then its keys, one a line."""
+    name = ".".join(path)
+    head = f"write it as {'an' if name[0] in 'aeiou' else 'a'} [{name}] section"
+    if path == ("devices",):
+        return ("write each device as a [devices.ID] section with its keys, e.g. "
+                "[devices.shoe] then class = \"shoe\" and port = \"/dev/tablectl/shoe\" "
+                "(docs/configuration.md)")
+    if path[0] == "devices":
+        return (f"{head} with its keys, one a line: class (required), "
+                + ", ".join(k for k in SCHEMA["devices.*"] if k != "class")
+                + f", e.g. [{name}] then class = \"shoe\"")
+    if path == ("api", "tokens"):
+        return (f"{head} with one ROLE = \"sha256:…\" a line ({', '.join(ROLES)}), the hash "
+                "from `tablectl config hash-token --role ROLE`")
+    if path == ("interpretations",):
+        return (f"{head} with one name = \"reading\" a line (the game's readings: "
+                "docs/interpretations.md)")
+    if path[0] == "limits":
+        return f"{head} with its keys, one a line: min, max (whole numbers of chip units)"
+    keys = list(SCHEMA.get(name, {}))
+    if path == ("gpio",):
+        keys += ["[gpio.buttons]", "[gpio.light]"]
+    if path == ("limits",):
+        keys += ["[limits.WAGER]"]
+    return f"{head} with its keys, one a line: {', '.join(keys)}" if keys else head
 
 
 def validate(doc: Mapping[str, Any], text: str = "", path: str | Path | None = None
@@ -1135,7 +1176,13 @@ def _limits(ck: _Checker, doc: dict[str, Any], game: Any) -> Limits:
                "the betting, sized by the blinds and the structure (11/2008 art. 11)",
                "remove [limits]; the stakes are set in [holdem]")
         doc = {k: v for k, v in doc.items() if k in subtables}
-    base = ck.section(doc, ("limits",), SCHEMA["limits"], extra=subtables)
+    # A wager's own limits are a section ([limits.pair_bonus]): one written as a value
+    # (pair_bonus = 50) is named so, not as an unknown key.
+    scalars = tuple(k for k, v in doc.items() if not isinstance(v, dict)
+                    and k not in SCHEMA["limits"] and k in (wagers_known or ()))
+    for name in scalars:
+        _not_a_section(ck, ("limits", name), doc[name])
+    base = ck.section(doc, ("limits",), SCHEMA["limits"], extra=subtables + scalars)
     if base["max"] is not None and base["min"] > base["max"]:
         ck.add(("limits", "max"), f"maximum {base['max']} is below the minimum {base['min']}",
                "raise limits.max or lower limits.min")
@@ -1276,8 +1323,7 @@ def _devices(ck: _Checker, doc: dict[str, Any]) -> dict[str, DeviceSpec] | None:
     for dev_id, table in doc.items():
         path = ("devices", dev_id)
         if not isinstance(table, dict):
-            ck.add(path, f"is {_describe(table)}, not a table",
-                   f"write it as a [devices.{dev_id}] section")
+            _not_a_section(ck, path, table)
             continue
         if not _ID_RE.match(dev_id):
             ck.add(path, f"device id {dev_id!r} is not a plain name",
@@ -1405,10 +1451,10 @@ def _gpio(ck: _Checker, doc: Mapping[str, Any], boxes: Any) -> GpioConfig | None
     gdoc = _table(ck, doc, "gpio")
     subs = ("buttons", "light")
     top = ck.section(gdoc, ("gpio",), SCHEMA["gpio"], extra=subs)
-    buttons = {k: v for k, v in ck.section(_table(ck, gdoc, "buttons") if "buttons" in gdoc
-                                           else {}, ("gpio", "buttons"),
+    buttons = {k: v for k, v in ck.section(_table(ck, gdoc, "buttons", ("gpio",)),
+                                           ("gpio", "buttons"),
                                            SCHEMA["gpio.buttons"]).items() if v is not None}
-    light = {k: v for k, v in ck.section(_table(ck, gdoc, "light") if "light" in gdoc else {},
+    light = {k: v for k, v in ck.section(_table(ck, gdoc, "light", ("gpio",)),
                                          ("gpio", "light"), SCHEMA["gpio.light"]).items()
              if v is not None}
     sensors = tuple(top["box_sensors"] or ())
@@ -1547,7 +1593,7 @@ def _api(ck: _Checker, doc: dict[str, Any]) -> ApiConfig:
     if "tokens" in doc:
         tdoc = doc["tokens"]
         if not isinstance(tdoc, dict):
-            ck.add(("api", "tokens"), "is not a table", "write it as an [api.tokens] section")
+            _not_a_section(ck, ("api", "tokens"), tdoc)
         else:
             values = ck.section(tdoc, ("api", "tokens"),
                                 {r: Key("str", None, check=_token, secret=True)
