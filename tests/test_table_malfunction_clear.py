@@ -157,3 +157,18 @@ def test_a_journal_whose_clear_opened_a_round_from_out_of_service_still_replays(
     report = run.recover()
     assert report["state_now"] == "bets_open"
     assert run.table.round.round_id == 1 and run.table.round.bets
+
+
+def test_a_closed_tables_clear_waits_for_its_devices_as_the_clear_that_opened_it_did(faulty):
+    """Refused while a device the table needs is not put right (the shuffler's door open), as
+    when the clear began a round there: a journal of either replays with each clear accepted
+    or refused as it was played. Nothing changes; once the door is closed it is cleared."""
+    t = new_table("shuffler")
+    t.handle_device(ev.DoorOpened(device="shuffler", ts=0.0))
+    report(t)
+    with pytest.raises(TablectlError, match="door_open.*close the door"):
+        t.command("clear_malfunction", role="supervisor")
+    assert t.state == "malfunction" and t.closed_table_held()
+    t.handle_device(ev.DoorClosed(device="shuffler", ts=1.0))
+    t.command("clear_malfunction", role="supervisor")
+    assert t.state == "out_of_service" and t.round is None

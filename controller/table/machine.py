@@ -3279,18 +3279,22 @@ class Table:
         if self._unsettled:
             raise TablectlError("the round could not be settled from what was recorded; void "
                                 "it (void_round with the reason) before clearing")
+        closed = self.closed_table_held()
         new_round = not (self.round_held() or self.dealing_held() or self.shake_held()
-                         or self.closed_table_held())
-        # a clear that begins a round looks at the devices that round needs
+                         or closed)
+        # A clear that begins a round looks at the devices that round needs. A table kept out
+        # of service is refused alike (the devices are not put right yet): a journal whose
+        # clear began a round there replays with each clear accepted or refused as played.
         left = {dev: sorted(c - set(SUPERVISOR_CONDITIONS))
-                for dev, c in self.blocking_conditions_sets(next_round=new_round)
+                for dev, c in self.blocking_conditions_sets(next_round=new_round or closed)
                 if c - set(SUPERVISOR_CONDITIONS)}
         if left:
             raise TablectlError(f"still not ready: {left}; close the door or reconnect the "
                                 "device, or switch the table to the other mode")
-        if new_round:
+        if new_round or closed:
             self._round_may_open()      # refused before anything is cleared
-            self._require_linked("clear the malfunction and begin the next round")
+            self._require_linked("clear the malfunction and begin the next round" if new_round
+                                 else "clear the malfunction of the table out of service")
         cleared, kept = self._supervisor_conditions()
         for dev in cleared:
             self._sensors_watch_again(dev)
