@@ -39,6 +39,12 @@
     for (const c of children) if (c !== null && c !== undefined) n.append(c);
     return n;
   }
+  // A device's or a person's own words (a malfunction's text, a serial number, a player's name,
+  // a void's reason), set apart from the page's: a right-to-left override or a name written
+  // right to left in them turns nothing the page writes around them.
+  function own(t) {
+    return el("bdi", { text: String(t) });
+  }
   // replaceChildren() would print "null" for a missing part: leave those out.
   function put(node, ...children) {
     node.replaceChildren(...children.filter((c) => c !== null && c !== undefined && c !== false));
@@ -216,20 +222,19 @@
     put(tb);
     for (const dev of s.devices || []) {
       const id = dev.identity || {};
-      // The device's own words each in a <bdi>: a right-to-left override in its serial number
-      // must not turn the firmware version after it around.
-      const own = (t) => el("bdi", { text: String(t) });
+      // A right-to-left override in its serial number must not turn the firmware version
+      // after it around.
       const ident = id.vendor ? [own(id.vendor), " ", own(id.model), " · ", own(id.serial), " · fw ",
         own(id.firmware_version), " · ", String(id.firmware_hash || "").slice(0, 12)] : ["—"];
       const conds = el("td", {});
       for (const c of dev.conditions || []) conds.append(el("span", { class: "cond" }, bi("conditions", c)));
       tb.append(el("tr", { "data-device": dev.device, class: "link-" + dev.link },
-        el("td", {}, el("b", { text: dev.device }), " ", el("span", { class: "muted", text: dev.class })),
+        el("td", {}, el("b", {}, own(dev.device)), " ", el("span", { class: "muted", text: dev.class })),
         el("td", { class: "link-cell" }, bi("links", dev.link),
           // Why a device that is not up cannot link (its words and the configuration's: the
           // advice says what to check), so the pit need not read the log.
           dev.problem ? el("div", { class: "problem", "data-testid": "device-problem" },
-            bi("labels", "problem"), " ", el("span", { text: dev.problem })) : null),
+            bi("labels", "problem"), " ", el("span", {}, own(dev.problem))) : null),
         el("td", { text: dev.last_heard_s === null || dev.last_heard_s === undefined ? "—" : dev.last_heard_s.toFixed(1) + " s" }),
         el("td", { class: "ident" }, ...ident),
         conds));
@@ -250,7 +255,7 @@
       el("div", { class: "what" }, bi("irregularities", ruling.irregularity)),
       el("div", { class: "article", "data-testid": "article" }, bi("labels", "article"), " ", el("b", { text: ruling.article || "—" })),
       el("div", { class: "remedy" }, bi("remedies", ruling.remedy)),
-      el("div", { class: "reason", lang: "en", text: ruling.reason || "" }),
+      el("div", { class: "reason", lang: "en" }, own(ruling.reason || "")),
       ruling.needs_supervisor || state === "malfunction" ? el("div", { class: "supervisor" }, bi("labels", "needs_supervisor")) : null);
   }
 
@@ -322,7 +327,7 @@
         const ul = el("ul", { class: "co-bankers", "data-testid": "co-bankers" });
         for (const c of r.co_bankers) {
           ul.append(el("li", { "data-co-banker": c.house ? "house" : c.player },
-            bi("labels", c.house ? "house" : "co_banker"), c.house ? null : el("b", { text: " " + c.player }),
+            bi("labels", c.house ? "house" : "co_banker"), c.house ? null : el("b", {}, " ", own(c.player)),
             c.seat ? el("span", { class: "muted" }, " · ", bi("labels", "box"), " " + c.seat) : null,
             el("span", { text: " · " + c.capital })));
         }
@@ -334,11 +339,11 @@
           hd.to_act === n ? el("span", { class: "tag act" }, bi("labels", "to_act")) : null));
       }
       const ul = el("ul", { class: "bets" });
-      for (const bet of myBets) ul.append(el("li", { "data-wager": bet.wager }, bi("wagers", bet.wager), el("b", { text: " " + bet.amount }), bet.player ? el("span", { class: "muted", text: " · " + bet.player }) : null, removeBetButton(d, bet)));
+      for (const bet of myBets) ul.append(el("li", { "data-wager": bet.wager }, bi("wagers", bet.wager), el("b", { text: " " + bet.amount }), bet.player ? el("span", { class: "muted" }, " · ", own(bet.player)) : null, removeBetButton(d, bet)));
       b.append(ul);
       // Q2 seated_player: the player marked seated at the box (null: the box's own player)
       const sitting = r ? (r.seated || []).find((x) => x.box === n) : null;
-      if (sitting) b.append(el("div", { class: "seated", "data-testid": "seated-at-" + n }, bi("labels", "seated"), sitting.player ? el("b", { text: " " + sitting.player }) : null));
+      if (sitting) b.append(el("div", { class: "seated", "data-testid": "seated-at-" + n }, bi("labels", "seated"), sitting.player ? el("b", {}, " ", own(sitting.player)) : null));
       if (hands[name]) b.append(handEl(hands[name]));
       if (sh[name] && sh[name].category) b.append(el("div", { class: "category", text: sh[name].category }));
       for (const dec of decisions.filter((x) => x.box === n)) b.append(el("div", { class: "decision " + dec.decision, "data-testid": "decision-" + n }, bi("labels", dec.decision)));
@@ -388,7 +393,7 @@
       const ul = el("ul", { class: "bank", "data-testid": "bank" });
       for (const row of st.bank) {
         ul.append(el("li", { "data-share": row.role === "co_banker" ? row.name : row.role },
-          bi("labels", row.role), row.role === "co_banker" ? el("b", { text: " " + row.name }) : null,
+          bi("labels", row.role), row.role === "co_banker" ? el("b", {}, " ", own(row.name)) : null,
           el("b", { class: "net", text: " " + (row.net > 0 ? "+" : "") + row.net })));
       }
       s.append(ul);
@@ -396,37 +401,39 @@
   }
 
   // ---- events ----------------------------------------------------------------------------------
+  // What an event says, as parts: the page's words, and a device's or a person's own in own().
   function describe(e) {
+    const list = (xs) => (xs || []).join(", ");
     switch (e.kind) {
-      case "state": return `${e.source} → ${e.dest}`;
-      case "bet": return `box ${e.box} ${e.wager} ${e.amount}`;
-      case "card": return `${e.recipient} (${e.count})`;
-      case "decision": return `box ${e.box} ${e.decision}`;
-      case "ruling": return `${e.irregularity} · ${e.article}`;
-      case "round_void": return `${e.article || ""} ${e.reason || ""}`;
-      case "device_link": return `${e.device} ${e.link}`;
-      case "device_refused": return `${e.device} ${e.reason}: ${e.text || ""}`;
-      case "commands_held": return `${e.role} · ${e.refused} ✗ / ${e.window_s} s`;
-      case "commands_released": return `${e.role} · ${e.turned_away} ✗ · ${e.why}`;
-      case "device_condition": return `${e.device} ${(e.conditions || []).join(", ")} ${e.what || ""}`;
-      case "dice": return `${(e.dice || []).join(" ")} = ${e.total}`;
-      case "shuffle": return `${e.device} ${e.status}`;
-      case "hand_opened": case "hand_revealed": return e.recipient;
-      case "card_exposed": return `${e.recipient} ${e.card}`;
-      case "irregular_event": return `${e.device} ${e.event}: ${e.reason}`;
-      case "box_void": return `box ${e.box} · ${e.article}`;
-      case "action": return `box ${e.box} ${e.action}${e.added ? " +" + e.added : ""} · pot ${e.pot}`;
-      case "blinds": return `${e.small_blind || ""}/${e.big_blind || ""} · pot ${e.pot}`;
-      case "seats": return `${(e.seats || []).join(", ")} · D ${e.button}`;
-      case "cards_needed": return (e.recipients || []).join(", ");
-      case "settlement_refused": return e.reason || "";
-      case "co_banker": return `${e.house ? "house" : e.player}${e.seat ? " · seat " + e.seat : ""} ${e.capital}`;
-      default: return "";
+      case "state": return [`${e.source} → ${e.dest}`];
+      case "bet": return [`box ${e.box} ${e.wager} ${e.amount}`, e.player ? " · " : null, e.player ? own(e.player) : null];
+      case "card": return [`${e.recipient} (${e.count})`];
+      case "decision": return [`box ${e.box} ${e.decision}`];
+      case "ruling": return [`${e.irregularity} · ${e.article}`];
+      case "round_void": return [`${e.article || ""} `, own(e.reason || "")];
+      case "device_link": return [own(e.device), ` ${e.link}`];
+      case "device_refused": return [own(e.device), " ", own(e.reason || ""), ": ", own(e.text || "")];
+      case "commands_held": return [`${e.role} · ${e.refused} ✗ / ${e.window_s} s`];
+      case "commands_released": return [`${e.role} · ${e.turned_away} ✗ · ${e.why}`];
+      case "device_condition": return [own(e.device), ` ${list(e.conditions)} `, own(e.what || "")];
+      case "dice": return [`${(e.dice || []).join(" ")} = ${e.total}`];
+      case "shuffle": return [own(e.device), ` ${e.status}`];
+      case "hand_opened": case "hand_revealed": return [e.recipient];
+      case "card_exposed": return [`${e.recipient} ${e.card}`];
+      case "irregular_event": return [own(e.device), ` ${e.event}: `, own(e.reason || "")];
+      case "box_void": return [`box ${e.box} · ${e.article}`];
+      case "action": return [`box ${e.box} ${e.action}${e.added ? " +" + e.added : ""} · pot ${e.pot}`];
+      case "blinds": return [`${e.small_blind || ""}/${e.big_blind || ""} · pot ${e.pot}`];
+      case "seats": return [`${(e.seats || []).join(", ")} · D ${e.button}`];
+      case "cards_needed": return [list(e.recipients)];
+      case "settlement_refused": return [own(e.reason || "")];
+      case "co_banker": return [e.house ? "house" : own(e.player), `${e.seat ? " · seat " + e.seat : ""} ${e.capital}`];
+      default: return [];
     }
   }
   function logEvent(e) {
     const list = $("events");
-    list.prepend(el("li", { "data-kind": e.kind }, bi("events", e.kind), el("span", { class: "muted", text: " " + describe(e) })));
+    list.prepend(el("li", { "data-kind": e.kind }, bi("events", e.kind), el("span", { class: "muted" }, " ", ...describe(e))));
     while (list.children.length > 40) list.lastChild.remove();
   }
 
@@ -535,7 +542,7 @@
         const args = (decision) => Object.assign({ box: n, decision }, due.player ? { player: due.player } : {});
         const suffix = due.player ? "-" + due.player : "";
         b.append(el("div", { class: "box-controls" },
-          due.player ? el("span", { class: "muted", text: due.player }) : null,
+          due.player ? el("span", { class: "muted" }, own(due.player)) : null,
           el("button", { type: "button", class: "play", "data-testid": "play-" + n + suffix, onclick: () => send("decide", args("play")) }, bi("labels", "play")),
           el("button", { type: "button", class: "fold", "data-testid": "fold-" + n + suffix, onclick: () => send("decide", args("fold")) }, bi("labels", "fold"))));
       }
@@ -621,7 +628,7 @@
         const name = c.house ? "house" : c.player;
         const args = c.house ? { house: true } : { player: c.player };
         add(el("button", { type: "button", "data-command": "remove_co_bank", "data-testid": "remove-co-bank-" + name, onclick: () => send("remove_co_bank", args) },
-          bi("commands", "remove_co_bank"), " · ", c.house ? bi("labels", "house") : el("b", { text: c.player })));
+          bi("commands", "remove_co_bank"), " · ", c.house ? bi("labels", "house") : el("b", {}, own(c.player))));
       }
     }
     // Hold'em seating: one stack field per seat of the layout; a seat with chips typed is
