@@ -172,3 +172,22 @@ def test_a_closed_tables_clear_waits_for_its_devices_as_the_clear_that_opened_it
     t.handle_device(ev.DoorClosed(device="shuffler", ts=1.0))
     t.command("clear_malfunction", role="supervisor")
     assert t.state == "out_of_service" and t.round is None
+
+
+@pytest.mark.parametrize("mode", ["shoe", "shuffler"])
+def test_a_round_waiting_for_its_deck_after_a_fault_waits_for_its_devices_too(faulty, mode):
+    """As the clear that opened a second round there did: refused while a device the round
+    needs has not linked since the controller restarted (a journal of either version replays
+    alike), then the same round goes on once it links."""
+    t = new_table(mode)
+    t.command("open_table", role="supervisor")
+    report(t)
+    t.apply({"source": "restart"})
+    assert t.state == "malfunction"
+    with pytest.raises(TablectlError, match="not linked since the controller restarted"):
+        t.command("clear_malfunction", role="supervisor")
+    for device, cls in DEVICES.items():
+        t.handle_device(ev.LinkUp(device=device, ts=1.0, identity=ev.DeviceIdentity(
+            device, "sim", cls, "S1", "1.0", "ab" * 16, True)))
+    t.command("clear_malfunction", role="supervisor")
+    assert t.state == "shuffling" and t.round.round_id == 1

@@ -329,7 +329,10 @@ class Table:
         self._needs_shuffle = True
         self._deck_ready = False
         self._held_round = False        # a malfunction before dealing keeps the round's bets
-        self._held_closed_table = False     # a malfunction while out of service: it stays closed
+        # The controller's own fault where no round was held before ("out_of_service",
+        # "shuffling"): the clear puts back what it interrupted, refused as one that began a
+        # round was (the replay of a journal of either version, _cmd_clear_malfunction).
+        self._fault_from = ""
         self._held_dealing = ""         # "dealing"/"dice_shaking"/"shuffling": the held state
         # The dealing device's failure that holds the table, ruled (or held) as one before the
         # first card: a card out while the table waits shows the deal had begun (_held_taken).
@@ -526,7 +529,7 @@ class Table:
     def closed_table_held(self, event_data: Any = None) -> bool:
         """The table was out of service when it failed: the clear leaves it out of service,
         as it was (opening it is the supervisor's ``open_table``), and begins no round."""
-        return self._held_closed_table
+        return self._fault_from == "out_of_service"
 
     def round_held(self, event_data: Any = None) -> bool:
         return self._held_round and self.round is not None
@@ -691,8 +694,9 @@ class Table:
             # The round opened waits for its deck: it goes on at the clear (what was asked of
             # the shuffler stands), rather than a second round opening over it unclosed.
             self._held_round, self._held_dealing = True, "shuffling"
+            self._fault_from = self.state
         elif self.state == "out_of_service":
-            self._held_closed_table = True
+            self._fault_from = self.state
         self.fail()
 
     def _fault_ruling(self) -> Ruling:
@@ -941,6 +945,7 @@ class Table:
             return
         self.round.void = {"cause": cause, **ruling.to_json()}
         self._held_round, self._held_dealing = False, ""
+        self._fault_from = ""
         self._unanswered = ""       # a hand still to come joins no hand of a void round
         self._held_failure, self._betting_owed = None, None
         self._unsettled = False
@@ -2487,7 +2492,7 @@ class Table:
         # 261/96/M art. 5(2): the players of the last round may be gone when the table opens
         # again; when every one of them declined the bank, closing the table is the way out
         self._bank_bettors = None
-        self._held_closed_table = False
+        self._fault_from = ""
         self.close_table()
 
     def _cmd_deck_ready(self) -> None:
@@ -3282,19 +3287,22 @@ class Table:
         closed = self.closed_table_held()
         new_round = not (self.round_held() or self.dealing_held() or self.shake_held()
                          or closed)
-        # A clear that begins a round looks at the devices that round needs. A table kept out
-        # of service is refused alike (the devices are not put right yet): a journal whose
-        # clear began a round there replays with each clear accepted or refused as played.
+        # A clear that begins a round looks at the devices that round needs. One that puts
+        # back a table out of service, or a round waiting for its deck, after the controller's
+        # fault is refused alike (the devices are not put right yet): a journal whose clear
+        # began a round there replays with each clear accepted or refused as it was played.
+        as_opening = new_round or bool(self._fault_from)
         left = {dev: sorted(c - set(SUPERVISOR_CONDITIONS))
-                for dev, c in self.blocking_conditions_sets(next_round=new_round or closed)
+                for dev, c in self.blocking_conditions_sets(next_round=as_opening)
                 if c - set(SUPERVISOR_CONDITIONS)}
         if left:
             raise TablectlError(f"still not ready: {left}; close the door or reconnect the "
                                 "device, or switch the table to the other mode")
-        if new_round or closed:
+        if as_opening:
             self._round_may_open()      # refused before anything is cleared
             self._require_linked("clear the malfunction and begin the next round" if new_round
-                                 else "clear the malfunction of the table out of service")
+                                 else "clear the malfunction of the table out of service"
+                                 if closed else "clear the malfunction")
         cleared, kept = self._supervisor_conditions()
         for dev in cleared:
             self._sensors_watch_again(dev)
@@ -3305,7 +3313,7 @@ class Table:
             self._begin_round()
         self.clear()
         self._held_round, self._held_dealing = False, ""
-        self._held_closed_table = False
+        self._fault_from = ""
         self._held_failure = None
         owed, self._betting_owed = self._betting_owed, None
         if self.state == "dealing" and self.tracker is not None:
