@@ -3090,6 +3090,7 @@ class Table:
         if self.flow.dice and self.round.banker is not None:
             self._count_bank_round()
         self._publish("round_complete", settlement=self.round.settlement is not None)
+        self.round.paid = True
         self._release_alarms()
         if self.integrity is not None:
             self._integrity(self.integrity.round_ended())
@@ -3271,6 +3272,10 @@ class Table:
         self._require(*ROUND_STATES, "shuffling", "malfunction", what="void the round")
         if self.round is None or self.round.void is not None:
             raise TablectlError("there is no round in play to void")
+        if self.round.paid:
+            # Its settlement is in the journal as paid: a void would record the bets returned
+            # as well.
+            raise TablectlError(_paid_round_refusal(self.round.round_id, self.state))
         if not str(reason).strip():
             raise TablectlError("give the reason the round is voided; it goes into the journal")
         ruling = Ruling(Remedy.ROUND_VOID, "supervisor", str(reason))
@@ -3580,6 +3585,17 @@ def _parse_recipient(text: str, layout: int) -> Recipient:
             return box_recipient(n)
     raise TablectlError(f"recipient {shown(text)} is not \"croupier\", \"board\" or \"box N\" "
                         f"with N in 1-{layout}")
+
+
+def _paid_round_refusal(round_id: int, state: str) -> str:
+    """Why ``void_round`` is refused for a round whose settlement was confirmed as paid."""
+    way_out = ("clear the malfunction (clear_malfunction) and the table goes on"
+               if state == "malfunction" else "the table goes on with the next round")
+    return (f"round {round_id} was settled and paid (confirm_result): its settlement is in the "
+            "journal as what was paid, and a void would say its bets were returned as well. "
+            f"Nothing was changed; {way_out}. A dispute over a settled round is handled "
+            "outside the controller, by the casino's procedure for disputes (docs/controller.md, "
+            "\"A round settled and paid\")")
 
 
 def _public_settlement(doc: Any) -> dict[str, Any]:

@@ -60,6 +60,8 @@ class RoundData:
     button: int | None = None           # Hold'em dealer button
     seats: tuple[int, ...] = ()         # Hold'em occupied seats / Pan 9 seats in play
     settlement: dict[str, Any] | None = None
+    # The settlement was confirmed as paid (confirm_result): the round can no longer be void.
+    paid: bool = False
     void: dict[str, Any] | None = None  # the ruling that voided the round
 
     def bet_boxes(self) -> tuple[int, ...]:

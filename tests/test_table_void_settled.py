@@ -1,0 +1,164 @@
+"""A round settled and paid cannot be voided afterwards.
+
+``confirm_result`` says the settlement was paid: the journal holds the settlement and the
+round's end. A void after it would make the journal say the round was both paid and void (wins
+paid, or bets returned?), so ``void_round`` is refused for that round wherever the table is
+afterwards: in ``malfunction`` after a controller fault in ``round_complete``, or after
+``close_table`` and a fault, and after a restart. The refusal names the round, says it was
+settled and paid and gives the way out; nothing else changes. A round in ``settlement`` (its
+settlement computed, not yet confirmed as paid) is still voided, as before.
+
+On the runner and a real journal; a restart is a real recovery from the journal.
+"""
+import pytest
+
+from controller.errors import TablectlError
+from controller.journal import Journal
+from controller.rules.cards import Card
+from controller.table.machine import Table as Machine
+from drivers import events as ev
+
+from table_helpers import asked, deck_checked, shuffler_runner
+
+C = Card.parse
+GAMES = ["q-poker", "fortune-3-card-poker", "texas-holdem", "super-pan-9"]
+REFUSED = r"round 1 was settled and paid.*clear_malfunction"
+
+
+@pytest.fixture
+def faulty(monkeypatch):
+    """The table's handling of a device's malfunction has a bug: the report lands the table in
+    malfunction as the controller's own fault (whatever state it was in)."""
+    def broken(self, e):
+        raise RuntimeError("handler bug")
+    monkeypatch.setattr(Machine, "_on_malfunction", broken)
+
+
+def fault(run):
+    run.device(ev.Malfunction(device="shuffler", ts=5.0, code=7, text="motor"))
+    assert run.table.state == "malfunction"
+
+
+def settled(path, game):
+    """A round of ``game`` dealt by the shuffler and settled (table in ``settlement``)."""
+    run = shuffler_runner(path, game)
+    run.command("open_table", "supervisor")
+    run.device(deck_checked(0.05))
+    run.device(ev.ShuffleDone(device="shuffler", ts=0.1, count=52))
+    if game == "texas-holdem":
+        run.command("seat_players", seats=[2, 5], stacks=[500, 500], button=2)
+        run.command("close_bets")
+    elif game == "super-pan-9":
+        run.command("set_banker", seat=1, capital=1000)
+        run.command("place_bet", box=2, wager="seat", amount=100, player="ana")
+        run.command("shake")
+        run.device(ev.DiceResult(device="dice", ts=1.0, dice=(1, 1, 1, 1)))
+    else:
+        wager = "versus_croupier" if game == "q-poker" else "ante"
+        run.command("place_bet", box=2, wager=wager, amount=10, player="ana")
+        run.command("close_bets")
+    cards = iter(["As", "Kd", "Ah", "Kc", "2s", "3s", "4s", "5d", "7c", "8h", "9d", "Jc"])
+    for _ in range(12):
+        if run.table.state not in ("bets_closed", "dealing"):
+            break
+        action = asked(run)[-1]
+        if action == "dispense_card":
+            run.device(ev.CardDispensed(device="shuffler", ts=3.0, card=C(next(cards))))
+        else:
+            n = 2 if game == "super-pan-9" else 3
+            run.device(ev.HandDispensed(device="shuffler", ts=3.0,
+                                        cards=tuple(C(next(cards)) for _ in range(n))))
+    if game == "texas-holdem":
+        run.command("holdem_action", seat=run.table._holdem.to_act, action="fold")
+    elif game != "super-pan-9":
+        run.command("decide", box=2, decision="play", player="ana")
+    assert run.table.state == "settlement", run.table.state
+    assert run.table.round.settlement is not None
+    return run
+
+
+def paid(path, game):
+    run = settled(path, game)
+    run.command("confirm_result")
+    assert run.table.state == "round_complete"
+    return run
+
+
+def restart(run, path, game):
+    run.journal.close()
+    again = shuffler_runner(path, game)
+    again.recover()
+    return again
+
+
+def refused_void(run):
+    """``void_round`` is refused, naming the round, its settlement and the way out; nothing
+    but the refusal is journaled, and the round is neither void nor changed."""
+    state, summary = run.table.state, run.table.round.summary()
+    last = run.journal.last().seq
+    with pytest.raises(TablectlError, match=REFUSED) as err:
+        run.command("void_round", "supervisor", reason="player disputes the result")
+    text = str(err.value)
+    assert "settlement" in text and "outside the controller" in text
+    after = [r.kind for r in run.journal.records(since=last)]
+    assert after == ["command", "refused"], after
+    assert run.table.state == state and run.table.round.summary() == summary
+    assert run.table.round.void is None
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_round_paid_then_a_controller_fault_is_not_voided(faulty, tmp_path, game):
+    run = paid(tmp_path, game)
+    fault(run)
+    refused_void(run)
+
+
+@pytest.mark.parametrize("game", ["q-poker", "super-pan-9"])
+def test_a_round_paid_then_the_table_closed_and_faulted_is_not_voided(faulty, tmp_path, game):
+    run = paid(tmp_path, game)
+    run.command("close_table", "supervisor")
+    with pytest.raises(TablectlError):
+        run.command("void_round", "supervisor", reason="x")     # out_of_service: by state
+    fault(run)
+    refused_void(run)
+    run.command("clear_malfunction", "supervisor")              # the way out named
+    assert run.table.state == "out_of_service"
+
+
+@pytest.mark.parametrize("game", ["q-poker", "texas-holdem"])
+def test_a_restart_between_the_payment_and_the_void_still_refuses_it(faulty, tmp_path, game):
+    run = paid(tmp_path, game)
+    fault(run)
+    run = restart(run, tmp_path, game)
+    assert run.table.state == "malfunction" and run.table.round.settlement is not None
+    refused_void(run)
+    run = restart(run, tmp_path, game)              # the refusal replays as a refusal
+    assert run.table.state == "malfunction" and run.table.round.void is None
+
+
+def test_a_restart_then_close_and_fault_still_refuses_it(faulty, tmp_path):
+    run = paid(tmp_path, "super-pan-9")
+    run = restart(run, tmp_path, "super-pan-9")
+    run.command("close_table", "supervisor")
+    fault(run)
+    refused_void(run)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_round_settled_but_not_yet_paid_is_still_voided(tmp_path, game):
+    """Before ``confirm_result`` nothing is paid: the supervisor may still void the round."""
+    run = settled(tmp_path, game)
+    run.command("void_round", "supervisor", reason="wrong card read")
+    assert run.table.state == "round_void" and run.table.round.void["cause"] == "supervisor"
+
+
+def test_the_next_round_after_the_clear_is_voided_as_any(faulty, tmp_path):
+    run = paid(tmp_path, "q-poker")
+    fault(run)
+    run.command("clear_malfunction", "supervisor")
+    run.device(deck_checked(6.0))
+    run.device(ev.ShuffleDone(device="shuffler", ts=6.1, count=52))
+    assert run.table.round.round_id == 2
+    run.command("void_round", "supervisor", reason="test")
+    assert run.table.state == "round_void"
+
