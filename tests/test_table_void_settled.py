@@ -8,6 +8,9 @@ afterwards: in ``malfunction`` after a controller fault in ``round_complete``, o
 settled and paid and gives the way out; nothing else changes. A round in ``settlement`` (its
 settlement computed, not yet confirmed as paid) is still voided, as before.
 
+A journal written when such a void was accepted still starts: its replay takes the void as it
+was played (the record of truth), and the round shows both its settlement and its void.
+
 On the runner and a real journal; a restart is a real recovery from the journal.
 """
 import pytest
@@ -15,7 +18,8 @@ import pytest
 from controller.errors import TablectlError
 from controller.journal import Journal
 from controller.rules.cards import Card
-from controller.table.machine import Table as Machine
+from controller.rules.base import Remedy, Ruling
+from controller.table.machine import ROUND_STATES, Table as Machine
 from drivers import events as ev
 
 from table_helpers import asked, deck_checked, shuffler_runner
@@ -162,3 +166,30 @@ def test_the_next_round_after_the_clear_is_voided_as_any(faulty, tmp_path):
     run.command("void_round", "supervisor", reason="test")
     assert run.table.state == "round_void"
 
+
+def test_a_journal_that_voided_a_paid_round_still_starts(faulty, monkeypatch, tmp_path):
+    """Written by a controller that took the void: its replay takes it as it was played, the
+    service starts, and the round shows its settlement and its void."""
+    game = "q-poker"
+    run = paid(tmp_path, game)
+    fault(run)
+    with monkeypatch.context() as old:
+        # the earlier check: only a round already void (or none) was refused
+        def old_void(self, reason=""):
+            self._require(*ROUND_STATES, "shuffling", "malfunction", what="void the round")
+            if self.round is None or self.round.void is not None:
+                raise TablectlError("there is no round in play to void")
+            self._void(Ruling(Remedy.ROUND_VOID, "supervisor", str(reason)), "supervisor")
+            self.void_round()
+        old.setattr(Machine, "_cmd_void_round", old_void)
+        run.command("void_round", "supervisor", reason="player disputes the result")
+    assert run.table.state == "round_void"
+    run = restart(run, tmp_path, game)
+    assert run.broken is None
+    assert not [r for r in run.journal.records(kinds=["alarm"])
+                if r.payload.get("kind") == "replay_divergence"]
+    assert run.table.state == "round_void"
+    summary = run.table.round.summary()
+    assert summary["settlement"] is not None and summary["void"]["cause"] == "supervisor"
+    with pytest.raises(TablectlError, match="cannot void the round while the table is in round_void"):
+        run.command("void_round", "supervisor", reason="again")

@@ -385,6 +385,9 @@ class Table:
         self._busy_asks = 0             # status requests after a "busy" refusal, this round
         self._unsettled = False
         self._last_dealt: Recipient | None = None
+        # While the journal is replayed: whether the input replayed was accepted when played
+        # (TableRunner._replay); None when live. Only a void an earlier version took asks it.
+        self.replay_accepted: bool | None = None
         # Deck integrity (controller.integrity): alarms are shown without naming a card; the
         # records (which do name cards) go only to the journal, through private_records.
         from controller.integrity.alarms import IntegrityGate
@@ -3272,9 +3275,9 @@ class Table:
         self._require(*ROUND_STATES, "shuffling", "malfunction", what="void the round")
         if self.round is None or self.round.void is not None:
             raise TablectlError("there is no round in play to void")
-        if self.round.paid:
+        if self.round.paid and self.replay_accepted is not True:
             # Its settlement is in the journal as paid: a void would record the bets returned
-            # as well.
+            # as well. A journal of a version that took such a void replays it as played.
             raise TablectlError(_paid_round_refusal(self.round.round_id, self.state))
         if not str(reason).strip():
             raise TablectlError("give the reason the round is voided; it goes into the journal")

@@ -458,10 +458,13 @@ class TableRunner:
             self.table.outbox, self.table.commands = [], []
             self.table.private_records = []
             refused: TablectlError | None = None
+            self.table.replay_accepted = not refused_then
             try:
                 self.table.apply(rec.payload)
             except TablectlError as exc:
                 refused = exc
+            finally:
+                self.table.replay_accepted = None
             if (refused is not None) != refused_then:
                 if refused is not None and i == len(inputs) - 1 and self._undecided(rec.seq):
                     undecided = (rec, refused)
