@@ -1,7 +1,23 @@
-"""Helpers for the table.toml tests: the problems a text is refused with, and where."""
+"""Helpers for the table.toml tests: a file that passes, the problems a text is refused with,
+and where."""
+import textwrap
+
 import pytest
 
 from controller.config import ConfigError, parse_text
+
+# The smallest table.toml that passes the check: a Q Poker table dealt by its shoe.
+BASE = textwrap.dedent("""\
+    [table]
+    id = "t1"
+    game = "q-poker"
+    mode = "shoe"
+    boxes = 7
+
+    [devices.shoe]
+    class = "shoe"
+    port = "/dev/tablectl/shoe"
+    """)
 
 
 def problems(text):

@@ -5,6 +5,22 @@ from controller.config import parse_text
 from controller.sdnotify import Notifier
 from controller.service import Service
 
+def journal_only(journal, table="T1"):
+    """table.toml for a Q Poker table with no device, journaled at ``journal``."""
+    return JOURNAL_ONLY.format(table=table, journal=journal)
+
+
+JOURNAL_ONLY = """
+[table]
+id = "{table}"
+game = "q-poker"
+mode = "shoe"
+boxes = 7
+
+[journal]
+path = "{journal}"
+"""
+
 # A Q Poker table dealt from a shuffler on the serial port {port}, journaled at {journal}.
 SERIAL_SHUFFLER = """
 [table]

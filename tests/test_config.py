@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from config_helpers import line_of, only, problems
+from config_helpers import BASE, line_of, only, problems
 from controller.config import (ConfigError, TableConfig, check_token, hash_token, key_lines,
                                load_config, parse_text)
 from controller.errors import TablectlError
@@ -15,17 +15,6 @@ from drivers.spec import DeviceSpec
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "docs" / "table.toml.example"
 
-BASE = textwrap.dedent("""\
-    [table]
-    id = "t1"
-    game = "q-poker"
-    mode = "shoe"
-    boxes = 7
-
-    [devices.shoe]
-    class = "shoe"
-    port = "/dev/tablectl/shoe"
-    """)
 
 
 # --- the example ----------------------------------------------------------------------------

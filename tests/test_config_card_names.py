@@ -10,27 +10,15 @@ secrecy check reads as a name, is taken as it is.
 """
 import subprocess
 import sys
-import textwrap
 
 import pytest
 
-from config_helpers import line_of, only
+from config_helpers import BASE, line_of, only
 from controller.config import parse_text
 from controller.rules import get_game
 from controller.table import Table
 from drivers import events as ev
 
-BASE = textwrap.dedent("""\
-    [table]
-    id = "t1"
-    game = "q-poker"
-    mode = "shoe"
-    boxes = 7
-
-    [devices.shoe]
-    class = "shoe"
-    port = "/dev/tablectl/shoe"
-    """)
 
 # A card in every notation Card.parse and the secrecy check read: either case, 10 or T.
 CARD_NAMES = ["Kd", "kd", "KD", "kD", "10h", "10H", "Th", "th", "TH", "As", "2c", "9S", "Qh"]

@@ -2,23 +2,11 @@
 problem names the full key at its line, says a section is wanted, and how to write it."""
 import subprocess
 import sys
-import textwrap
 
 import pytest
 
-from config_helpers import line_of, only, problems
+from config_helpers import BASE, line_of, only, problems
 
-BASE = textwrap.dedent("""\
-    [table]
-    id = "t1"
-    game = "q-poker"
-    mode = "shoe"
-    boxes = 7
-
-    [devices.shoe]
-    class = "shoe"
-    port = "/dev/tablectl/shoe"
-    """)
 TOKEN = "Zq8fT1xVb3Kp0sLm9Wd2"      # as long as a console token
 
 

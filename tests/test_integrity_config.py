@@ -1,7 +1,6 @@
 """[integrity] decks, deck_ids and alpha reach the table's monitor the way the service builds
 it, and a card of a back not listed is a foreign card only when the table lists its backs."""
-import textwrap
-
+from config_helpers import BASE
 from controller.config import parse_text
 from controller.journal import Journal
 from controller.rules import get_game
@@ -10,18 +9,6 @@ from controller.service import integrity_monitor
 from controller.table import Table
 from controller.table.runner import TableRunner
 from drivers import events as ev
-
-BASE = textwrap.dedent("""\
-    [table]
-    id = "t1"
-    game = "q-poker"
-    mode = "shoe"
-    boxes = 7
-
-    [devices.shoe]
-    class = "shoe"
-    port = "/dev/tablectl/shoe"
-    """)
 
 
 def runner_for(tmp_path, text):

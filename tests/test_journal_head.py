@@ -24,22 +24,12 @@ from controller.rig import Rig
 from controller.sdnotify import Notifier
 from controller.service import EXIT_UNRECOVERABLE, Service
 from rig_helpers import open_for_bets
+from service_helpers import journal_only
 from test_journal_audit import rewrite, set_payload
-
-CONFIG = """
-[table]
-id = "{table}"
-game = "q-poker"
-mode = "shoe"
-boxes = 7
-
-[journal]
-path = "{journal}"
-"""
 
 
 def service(path, table="T1"):
-    return Service(parse_text(CONFIG.format(table=table, journal=path)),
+    return Service(parse_text(journal_only(path, table)),
                    notifier=Notifier(None), open_panel=False)
 
 

@@ -11,17 +11,7 @@ import textwrap
 from controller.journal import Journal
 from controller.journal_head import Head, head_path, write_head
 from controller.service import EXIT_UNRECOVERABLE
-
-CONFIG = """
-[table]
-id = "T1"
-game = "q-poker"
-mode = "shoe"
-boxes = 7
-
-[journal]
-path = "{journal}"
-"""
+from service_helpers import journal_only
 
 # A writer that appends and dies without closing: its records stay in the WAL.
 CRASHED_WRITER = textwrap.dedent("""
@@ -50,7 +40,7 @@ def test_a_refused_start_leaves_the_journal_its_wal_and_its_index_as_they_were(t
     # The head says the journal had records it no longer has (cut short, an older copy).
     write_head(head_path(path), Head("T1", seq + 5, "ab" * 32))
     config = tmp_path / "table.toml"
-    config.write_text(CONFIG.format(journal=path))
+    config.write_text(journal_only(path))
     before = files(path)
     assert set(before) == {"journal.db", "journal.db-wal", "journal.db-shm"}
 
@@ -73,7 +63,7 @@ def test_a_refused_start_on_a_journal_closed_cleanly_makes_no_files_beside_it(tm
         seq, _ = j.head()
     write_head(head_path(path), Head("T1", seq + 5, "ab" * 32))
     config = tmp_path / "table.toml"
-    config.write_text(CONFIG.format(journal=path))
+    config.write_text(journal_only(path))
     before = files(path)
     assert set(before) == {"journal.db"}
     done = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--config",
@@ -97,7 +87,7 @@ def test_a_refused_start_on_a_journal_with_an_index_but_no_wal_makes_no_wal(tmp_
     (tmp_path / "journal.db-wal").unlink()
     write_head(head_path(path), Head("T1", seq + 5, "ab" * 32))
     config = tmp_path / "table.toml"
-    config.write_text(CONFIG.format(journal=path))
+    config.write_text(journal_only(path))
     before = files(path)
     assert set(before) == {"journal.db", "journal.db-shm"}
     done = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--config",

@@ -9,24 +9,13 @@ from controller.config import parse_text
 from controller.journal import Journal
 from controller.sdnotify import Notifier
 from controller.service import Service
+from service_helpers import journal_only
 from test_sdnotify import server  # noqa: F401 - the notify socket fixture
 from test_sdnotify_audit import drain, fill
 
-CONFIG = """
-[table]
-id = "T1"
-game = "q-poker"
-mode = "shoe"
-boxes = 7
-
-[journal]
-path = "{journal}"
-"""
-
-
 def daemon(tmp_path, path):
     notifier = Notifier.from_env({"NOTIFY_SOCKET": path})
-    svc = Service(parse_text(CONFIG.format(journal=tmp_path / "j.db")), notifier=notifier,
+    svc = Service(parse_text(journal_only(tmp_path / "j.db")), notifier=notifier,
                   open_panel=False)
     return svc, notifier
 
