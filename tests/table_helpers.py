@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from controller.integrity import IntegrityMonitor
 from controller.journal import Journal
 from controller.rules import get_game
@@ -34,6 +36,39 @@ def shuffler_runner(path: Path, game: str, **interpretations: str) -> TableRunne
     run.sent = []
     run.send = run.sent.append
     return run
+
+
+def bets_closed(run: TableRunner, game: str) -> None:
+    """On ``shuffler_runner``'s table: opened, the deck checked and shuffled, one bet of 10 on
+    box 2 (Hold'em: seats 2 and 5 with 500 each; Super Pan 9: a banker with 1,000 and a bet of
+    100, the dice read), and betting closed."""
+    run.command("open_table", "supervisor")
+    run.device(deck_checked(0.05))
+    run.device(ev.ShuffleDone(device="shuffler", ts=0.1, count=52))
+    assert run.table.state == "bets_open"
+    if game == "texas-holdem":
+        run.command("seat_players", seats=[2, 5], stacks=[500, 500], button=2)
+        run.command("close_bets")
+    elif game == "super-pan-9":
+        run.command("set_banker", seat=1, capital=1000)
+        run.command("place_bet", box=2, wager="seat", amount=100, player="ana")
+        run.command("shake")
+        run.device(ev.DiceResult(device="dice", ts=1.0, dice=(1, 1, 1, 1)))
+    else:
+        wager = "versus_croupier" if game == "q-poker" else "ante"
+        run.command("place_bet", box=2, wager=wager, amount=10, player="ana")
+        run.command("close_bets")
+
+
+@pytest.fixture
+def faulty(monkeypatch):
+    """The table's handling of a device's malfunction has a bug: the report lands the table in
+    malfunction as the controller's own fault (whatever state it was in). A test module takes
+    it by importing it."""
+    def broken(self, e):
+        raise RuntimeError("handler bug")
+    from controller.table.machine import Table as Machine
+    monkeypatch.setattr(Machine, "_on_malfunction", broken)
 
 
 def asked(run: TableRunner, since: int = 0) -> list[str]:

@@ -17,7 +17,7 @@ from controller.journal import Journal
 from controller.rules.cards import Card
 from drivers import events as ev
 
-from table_helpers import asked, deck_checked, shuffler_runner
+from table_helpers import asked, bets_closed, shuffler_runner
 
 C = Card.parse
 GAMES = ["q-poker", "fortune-3-card-poker", "texas-holdem", "super-pan-9"]
@@ -40,22 +40,7 @@ def first_asked(path, game):
     """Bets on the layout (Hold'em: the players seated), betting closed (Super Pan 9: the dice
     read) and the round's first hand or card asked of the shuffler."""
     run = make(path, game)
-    run.command("open_table", "supervisor")
-    run.device(deck_checked(0.05))
-    run.device(ev.ShuffleDone(device="shuffler", ts=0.1, count=52))
-    assert run.table.state == "bets_open"
-    if game == "texas-holdem":
-        run.command("seat_players", seats=[2, 5], stacks=[500, 500], button=2)
-        run.command("close_bets")
-    elif game == "super-pan-9":
-        run.command("set_banker", seat=1, capital=1000)
-        run.command("place_bet", box=2, wager="seat", amount=100, player="ana")
-        run.command("shake")
-        run.device(ev.DiceResult(device="dice", ts=1.0, dice=(1, 1, 1, 1)))
-    else:
-        wager = "versus_croupier" if game == "q-poker" else "ante"
-        run.command("place_bet", box=2, wager=wager, amount=10, player="ana")
-        run.command("close_bets")
+    bets_closed(run, game)
     assert asked(run)[-1] in ("dispense_hand", "dispense_card")
     return run
 

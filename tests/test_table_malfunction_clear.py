@@ -18,16 +18,7 @@ from controller.table.machine import Table as Machine
 from controller.table.runner import TableRunner
 from drivers import events as ev
 
-from table_helpers import DEVICES, draw, ready
-
-
-@pytest.fixture
-def faulty(monkeypatch):
-    """The table's handling of a device's malfunction has a bug: the report lands the table in
-    malfunction as the controller's own fault (whatever state it was in)."""
-    def broken(self, e):
-        raise RuntimeError("handler bug")
-    monkeypatch.setattr(Machine, "_on_malfunction", broken)
+from table_helpers import DEVICES, draw, faulty, ready  # noqa: F401 - faulty: a fixture
 
 
 def report(t) -> None:

@@ -22,20 +22,12 @@ from controller.rules.base import Remedy, Ruling
 from controller.table.machine import ROUND_STATES, Table as Machine
 from drivers import events as ev
 
-from table_helpers import asked, deck_checked, shuffler_runner
+from table_helpers import (  # noqa: F401 - faulty: a fixture
+    asked, bets_closed, deck_checked, faulty, shuffler_runner)
 
 C = Card.parse
 GAMES = ["q-poker", "fortune-3-card-poker", "texas-holdem", "super-pan-9"]
 REFUSED = r"round 1 was settled and paid.*clear_malfunction"
-
-
-@pytest.fixture
-def faulty(monkeypatch):
-    """The table's handling of a device's malfunction has a bug: the report lands the table in
-    malfunction as the controller's own fault (whatever state it was in)."""
-    def broken(self, e):
-        raise RuntimeError("handler bug")
-    monkeypatch.setattr(Machine, "_on_malfunction", broken)
 
 
 def fault(run):
@@ -46,21 +38,7 @@ def fault(run):
 def settled(path, game):
     """A round of ``game`` dealt by the shuffler and settled (table in ``settlement``)."""
     run = shuffler_runner(path, game)
-    run.command("open_table", "supervisor")
-    run.device(deck_checked(0.05))
-    run.device(ev.ShuffleDone(device="shuffler", ts=0.1, count=52))
-    if game == "texas-holdem":
-        run.command("seat_players", seats=[2, 5], stacks=[500, 500], button=2)
-        run.command("close_bets")
-    elif game == "super-pan-9":
-        run.command("set_banker", seat=1, capital=1000)
-        run.command("place_bet", box=2, wager="seat", amount=100, player="ana")
-        run.command("shake")
-        run.device(ev.DiceResult(device="dice", ts=1.0, dice=(1, 1, 1, 1)))
-    else:
-        wager = "versus_croupier" if game == "q-poker" else "ante"
-        run.command("place_bet", box=2, wager=wager, amount=10, player="ana")
-        run.command("close_bets")
+    bets_closed(run, game)
     cards = iter(["As", "Kd", "Ah", "Kc", "2s", "3s", "4s", "5d", "7c", "8h", "9d", "Jc"])
     for _ in range(12):
         if run.table.state not in ("bets_closed", "dealing"):
