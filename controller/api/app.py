@@ -34,7 +34,8 @@ from controller.shown import kind, shown
 from controller.errors import TablectlError
 from controller.logs import get_logger
 from controller.strict_json import TooLarge, first_twice, nesting, pairs, plain, whole_number
-from controller.table.machine import COMMANDS, TEXT_EXAMPLES, TEXT_WORDS, card_text_refusal
+from controller.table.machine import (COMMANDS, TEXT_EXAMPLES, TEXT_WORDS, card_text_refusal,
+                                      card_word_refusal)
 from controller.table.secrecy import PublicEvent, scrub
 from controller.tower import light_json
 
@@ -482,7 +483,10 @@ async def _args(request: web.Request, params: tuple[str, ...]) -> dict[str, Any]
             return error(400, "bad_parameter", f"{request.match_info['name']}: {wrong}")
         # A name or a reason that spells a card: the table would refuse it (journaled as a
         # refusal, counted against the role); it is a mistake in the request, told here.
-        wrong = card_text_refusal(request.match_info["name"], key, value) \
+        # One with a card inside ("Mr Kd"): shown as typed, but every refusal, log line and
+        # journal record that quotes it masks the card ("Mr [card]"), naming nobody.
+        wrong = (card_text_refusal(request.match_info["name"], key, value)
+                 or card_word_refusal(request.match_info["name"], key, value)) \
             if key in TEXT_WORDS else None
         if wrong:
             return error(400, "bad_parameter", scrub(wrong))

@@ -47,7 +47,8 @@ from .flow import Flow, flow_for
 from .holdem_pots_view import view_pots, void_view
 from .round import BetKey, RoundData, check_amount
 from controller.rules.base import AMOUNT_LIMIT, MAX_AMOUNT, MAX_ROUND_STAKES
-from .secrecy import CardVault, PublicEvent, reads_as_card, scrub, scrub_device, shown_device
+from .secrecy import (CardVault, PublicEvent, reads_as_card, scrub, scrub_device, shown_device,
+                      written_apart)
 from . import settle_doc
 
 STATES = ["out_of_service", "shuffling", "bets_open", "bets_closed", "dice_shaking", "dealing",
@@ -3566,6 +3567,19 @@ def card_text_refusal(command: str, param: str, value: Any) -> str | None:
     return (f"{command}: {param} {shown(value)} reads as a card, which the table never shows "
             f"as text; write it otherwise, such as \"{t[:-1]}.{t[-1]}.\" or with a word beside "
             "it")
+
+
+def card_word_refusal(command: str, param: str, value: Any) -> str | None:
+    """Why the console API refuses ``value`` for the text parameter ``param`` of ``command``
+    when a card is spelled inside it (``Mr Kd``, ``shoe Kd jammed``), with the way out; None
+    when none is. The table takes and shows such text, but every message that quotes it back
+    (a refusal, its log line and journal record) masks the card, so the name it gives reads
+    ``Mr [card]`` and cannot be told from another."""
+    if not isinstance(value, str) or scrub(value) == value:
+        return None
+    return (f"{command}: {param} {shown(scrub(value))} holds a word that reads as a card, "
+            "which the table's messages mask as [card]; write it otherwise, such as "
+            f"{shown(written_apart(value.strip()))} or with the card in words")
 
 
 def _and(names: list[str]) -> str:

@@ -70,6 +70,13 @@ def scrub(text: str) -> str:
                           str(text))
 
 
+def written_apart(text: str) -> str:
+    """``text`` with every card :func:`scrub` would mask written apart (``Mr Kd`` as
+    ``Mr K.d.``): the way out offered for a name or a reason with a card inside it."""
+    return _CARD_WORD.sub(lambda m: "".join(f"{c[:-1]}.{c[-1]}." for c in
+                                            _CARD_IN_RUN.findall(m.group())), str(text))
+
+
 def scrub_device(text: str) -> str:
     """A device's own words (a malfunction's text, a jam's place, a status report's text)
     with every card spelled in them masked, its rank in any case: ``kd`` too, which
