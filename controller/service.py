@@ -48,7 +48,7 @@ from controller.cpu_latency import DEVICE as CPU_LATENCY_DEVICE
 from controller.cpu_latency import OFF as CPU_WAKEUP_OFF
 from controller.cpu_latency import CpuLatency
 from controller.errors import TablectlError, error_text
-from controller.inputs import TIMER, WaitOver
+from controller.inputs import TIMER, ButtonPressed, WaitOver
 from controller.journal import Journal, Kind
 from controller.journal_head import (Head, HeadError, HeadWriter, head_path, mismatch,
                                      read_head)
@@ -726,6 +726,9 @@ class Service:
                     waited_s=self.device_close_s)
         if self.panel is not None:
             self.panel.close()
+            await asyncio.sleep(0)      # a press handed over just before the close is queued
+        while not self.queue.empty():
+            self._not_taken(self.queue.get_nowait())
         if self._control_server is not None:
             self._control_server.close()
             for writer in list(self.subscribers):   # the listeners see the stream end
@@ -891,6 +894,7 @@ class Service:
             if not self._stopping.is_set():
                 self._watch_clock()
             if self._stopping.is_set():
+                self._not_taken(item)
                 continue
             if item is not _WAKE:
                 self._take(item)
@@ -946,6 +950,14 @@ class Service:
         head = self._current_head()
         if head is not None and self._heads is not None:
             self._heads.note(head)
+
+    def _not_taken(self, item: Any) -> None:
+        """Log a dealer's press the stop leaves untaken (on the queue once a stop was asked
+        for): the table never saw it, and the dealer may have to press it again after the
+        restart. Other inputs left are the devices' own, read again as they link up."""
+        if isinstance(item, ButtonPressed):
+            self.log.warning("button press not taken: the service was stopping",
+                             button=item.button, device=item.device)
 
     def _take(self, first: Any) -> None:
         """Handle ``first`` and the device events already waiting behind it, as one group
