@@ -627,13 +627,15 @@ def cmd_rounds(args: argparse.Namespace) -> int:
         from controller.api.throttle import HELD, RELEASED
         kinds = {CLOCK_STEP: "clock", CLOCK_BEHIND: "clock",
                  Kind.DEVICE_REFUSED.value: "refused", HELD: "held", RELEASED: "held",
-                 Kind.ROUND_OPEN.value: "changes", Kind.RECOVERY.value: "changes"}
+                 Kind.ROUND_OPEN.value: "changes", Kind.RECOVERY.value: "changes",
+                 Kind.ROUND_CLOSE.value: "closes"}
         found: dict[str, list[Record]] = {"clock": [], "refused": [], "held": [],
-                                          "changes": []}
+                                          "changes": [], "closes": []}
         for rec in snap.records(since=since, kinds=tuple(kinds)):
             found[kinds[rec.kind]].append(rec)
         clocks, refusals, holds = found["clock"], found["refused"], found["held"]
         changes = [rec for rec in found["changes"] if changes_text(rec)]
+        paid_void = paid_then_void(found["closes"])
     print(f"{'round':>8}  {'began (UTC)':<19}  {'records':>7}  {'seq':<13}  outcome")
     for r in rounds:
         began = dt.datetime.fromtimestamp(r.opened_ns // 10**9, tz=dt.timezone.utc)
@@ -660,7 +662,28 @@ def cmd_rounds(args: argparse.Namespace) -> int:
         where = f" (round {rec.round_id})" if rec.round_id is not None else ""
         print(f"Console: record {rec.seq}{where} at {_when(rec)} UTC: "
               f"{held_text(rec) or rec.kind}")
+    for settled, void in paid_void:
+        print(f"Paid and void: round {printable(str(settled.round_id))} was settled and paid "
+              f"(record {settled.seq}) and voided afterwards (record {void.seq}): the journal "
+              "says both; what was paid is the settlement (docs/controller.md, A round settled "
+              "and paid)")
     return stopped(journal, report, "The list stops", "listed")
+
+
+def paid_then_void(closes: list[Record]) -> list[tuple[Record, Record]]:
+    """Each round closed as settled (its settlement confirmed as paid) and closed again as
+    void afterwards, as an earlier version allowed: the two ``round_close`` records. The list
+    shows such a round as void, its last close; whoever audits the journal is told of both."""
+    settled: dict[str, Record] = {}
+    out = []
+    for rec in closes:
+        outcome = rec.payload.get("outcome") if isinstance(rec.payload, dict) else None
+        key = str(rec.round_id)
+        if outcome == "settled":
+            settled.setdefault(key, rec)
+        elif outcome == "void" and key in settled:
+            out.append((settled.pop(key), rec))
+    return out
 
 
 def _text(value: Any) -> str:
