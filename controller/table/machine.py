@@ -690,7 +690,9 @@ class Table:
         self._publish("controller_fault", error=type(err).__name__,
                       message=scrub(str(err))[:200])
         if self.round is not None and self.state in ROUND_STATES and self.state != "bets_open" \
-                and self.round.void is None:
+                and self.round.void is None and not self.round.paid:
+            # (a round already paid, its confirm_result cut short, is not voided: the journal
+            # holds its settlement as paid; the clear goes on as from round_complete)
             self._void(self._fault_ruling(), "controller fault")
         elif self.state == "bets_open" and self.round is not None:
             self._held_round = True     # no card out: the bets stand, as for a device failure
