@@ -182,3 +182,24 @@ def test_a_round_waiting_for_its_deck_after_a_fault_waits_for_its_devices_too(fa
             device, "sim", cls, "S1", "1.0", "ab" * 16, True)))
     t.command("clear_malfunction", role="supervisor")
     assert t.state == "shuffling" and t.round.round_id == 1
+
+
+@pytest.mark.parametrize("check", ["before", "during"])
+def test_a_shuffle_done_while_in_malfunction_opens_betting_at_the_clear(faulty, check):
+    """The shuffler finishes the shuffle asked while the table waits in malfunction: at the
+    clear the round's deck is ready and betting opens on the same round, as when the shuffle
+    is done in shuffling, rather than the table waiting in shuffling for a shuffle already
+    done, with nothing asked."""
+    from table_helpers import deck_checked
+    t = new_table("shuffler")
+    t.command("open_table", role="supervisor")
+    if check == "before":
+        t.handle_device(deck_checked())
+    report(t)
+    if check == "during":
+        t.handle_device(deck_checked())
+    t.handle_device(ev.ShuffleDone(device="shuffler", ts=1.0, count=52))
+    assert t.state == "malfunction"
+    t.command("clear_malfunction", role="supervisor")
+    assert t.state == "bets_open" and t.round.round_id == 1
+

@@ -3333,6 +3333,12 @@ class Table:
                 self._dealt()
             elif owed is not None:
                 self._street_dealt(owed)
+        elif self.state == "shuffling" and self.mode is Mode.SHUFFLER and self._deck_ready \
+                and not self.blocking_conditions():
+            # The shuffle asked came while the table waited in malfunction: the round's deck
+            # is ready, and betting opens as it would have (_on_shuffle_done).
+            self.deck_ready()
+            return
         self._resume_requests()
 
     def _clear_conditions(self) -> None:
