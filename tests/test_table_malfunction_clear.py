@@ -203,3 +203,31 @@ def test_a_shuffle_done_while_in_malfunction_opens_betting_at_the_clear(faulty, 
     t.command("clear_malfunction", role="supervisor")
     assert t.state == "bets_open" and t.round.round_id == 1
 
+
+def test_a_fault_in_the_input_that_opened_the_round_is_kept_by_its_snapshot(monkeypatch,
+                                                                           tmp_path):
+    """The controller's fault in the very input that opened the round (the round already in
+    shuffling): the round's snapshot, taken after that input, is where a restart starts from,
+    and the clear after the restart still waits for the devices (not linked since the
+    restart) as it would have without one."""
+    run, journal = _runner(tmp_path / "j.db")
+    after = Machine._published_state
+
+    def broken(self, event_data):
+        if event_data.transition.dest == "shuffling":
+            raise RuntimeError("bug in the open")
+        after(self, event_data)
+    with monkeypatch.context() as bug:
+        bug.setattr(Machine, "_published_state", broken)
+        run.command("open_table", role="supervisor")
+    assert run.table.state == "malfunction" and run.table.round.round_id == 1
+    journal.close()
+    run, journal = _runner(tmp_path / "j.db")
+    assert run.recover()["state_now"] == "malfunction"
+    with pytest.raises(TablectlError, match="not linked since the controller restarted"):
+        run.command("clear_malfunction", role="supervisor")
+    for device, cls in DEVICES.items():
+        run.device(ev.LinkUp(device=device, ts=1.0, identity=ev.DeviceIdentity(
+            device, "sim", cls, "S1", "1.0", "ab" * 16, True)))
+    run.command("clear_malfunction", role="supervisor")
+    assert run.table.state == "shuffling" and run.table.round.round_id == 1

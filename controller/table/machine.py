@@ -3411,6 +3411,9 @@ class Table:
                 "needs_shuffle": self._needs_shuffle,
                 "deck_ready": self._deck_ready, "held_round": self._held_round,
                 "held_dealing": self._held_dealing, "button": self._last_button,
+                # the controller's fault in the input that opened the round: its clear waits
+                # for the devices after a restart as before one
+                "fault_from": self._fault_from,
                 "integrity_pending": [a.to_json() for a in self.gate.pending],
                 "deck_check": self._deck_check,
                 "shuffle_after_check": self._shuffle_after_check,
@@ -3447,6 +3450,7 @@ class Table:
         self._deck_ready = bool(snap["deck_ready"])
         self._held_round = bool(snap["held_round"])
         self._held_dealing = str(snap.get("held_dealing", ""))
+        self._fault_from = str(snap.get("fault_from", ""))
         self._last_button = snap.get("button")
         self._deck_check = str(snap.get("deck_check", ""))
         self._shuffle_after_check = bool(snap.get("shuffle_after_check", False))
