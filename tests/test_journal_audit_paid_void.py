@@ -1,30 +1,15 @@
 """`journal rounds` on a journal holding a round settled and paid and voided afterwards (an
 earlier version took such a void): the list names it, with both records, for whoever audits
 the journal, rather than showing the round as void alone."""
-import pytest
-
-from controller.rules.base import Remedy, Ruling
-from controller.errors import TablectlError
-from controller.table.machine import ROUND_STATES, Table as Machine
-
 from test_journal_audit import tablectl
-from test_table_void_settled import fault, faulty, paid  # noqa: F401
+from test_table_void_settled import fault, faulty, paid, voided_as_before  # noqa: F401
 
 
 def test_a_paid_round_voided_afterwards_is_named_by_journal_rounds(faulty, monkeypatch,
                                                                     tmp_path):
     run = paid(tmp_path, "q-poker")
     fault(run)
-    with monkeypatch.context() as old:
-        # the earlier check: only a round already void (or none) was refused
-        def old_void(self, reason=""):
-            self._require(*ROUND_STATES, "shuffling", "malfunction", what="void the round")
-            if self.round is None or self.round.void is not None:
-                raise TablectlError("there is no round in play to void")
-            self._void(Ruling(Remedy.ROUND_VOID, "supervisor", str(reason)), "supervisor")
-            self.void_round()
-        old.setattr(Machine, "_cmd_void_round", old_void)
-        run.command("void_round", "supervisor", reason="player disputes the result")
+    voided_as_before(run, monkeypatch)
     closes = list(run.journal.records(kinds=["round_close"]))
     assert [c.payload["outcome"] for c in closes] == ["settled", "void"]
     run.journal.close()

@@ -145,22 +145,27 @@ def test_the_next_round_after_the_clear_is_voided_as_any(faulty, tmp_path):
     assert run.table.state == "round_void"
 
 
+def voided_as_before(run, monkeypatch):
+    """The paid round voided by the supervisor as an earlier version took it (the check then
+    refused only a round already void, or none)."""
+    def old_void(self, reason=""):
+        self._require(*ROUND_STATES, "shuffling", "malfunction", what="void the round")
+        if self.round is None or self.round.void is not None:
+            raise TablectlError("there is no round in play to void")
+        self._void(Ruling(Remedy.ROUND_VOID, "supervisor", str(reason)), "supervisor")
+        self.void_round()
+    with monkeypatch.context() as old:
+        old.setattr(Machine, "_cmd_void_round", old_void)
+        run.command("void_round", "supervisor", reason="player disputes the result")
+
+
 def test_a_journal_that_voided_a_paid_round_still_starts(faulty, monkeypatch, tmp_path):
     """Written by a controller that took the void: its replay takes it as it was played, the
     service starts, and the round shows its settlement and its void."""
     game = "q-poker"
     run = paid(tmp_path, game)
     fault(run)
-    with monkeypatch.context() as old:
-        # the earlier check: only a round already void (or none) was refused
-        def old_void(self, reason=""):
-            self._require(*ROUND_STATES, "shuffling", "malfunction", what="void the round")
-            if self.round is None or self.round.void is not None:
-                raise TablectlError("there is no round in play to void")
-            self._void(Ruling(Remedy.ROUND_VOID, "supervisor", str(reason)), "supervisor")
-            self.void_round()
-        old.setattr(Machine, "_cmd_void_round", old_void)
-        run.command("void_round", "supervisor", reason="player disputes the result")
+    voided_as_before(run, monkeypatch)
     assert run.table.state == "round_void"
     run = restart(run, tmp_path, game)
     assert run.broken is None
