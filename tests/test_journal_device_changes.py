@@ -16,40 +16,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-from controller.config import parse_text
 from controller.journal import GENESIS_HASH, Journal, body_text, canonical_json, chain_hash
-from controller.service import build_table, table_settings
-from controller.table.runner import TableRunner
 from drivers import events as ev
+from test_view_devices_configured import SHOE, SPARE, as_the_service_builds_it
 
 ROOT = Path(__file__).resolve().parents[1]
-SHOE = ev.DeviceIdentity("shoe", "sim", "R1", "0002", "1.0", "cd" * 16, True)
-SPARE = ev.DeviceIdentity("shoe", "sim", "R1", "0003", "1.0", "cd" * 16, True)
-
-TABLE = """
-[table]
-id = "T1"
-game = "q-poker"
-mode = "shoe"
-boxes = 7
-
-{devices}
-[journal]
-path = "{journal}"
-"""
-DEVICE = '[devices.{id}]\nclass = "shoe"\ntransport = "serial"\nport = "/dev/tty-{id}"\n\n'
 
 
 def started(tmp_path, *ids):
     """The runner on the test's journal with a table.toml of shoes ``ids``, journaled first
     and recovered as the daemon does at its start."""
-    cfg = parse_text(TABLE.format(devices="".join(DEVICE.format(id=i) for i in ids),
-                                  journal=tmp_path / "j.db"))
-    journal = Journal.open(tmp_path / "j.db", cfg.table_id)
-    settings = table_settings(cfg)
-    config = journal.append("config", {"table": settings}, source="service")
-    run = TableRunner(build_table(cfg.table_id, settings), journal, settings=settings,
-                      config_seq=config.seq, build=lambda s: build_table(cfg.table_id, s))
+    run = as_the_service_builds_it(tmp_path, *ids)
     run.recover()
     return run
 
