@@ -9,6 +9,8 @@ import subprocess
 import sys
 import textwrap
 
+from config_helpers import BASE
+
 RAW = "\x1b\x07\r\u202e\x9b\u2028"
 
 
@@ -23,16 +25,7 @@ def check(path):
 
 def test_a_key_holding_escapes_and_a_line_break_forges_nothing_on_the_terminal(tmp_path):
     path = tmp_path / "table.toml"
-    path.write_text(textwrap.dedent(r"""
-        [table]
-        id = "t1"
-        game = "q-poker"
-        mode = "shoe"
-        boxes = 7
-
-        [devices.shoe]
-        class = "shoe"
-        port = "/dev/tablectl/shoe"
+    path.write_text(BASE + textwrap.dedent(r"""
         "b\n  t:1: ok\u202e" = 1
 
         ["\u001b[2J\u001b]0;pwned\u0007x"]
@@ -49,17 +42,7 @@ def test_a_key_holding_escapes_and_a_line_break_forges_nothing_on_the_terminal(t
 
 def test_a_path_holding_a_right_to_left_override_is_printed_as_its_escape(tmp_path):
     path = tmp_path / "table.toml"
-    path.write_text(textwrap.dedent(fr"""
-        [table]
-        id = "t1"
-        game = "q-poker"
-        mode = "shoe"
-        boxes = 7
-
-        [devices.shoe]
-        class = "shoe"
-        port = "/dev/tablectl/shoe"
-
+    path.write_text(BASE + textwrap.dedent(fr"""
         [journal]
         path = "{tmp_path}/journal\u202egpj.db"
         """), encoding="utf-8")
