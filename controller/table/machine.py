@@ -478,6 +478,11 @@ class Table:
                                     f"invisible character; {what} must be printable text, so "
                                     "type it again without it")
             refusal = card_text_refusal(name, param, value)
+            if refusal is None and param in TEXT_WORDS and self.replay_accepted is not True:
+                # A card inside a name or a reason ("Mr Kd"): shown as typed, but every
+                # message quoting it back masks the card. An input a journal holds as taken
+                # (a version that took such text) replays as it was played.
+                refusal = card_word_refusal(name, param, value)
             if refusal is not None:
                 raise TablectlError(refusal)
         self._role = role       # for the one command that asks who gave it (seat_players)
@@ -3582,11 +3587,13 @@ def card_text_refusal(command: str, param: str, value: Any) -> str | None:
 
 
 def card_word_refusal(command: str, param: str, value: Any) -> str | None:
-    """Why the console API refuses ``value`` for the text parameter ``param`` of ``command``
-    when a card is spelled inside it (``Mr Kd``, ``shoe Kd jammed``), with the way out; None
-    when none is. The table takes and shows such text, but every message that quotes it back
-    (a refusal, its log line and journal record) masks the card, so the name it gives reads
-    ``Mr [card]`` and cannot be told from another."""
+    """Why ``value`` is refused for the text parameter ``param`` of ``command`` when a card is
+    spelled inside it (``Mr Kd``, ``shoe Kd jammed``), with the way out; None when none is.
+    Such text would be shown as typed, but every message that quotes it back (a refusal, its
+    log line and journal record) masks the card, so the name it gives reads ``Mr [card]`` and
+    cannot be told from another. The table refuses it for a command given now (the control
+    socket's), the console API before the table sees it; a journal that holds it
+    taken (written before the table refused it) replays it as it was played."""
     if not isinstance(value, str) or scrub(value) == value:
         return None
     return (f"{command}: {param} {shown(scrub(value))} holds a word that reads as a card, "
