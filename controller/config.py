@@ -30,6 +30,7 @@ from typing import Any, Callable, Mapping
 from controller.cpu_latency import MAX_US as CPU_WAKEUP_MAX, OFF as CPU_WAKEUP_OFF
 from controller.access import cannot_reach, special
 from controller.errors import TablectlError
+from controller.config_tokens import Found, Tokens, masked, values as token_values
 from controller.printable import printable
 from controller.rules import GAME_IDS, get_game
 from controller.rules.base import AMOUNT_LIMIT, MAX_AMOUNT, MAX_ROUND_STAKES, Mode
@@ -1030,6 +1031,7 @@ def validate(doc: Mapping[str, Any], text: str = "", path: str | Path | None = N
                    f"has class = \"{mode}\"",
                    f"add a [devices.{mode}] section with class = \"{mode}\", or change "
                    "table.mode")
+    _token_values(ck, doc)
     if ck.problems:
         ck.problems.sort(key=lambda p: p.line if p.line is not None else 1 << 30)
         raise ConfigError(ck.problems, path)
@@ -1046,6 +1048,60 @@ def validate(doc: Mapping[str, Any], text: str = "", path: str | Path | None = N
         log_level=logging_["level"], log_format=logging_["format"],
         cpu_wakeup_us=service["cpu_wakeup_us"],
         path=Path(path) if path else None, warnings=tuple(ck.warnings))
+
+
+def _configured_tokens(doc: Mapping[str, Any]) -> Tokens:
+    """The console tokens the file configures under [api.tokens]: each role's hash, and a
+    token written there in clear (a problem of its own, never shown either)."""
+    api = doc.get("api")
+    section = api.get("tokens") if isinstance(api, dict) else None
+    hashes: dict[str, str] = {}
+    clear: dict[str, str] = {}
+    for role, value in (section.items() if isinstance(section, dict) else ()):
+        if role not in ROLES or not isinstance(value, str):
+            continue
+        if _TOKEN_RE.match(value):
+            hashes[value] = role
+        elif len(value) >= TOKEN_MIN_CHARS and not value.lower().startswith("sha256:"):
+            clear[value] = role
+    return Tokens(hashes, clear, TOKEN_MIN_CHARS)
+
+
+def _token_values(ck: _Checker, doc: Mapping[str, Any]) -> None:
+    """A value that is, or holds, a console token the file configures (``table.id =
+    "<token>"``): a problem naming its key and line, never its text, and every other problem
+    that would quote it quotes "(not shown)" instead. A table id would be published with every
+    event, a path or a port logged: a token goes nowhere in the file but as its hash."""
+    tokens = _configured_tokens(doc)
+    if not tokens:
+        return
+    found: dict[str, tuple[tuple[str, ...], str, Found]] = {}
+    for where, value in token_values(doc):
+        hit = tokens.find(value)
+        if hit is not None:
+            found.setdefault(".".join(where), (where, value, hit))
+    if not found:
+        return
+    kept = []
+    for p in ck.problems:
+        if p.key in found:          # said by its own problem, below
+            continue
+        reason, fix = p.reason, p.fix
+        for _, value, hit in found.values():
+            reason = masked(reason, value, hit, NOT_SHOWN)
+            fix = masked(fix, value, hit, NOT_SHOWN)
+        if (reason, fix) != (p.reason, p.fix):
+            reason += f" ({NOT_SHOWN}: it holds a console token, which is never shown)"
+        kept.append(Problem(p.key, p.line, reason, fix))
+    ck.problems = kept
+    for where, _, hit in found.values():
+        ck.add(where,
+               f"is {NOT_SHOWN}: it {'is' if hit.whole else 'holds'} the console token of "
+               f"role {hit.role}, and a token is never shown",
+               "write the value meant here: a token goes nowhere in this file but as its "
+               "hash, under [api.tokens], and one written here in clear is best replaced "
+               f"(`tablectl config hash-token --new --role {hit.role}`, its hash as "
+               f"api.tokens.{hit.role})")
 
 
 def _game(ck: _Checker, table: dict[str, Any]) -> Any:
