@@ -26,7 +26,7 @@ import inspect
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Collection, Mapping
 
 from transitions import Machine
 
@@ -243,21 +243,40 @@ def _shown_keys(by_device: Mapping[str, Any]) -> dict[str, Any]:
     return {_shown_device(d): v for d, v in by_device.items()}
 
 
-def _not_ready(blocked: Mapping[str, list[str]]) -> TablectlError:
+def _not_ready(blocked: Mapping[str, list[str]],
+               gone: Collection[str] = ()) -> TablectlError:
     """The refusal for devices ``blocked`` (id -> conditions), with each condition's own way
-    out: a lost link goes when the device links again, which no clear can do for it."""
+    out: a lost link goes when the device links again, which no clear can do for it, and never
+    for a device of ``gone`` (see _gone_lost)."""
     conds = {c for cs in blocked.values() for c in cs}
     ways = []
     if conds & set(SUPERVISOR_CONDITIONS):
         ways.append("fix the device (a jam, a malfunction, another unit) and the supervisor "
                     "gives clear_malfunction")
-    if "link_lost" in conds:
+    if any("link_lost" in cs for d, cs in blocked.items() if d not in gone):
         ways.append("a lost link comes back when the device links again: check its cable "
                     "and power")
+    ways += filter(None, [_gone_lost(blocked, gone)])
     if "door_open" in conds:
         ways.append("close the door or lid left open")
-    return TablectlError(f"devices not ready: {dict(blocked)}; "
+    return TablectlError(f"devices not ready: {_shown_keys(blocked)}; "
                          + "; ".join(ways or ["clear them first"]))
+
+
+def _gone_lost(blocked: Mapping[str, Collection[str]], gone: Collection[str]) -> str | None:
+    """The way out for a lost link of a device of ``gone``: one the round in play opened with
+    that table.toml no longer names (an id of an earlier file, renamed since). No link of it
+    comes back, and nothing would clear the condition: the round ends (void_round), and the
+    next one opens with the devices the file names now. None when no such device lost its
+    link."""
+    lost = [_shown_device(d) for d in sorted(blocked) if d in gone and "link_lost" in blocked[d]]
+    if not lost:
+        return None
+    one = len(lost) == 1
+    return (f"{_and(lost)} {'is' if one else 'are'} no longer in table.toml, so "
+            f"{'its' if one else 'their'} link never comes back, and the round in play, which "
+            f"opened with {'it' if one else 'them'}, cannot go on: void the round (void_round "
+            "with the reason); the next one opens with the devices table.toml names now")
 
 
 def _configured(device: str, devices: Mapping[str, str]) -> bool:
@@ -583,22 +602,37 @@ class Table:
         return sorted(d for d in wanted if self.link_of(d) == "connecting"
                       and devices.get(d, d) not in up)
 
-    def _require_linked(self, what: str) -> None:
+    def _require_linked(self, what: str, closed: bool = False) -> None:
         """A round is not opened that could not be dealt: refused while a device the next
         round needs is connecting (devices_connecting, the rules of the tower light's amber).
         The links counted are the running process's, which the replay rebuilds from the
-        journal (its restarts and link-ups), so a refusal replays as a refusal."""
+        journal (its restarts and link-ups), so a refusal replays as a refusal. ``closed``:
+        the clear of a table out of service, which has no round; the supervisor opens it
+        (open_table) once it is cleared."""
         waiting = self.devices_connecting(next_round=True)
         if waiting:
             names = ", ".join(waiting)
             one = len(waiting) == 1
+            why = ("the table is out of service and no round is in play, but none could be "
+                   "dealt once it is opened" if closed else "the round could not be dealt")
+            then = ("; then clear the malfunction (clear_malfunction) and open the table "
+                    "(open_table)" if closed else "")
             raise TablectlError(
                 f"cannot {what}: {names} {'has' if one else 'have'} not linked since the "
-                f"controller restarted (connecting), and the round could not be dealt; wait "
+                f"controller restarted (connecting), and {why}; wait "
                 f"for {'it' if one else 'them'} to link (the tower light turns green) or check "
                 f"{'its' if one else 'their'} cable and power, or take "
                 f"{'it' if one else 'them'} out of table.toml (or configure a spare) and "
-                "restart the service")
+                f"restart the service{then}")
+
+    def _gone(self) -> set[str]:
+        """The devices of the round in play that the configuration the next round opens under
+        no longer names (the file changed while it was in play, or before a restart): nothing
+        links under such an id again."""
+        if self._next_configuration is None:
+            return set()
+        later = self._needed_devices(next_round=True)[0]
+        return {d for d in self.devices if not _configured(d, later)}
 
     def _in_view_or_next(self, device: str) -> bool:
         """``device`` is configured now or for the next round: a clear clears only its
@@ -2485,7 +2519,7 @@ class Table:
         self._round_may_open()
         blocked = self.blocking_conditions(next_round=True)
         if blocked:
-            raise _not_ready(blocked)
+            raise _not_ready(blocked, self._gone())
         self._require_linked("open the table")
         self._begin_round()
         self.open_table()
@@ -2513,7 +2547,7 @@ class Table:
                                 "wait for it or switch the table to the shoe")
         blocked = self.blocking_conditions()
         if blocked:
-            raise _not_ready(blocked)
+            raise _not_ready(blocked, self._gone())
         self._deck_ready = True
         if self.integrity is not None:
             self._integrity(self.integrity.new_deck())
@@ -2876,7 +2910,7 @@ class Table:
             # 261/96/M art. 2(4): the banker shakes again (the die back in the cup).
             blocked = self.blocking_conditions()
             if blocked:
-                raise _not_ready(blocked)
+                raise _not_ready(blocked, self._gone())
             self.commands.append(Command("dice", "shake"))
             self._reshake_asked = True
             return
@@ -2887,7 +2921,7 @@ class Table:
             raise TablectlError("name the banker's seat and capital first (set_banker)")
         blocked = self.blocking_conditions()
         if blocked:
-            raise _not_ready(blocked)
+            raise _not_ready(blocked, self._gone())
         self._start_shake()
         self.commands.append(Command("dice", "shake"))
 
@@ -3137,7 +3171,7 @@ class Table:
         self._round_may_open()
         blocked = self.blocking_conditions(next_round=True)
         if blocked:
-            raise _not_ready(blocked)
+            raise _not_ready(blocked, self._gone())
         self._require_linked("start the next round")
         self._begin_round()
         self.next_round()
@@ -3312,13 +3346,18 @@ class Table:
                 for dev, c in self.blocking_conditions_sets(next_round=as_opening)
                 if c - set(SUPERVISOR_CONDITIONS)}
         if left:
-            raise TablectlError(f"still not ready: {left}; close the door or reconnect the "
-                                "device, or switch the table to the other mode")
+            gone = self._gone()
+            ways = [_gone_lost(left, gone)]
+            if any(d not in gone or "link_lost" not in c for d, c in left.items()):
+                ways.insert(0, "close the door or reconnect the device, or switch the table to "
+                            "the other mode")
+            raise TablectlError(f"still not ready: {_shown_keys(left)}; "
+                                + "; ".join(filter(None, ways)))
         if as_opening:
             self._round_may_open()      # refused before anything is cleared
             self._require_linked("clear the malfunction and begin the next round" if new_round
                                  else "clear the malfunction of the table out of service"
-                                 if closed else "clear the malfunction")
+                                 if closed else "clear the malfunction", closed=closed)
         cleared, kept = self._supervisor_conditions()
         for dev in cleared:
             self._sensors_watch_again(dev)
@@ -3390,14 +3429,28 @@ class Table:
                                 "table.toml and restart the service, or go on dealing by "
                                 f"{self.mode.value}")
         if self.round_held():
-            raise TablectlError("bets of an unfinished round are on the layout; void the round "
-                                "or clear the malfunction first")
+            raise TablectlError(self._held_round_refusal())
         self.mode = new
         self._needs_shuffle = True
         self._deck_ready = False
         self._deck_check, self._shuffle_after_check, self._dispensing = "", False, False
         self._awaiting_shuffle, self._unanswered = False, ""
         self._publish("mode", mode=new.value)
+
+    def _held_round_refusal(self) -> str:
+        """Why the mode is not switched while the malfunction holds a round open: what the
+        round holds (its bets, or none yet: held while it waited for its shuffle), and the
+        ways out the table takes (void it now, or clear and finish it)."""
+        r = self.round
+        assert r is not None
+        holds = bool(r.bets or r.banker is not None or r.co_bankers or r.seats)
+        what = ("its bets are on the layout" if holds else
+                "no bet is on the layout yet, but the round is open")
+        return (f"round {r.round_id} is held by the malfunction and {what}: it is dealt by the "
+                f"{self.mode.value} it opened with. Void it (void_round with the reason"
+                + (", its bets returned" if holds else "") + ") and switch, or clear the "
+                "malfunction (clear_malfunction), finish the round and switch once it is "
+                "complete")
 
     # ======================================================================================
     # snapshot (taken when a round opens; recovery replays the inputs after it)
