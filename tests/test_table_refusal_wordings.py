@@ -20,7 +20,7 @@ from controller.rules import get_game
 from controller.table import Table
 from drivers import events as ev
 
-from table_helpers import DEVICES, LAYOUT, faulty  # noqa: F401 - faulty: a fixture
+from table_helpers import DEVICES, LAYOUT, faulty, table  # noqa: F401 - faulty: a fixture
 from test_config_card_names import IDENTITY, runner as config_runner, taken_before, with_device
 from test_table_opening_waits_for_links import refused, restarted, runner, up
 
@@ -46,13 +46,17 @@ def test_switch_mode_with_a_round_held_before_betting_names_no_bet(tmp_path):
     assert t.mode.value == "shuffler"
 
 
-def test_switch_mode_with_a_round_held_with_its_bets_names_them(tmp_path):
-    t = Table("T1", get_game("q-poker"), "shoe", layout_boxes=LAYOUT["q-poker"],
-              devices=DEVICES)
-    t.command("open_table", role="supervisor")
-    t.command("deck_ready")
-    t.command("place_bet", box=1, wager="versus_croupier", amount=10)
+@pytest.mark.parametrize("game, bet", [
+    ("q-poker", ("place_bet", {"box": 1, "wager": "versus_croupier", "amount": 10})),
+    # Hold'em's blinds are the betting engine's, posted as betting closes: no bet of the round
+    ("texas-holdem", ("seat_players", {"seats": [1, 2, 3], "stacks": [500] * 3})),
+])
+def test_switch_mode_with_a_round_held_with_its_bets_names_them(game, bet):
+    t = table(game)
+    t.command(bet[0], **bet[1])
+    t.command("close_bets")
     t.handle_device(ev.Jam(device="shoe", ts=0.0, where="exit"))
+    assert t.state == "malfunction" and t.round_held()
     with pytest.raises(TablectlError, match="its bets are on the layout.*its bets returned"):
         t.command("switch_mode", role="supervisor", mode="shuffler")
 

@@ -3443,7 +3443,8 @@ class Table:
         ways out the table takes (void it now, or clear and finish it)."""
         r = self.round
         assert r is not None
-        holds = bool(r.bets or r.banker is not None or r.co_bankers or r.seats)
+        # chips put down: bets, a Super Pan 9 bank, Hold'em's blinds (posted as the hand began)
+        holds = bool(r.bets or r.banker is not None or r.co_bankers or self._holdem is not None)
         what = ("its bets are on the layout" if holds else
                 "no bet is on the layout yet, but the round is open")
         return (f"round {r.round_id} is held by the malfunction and {what}: it is dealt by the "
