@@ -144,6 +144,10 @@ class GpioConfig:
     buzzer: int | str | None = None
     pull_up: bool = True            # buttons and key switch close to ground
     sensors_active_low: bool = True  # a box sensor pulls low when a card lies on it
+    # The tower light's lamps and the buzzer are on while their pin is low (a relay board
+    # that switches on a low input); gpiozero's active_high, so off is the pin high.
+    light_active_low: bool = False
+    buzzer_active_low: bool = False
     bounce_ms: int = 20
     # The same button again this soon after its last press is a repeat (a bounce, a double
     # press): reported, not acted on, so one press moves the table one step. 0: no guard.
@@ -628,6 +632,11 @@ SCHEMA: dict[str, dict[str, Key]] = {
                                           "pull-up); false: they close to 3.3 V"),
         "sensors_active_low": Key("bool", True, help="a box sensor reads low when a card lies "
                                                      "on it"),
+        "light_active_low": Key("bool", False, help="the tower light's lamps are on while their "
+                                                    "pin is low (a relay board that switches on "
+                                                    "a low input); false: while it is high"),
+        "buzzer_active_low": Key("bool", False, help="the buzzer sounds while its pin is low; "
+                                                     "false: while it is high"),
         "bounce_ms": Key("int", 20, check=lambda v: "" if 0 <= v <= 1000 else
                          "must be 0-1000 milliseconds", help="debounce time of the inputs"),
         "repeat_guard_ms": Key("int", 1000, check=lambda v: "" if 0 <= v <= 10000 else
@@ -675,9 +684,10 @@ _TYPE_NAMES = {"str": "a string in quotes", "hex": "hex digits in quotes", "int"
 _POLARITY_RE = re.compile(r"active|pull|invert|polarity|_low|_high|^low|^high", re.I)
 _POLARITY_FIX = ("under [gpio]: pull_up = true when the buttons and the key switch close to "
                  "ground (false: to 3.3 V), sensors_active_low = true when a card on a box pulls "
-                 "its sensor's pin low; the lamps and the buzzer are on while their pin is high "
-                 "and have no setting (a relay board that switches on low needs a driver that "
-                 "switches on high)")
+                 "its sensor's pin low, light_active_low = true when the lamps and "
+                 "buzzer_active_low = true when the buzzer are on while their pin is low (a "
+                 "relay board that switches on a low input; false, the default: on while it is "
+                 "high); the lamps take one setting for all of them")
 
 
 def _suggest(word: str, options: Any) -> str:
@@ -748,7 +758,7 @@ class _Checker:
                     self.token_name(path, key, value, allowed)
                     continue
                 if path[0] == "gpio" and _POLARITY_RE.search(str(key)):
-                    self.add(path + (key,), "unknown key: the panel's polarity is set by two "
+                    self.add(path + (key,), "unknown key: the panel's polarity is set by four "
                              "keys of [gpio] only", _POLARITY_FIX)
                     continue
                 self.add(path + (key,), "unknown key", _suggest(key, allowed))
@@ -1520,7 +1530,10 @@ def _gpio(ck: _Checker, doc: Mapping[str, Any], boxes: Any) -> GpioConfig | None
     config = GpioConfig(buttons=buttons, key_switch=top["key_switch"], box_sensors=sensors,
                         light=light, buzzer=top["buzzer"], pull_up=top["pull_up"],
                         sensors_active_low=top["sensors_active_low"],
+                        light_active_low=top["light_active_low"],
+                        buzzer_active_low=top["buzzer_active_low"],
                         bounce_ms=top["bounce_ms"], repeat_guard_ms=top["repeat_guard_ms"])
+    _polarity_fitted(ck, gdoc)
     # One pin, one job: a pin used twice is a wiring mistake.
     used: dict[int, tuple[str, int | str]] = {}
     for name, pin in _panel_pins(ck, config):
@@ -1536,6 +1549,23 @@ def _gpio(ck: _Checker, doc: Mapping[str, Any], boxes: Any) -> GpioConfig | None
             used[bcm] = (name, pin)
         _fixed_pull_up(ck, config, name, pin, bcm)
     return config
+
+
+def _polarity_fitted(ck: _Checker, gdoc: Mapping[str, Any]) -> None:
+    """An output set active-low where the output has no pin: the lamps or buzzer the relay
+    board was wired for are missing from the file, and would never be driven. (false, the
+    default, written for an output not fitted changes nothing.)"""
+    # Fitted as written: a pin written wrong is a problem of its own, said at its line.
+    lamps = gdoc.get("light")
+    for key, fitted, what, way in (
+            ("light_active_low", isinstance(lamps, dict) and bool(lamps), "no lamp",
+             "give the lamps' pins under [gpio.light] (green, amber, red)"),
+            ("buzzer_active_low", "buzzer" in gdoc, "no buzzer",
+             "give the buzzer's pin under [gpio] (buzzer = PIN)")):
+        if gdoc.get(key) is True and not fitted:
+            ck.add(("gpio", key), f"is true (on while the pin is low), but {what} is fitted: "
+                   "no pin is given for it, so nothing would be driven this way",
+                   f"{way} as wired, or remove {key}")
 
 
 # GPIO2 and GPIO3 (I2C SDA and SCL) have a 1.8 kOhm pull-up to 3.3 V on the board: gpiozero

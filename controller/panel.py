@@ -168,10 +168,15 @@ class Panel:
                 s.when_activated = self._sensed(n, True)
                 s.when_deactivated = self._sensed(n, False)
                 self._sensors.append(s)
+            # Opened off: gpiozero sets the pin to its inactive level as it makes it an
+            # output (high for a relay board that switches on low), before any signal.
             for colour, pin in self.gpio.light.items():
-                self._lamps[colour] = self._claim(LED(pin, **kw))
+                self._lamps[colour] = self._claim(LED(
+                    pin, active_high=not self.gpio.light_active_low, initial_value=False, **kw))
             if self.gpio.buzzer is not None:
-                self._buzzer = self._claim(Buzzer(self.gpio.buzzer, **kw))
+                self._buzzer = self._claim(Buzzer(
+                    self.gpio.buzzer, active_high=not self.gpio.buzzer_active_low,
+                    initial_value=False, **kw))
         except Exception as exc:   # gpiozero's errors, and the pin library's own (lgpio's
             self.close()           # "GPIO busy" when another process holds a pin)
             raise TablectlError(
@@ -193,6 +198,15 @@ class Panel:
 
     def close(self) -> None:
         """Turn the outputs off and release every pin."""
+        # Off first, at the inactive level of each output's polarity: gpiozero's close only
+        # makes the pin an input (lgpio: floating, no pull), so the lamp goes dark at the
+        # level the configuration says is off, not at whatever the line drifts to.
+        for output in [*self._lamps.values(), self._buzzer]:
+            try:
+                if output is not None:
+                    output.off()
+            except Exception:  # closing must never stop the shutdown
+                pass
         for device in reversed(self._devices):
             try:
                 device.close()

@@ -1,7 +1,9 @@
 """``tablectl panel check``: try the dealer panel's wiring after installing a table.
 
 It shows each tower-light signal in turn (with its buzzer pattern) and prints every button, key
-switch and box-sensor input as it happens, for ``--seconds``. Stop the service first: the
+switch and box-sensor input as it happens, for ``--seconds``. The lamps and the buzzer are driven
+as the service drives them, with the polarity of [gpio] (light_active_low, buzzer_active_low):
+off from the moment the pins are opened, and left off. Stop the service first: the
 panel's pins can be held by one process only.
 """
 from __future__ import annotations
@@ -60,6 +62,11 @@ def describe_input(event: Any) -> str:
     return kind
 
 
+def _on_when(active_low: bool) -> str:
+    """How an output's polarity is said, so the technician knows what the pin should read."""
+    return " (on while the pin is low)" if active_low else " (on while the pin is high)"
+
+
 def run_check(gpio: GpioConfig, seconds: float, out: TextIO, *, pin_factory: Any = None,
               step_s: float = 2.0) -> list[Any]:
     """Cycle the signals (``step_s`` each) while printing inputs, for ``seconds`` in all.
@@ -70,8 +77,10 @@ def run_check(gpio: GpioConfig, seconds: float, out: TextIO, *, pin_factory: Any
         fitted = [f"buttons: {', '.join(gpio.buttons) or 'none'}",
                   f"key switch: {'fitted' if gpio.key_switch is not None else 'none'}",
                   f"box sensors: {len(gpio.box_sensors)}",
-                  f"lamps: {', '.join(gpio.light) or 'none'}",
-                  f"buzzer: {'fitted' if gpio.buzzer is not None else 'none'}"]
+                  f"lamps: {', '.join(gpio.light) or 'none'}"
+                  + (_on_when(gpio.light_active_low) if gpio.light else ""),
+                  f"buzzer: {'fitted' if gpio.buzzer is not None else 'none'}"
+                  + (_on_when(gpio.buzzer_active_low) if gpio.buzzer is not None else "")]
         print("panel: " + "; ".join(fitted), file=out)
         if panel.key_on is not None:
             print(f"key switch is {'on' if panel.key_on else 'off'}", file=out)

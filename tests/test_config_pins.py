@@ -249,16 +249,52 @@ def test_a_bcm_number_past_the_header_says_the_range():
 @pytest.mark.parametrize("section, key", [("gpio", "active_low"), ("gpio", "active_high"),
                                           ("gpio.buttons", "pull_up"),
                                           ("gpio.light", "active_high"),
-                                          ("gpio.light", "active_low")])
+                                          ("gpio.light", "active_low"),
+                                          ("gpio.light", "red_active_low"),
+                                          ("gpio", "lamps_active_low")])
 def test_a_polarity_named_where_the_panel_has_none_says_which_keys_set_it(section, key):
-    """The panel's polarity is set by gpio.pull_up (buttons, key switch) and
-    gpio.sensors_active_low (box sensors) only; the lamps and the buzzer are on when their pin
-    is high. A polarity written anywhere else is refused naming those keys and the lamps' own
-    polarity, not with a guess at the closest key (``active_low`` is not
-    ``sensors_active_low`` when it was meant for the buttons) or the list of lamp colours."""
+    """The panel's polarity is set by four keys of [gpio]: pull_up (buttons, key switch),
+    sensors_active_low (box sensors), light_active_low (every lamp) and buzzer_active_low. A
+    polarity written anywhere else (on one lamp, which cannot take one of its own) is refused
+    at its line naming those keys, not with a guess at the closest key (``active_low`` is
+    not ``sensors_active_low`` when it was meant for the buttons) or the list of lamp
+    colours."""
     text = BASE + f"\n[{section}]\n{key} = false\n"
     p = problems(text)[f"{section}.{key}"]
     assert p.line == line_of(text, f"{key} =")
     assert "did you mean" not in p.fix
-    assert "pull_up" in p.fix and "sensors_active_low" in p.fix
-    assert "lamps and the buzzer" in p.fix and "high" in p.fix
+    for setting in ("pull_up", "sensors_active_low", "light_active_low", "buzzer_active_low"):
+        assert setting in p.fix
+    assert "relay board" in p.fix and "one setting for all of them" in p.fix
+
+
+def test_the_lamps_and_the_buzzer_take_a_polarity_each():
+    text = BASE + "\n[gpio]\nbuzzer = 19\nlight_active_low = true\n[gpio.light]\nred = 18\n"
+    gpio = parse_text(text).gpio
+    assert gpio.light_active_low is True and gpio.buzzer_active_low is False
+    default = parse_text(BASE + "\n[gpio]\nbuzzer = 19\n").gpio
+    assert (default.light_active_low, default.buzzer_active_low) == (False, False)
+    assert panel_opens(gpio) == "ok"
+
+
+@pytest.mark.parametrize("key", ["light_active_low", "buzzer_active_low"])
+@pytest.mark.parametrize("value", ['"yes"', "1", '"true"'])
+def test_a_polarity_that_is_not_true_or_false_is_refused_at_its_line(key, value):
+    text = BASE + f"\n[gpio]\nbuzzer = 19\n{key} = {value}\n[gpio.light]\nred = 18\n"
+    p = problems(text)[f"gpio.{key}"]
+    assert p.line == line_of(text, f"{key} =")
+    assert "true or false" in p.reason and p.fix
+
+
+@pytest.mark.parametrize("key, others, way", [
+    ("light_active_low", "buzzer = 19\n", "[gpio.light]"),
+    ("buzzer_active_low", "[gpio.light]\nred = 18\n", "buzzer = PIN")])
+def test_a_polarity_for_an_output_not_fitted_is_refused_at_its_line(key, others, way):
+    """The relay board's polarity written, its lamps (or buzzer) not: they would never be
+    driven. Refused at the key's line, with both ways out."""
+    text = BASE + f"\n[gpio]\n{key} = true\n{others}"
+    p = problems(text)[f"gpio.{key}"]
+    assert p.line == line_of(text, f"{key} =")
+    assert "no pin" in p.reason and way in p.fix and f"remove {key}" in p.fix
+    # false, the default, written for an output not fitted changes nothing
+    assert parse_text(text.replace(f"{key} = true", f"{key} = false")).gpio is not None
