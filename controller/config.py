@@ -31,6 +31,7 @@ from controller.cpu_latency import MAX_US as CPU_WAKEUP_MAX, OFF as CPU_WAKEUP_O
 from controller.access import cannot_reach, special
 from controller.errors import TablectlError
 from controller.config_tokens import Found, Tokens, masked, values as token_values
+from controller.inputs import BUTTONS
 from controller.printable import printable
 from controller.rules import GAME_IDS, get_game
 from controller.rules.base import AMOUNT_LIMIT, MAX_AMOUNT, MAX_ROUND_STAKES, Mode
@@ -47,7 +48,6 @@ RESERVED_IDS = {"panel": "dealer panel", "timer": "daemon's timed waits",
                 "service": "daemon itself", "table": "table machine",
                 "integrity": "deck-integrity monitor", "croupier": "croupier's own shuffle",
                 **{role: f"console's {role} role" for role in ROLES}}
-BUTTONS = ("close_bets", "misdeal", "exposed_card", "confirm")
 LIGHTS = ("green", "amber", "red")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 LOG_FORMATS = ("auto", "json", "console")

@@ -15,7 +15,8 @@ from typing import Any, ClassVar
 from drivers.events import EVENT_TYPES, DeviceEvent, event_from_json
 
 PANEL = "panel"
-BUTTONS = ("close_bets", "misdeal", "exposed_card", "confirm")
+# ``silence`` silences the tower light's buzzer while the alarm stays (Table.alarm_causes).
+BUTTONS = ("close_bets", "misdeal", "exposed_card", "confirm", "silence")
 # The device id of the service's timer: the table's ``wait`` commands go to it, and its
 # ``wait_over`` inputs come from it.
 TIMER = "timer"
@@ -25,7 +26,8 @@ TIMER = "timer"
 class ButtonPressed(DeviceEvent):
     """The croupier pressed one of the panel's buttons: ``close_bets`` (no more bets),
     ``misdeal`` (declares a misdeal), ``exposed_card`` (reports a card exposed by mistake) or
-    ``confirm`` (confirms a result or a prompted action)."""
+    ``confirm`` (confirms a result or a prompted action) or ``silence`` (silences the buzzer
+    of the alarm sounding, the light staying as it is)."""
 
     kind: ClassVar[str] = "button_pressed"
     button: str

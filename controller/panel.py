@@ -16,7 +16,8 @@ threads; the event is put on the queue with ``loop.call_soon_threadsafe``):
 The tower light shows one :class:`Light` at a time (:meth:`Panel.show`): green steady when the
 table is ready, amber when it waits (steady) or needs the croupier (blinking, one beep), red when
 a round is void (steady, one beep), the table is out of service (steady) or a device failed
-(blinking, buzzer until the signal changes or :meth:`Panel.silence`).
+(blinking, buzzer until the signal changes or the alarm is silenced: ``show(..., silenced=True)``,
+which the daemon passes once the table journaled the silence, controller.tower).
 
 Pins come from gpiozero's pin factory: lgpio on a Raspberry Pi (the Pi 5 included), the mock
 factory in tests (``GPIOZERO_PIN_FACTORY=mock`` or ``pin_factory=MockFactory()``).
@@ -124,6 +125,7 @@ class Panel:
         self._lamps: dict[str, Any] = {}
         self._buzzer: Any = None
         self._light = Light.OFF
+        self._silenced = False
         self._lock = threading.Lock()
 
     @classmethod
@@ -218,6 +220,7 @@ class Panel:
         self._lamps.clear()
         self._key = self._buzzer = None
         self._light = Light.OFF      # the lamps are dark: the next signal is shown afresh
+        self._silenced = False
 
     def __enter__(self) -> "Panel":
         return self.open()
@@ -276,26 +279,35 @@ class Panel:
         """The signal shown now (None: the last one asked for could not be shown)."""
         return self._light
 
-    def show(self, light: Light | str) -> None:
-        """Show one signal on the tower light (and sound the buzzer where it says so). The
-        signal already shown is left as it is: the daemon calls this after every input, and
-        a beep (or a buzzer silenced) must not start again with each card or button.
+    @property
+    def silenced(self) -> bool:
+        """Whether the buzzer is kept quiet for the signal shown (its alarm was silenced)."""
+        return self._silenced
+
+    def show(self, light: Light | str, silenced: bool = False) -> None:
+        """Show one signal on the tower light (and sound the buzzer where it says so, unless
+        ``silenced``: the alarm was silenced, its light stays). The signal already shown is
+        left as it is: the daemon calls this after every input, and a beep must not start
+        again with each card or button; only the buzzer follows a change of ``silenced``.
         TablectlError when a lamp or the buzzer cannot be driven; the next call tries again."""
         light = Light(light)
         with self._lock:
-            if light is self._light:
+            if light is self._light and silenced == self._silenced:
                 return
             try:
-                self._drive(light)
+                if light is self._light:
+                    self._sound(light, silenced)     # the lamps are right: the buzzer only
+                else:
+                    self._drive(light, silenced)
             except Exception as exc:
                 self._light = None   # not shown: the same signal asked again is driven again
                 raise TablectlError(f"the tower light cannot show {light.value} "
                                     f"({error_text(exc, _LIGHT_CHECK)})") from None
-            self._light = light
+            self._light, self._silenced = light, silenced
 
-    def _drive(self, light: Light) -> None:
+    def _drive(self, light: Light, silenced: bool) -> None:
         """Set every lamp and the buzzer to ``light``'s pattern."""
-        lamps, buzz = _SIGNALS[light]
+        lamps, _ = _SIGNALS[light]
         for colour, led in self._lamps.items():
             how = lamps.get(colour)
             if how == "blink":
@@ -304,6 +316,10 @@ class Panel:
                 led.on()
             else:
                 led.off()
+        self._sound(light, silenced)
+
+    def _sound(self, light: Light, silenced: bool) -> None:
+        buzz = None if silenced else _SIGNALS[light][1]
         if self._buzzer is not None:
             if buzz == "once":
                 self._buzzer.beep(on_time=0.3, off_time=0.1, n=1, background=True)
@@ -311,11 +327,6 @@ class Panel:
                 self._buzzer.beep(on_time=0.2, off_time=0.8, n=None, background=True)
             else:
                 self._buzzer.off()
-
-    def silence(self) -> None:
-        """Stop the buzzer, keeping the light (the supervisor acknowledged the alarm)."""
-        if self._buzzer is not None:
-            self._buzzer.off()
 
     def beep(self, times: int = 1) -> None:
         """Short beeps, e.g. to acknowledge a button."""

@@ -65,7 +65,7 @@ from controller.table import Table
 from controller.table.machine import Command
 from controller.table.runner import ReplayDiverged, TableRunner
 from controller.table.secrecy import PublicEvent, reads_as_card, redact_device_event, scrub
-from controller.tower import tower_light
+from controller.tower import buzzer_silenced, tower_light
 from drivers import events as ev
 from drivers.driver import Delivery, DeviceRefused
 from drivers.link import LinkDown
@@ -1121,7 +1121,8 @@ class Service:
             # light keeps the last signal the journal vouches for until the panel closes.
             return
         try:
-            self.panel.show(tower_light(self.runner.table))
+            table = self.runner.table
+            self.panel.show(tower_light(table), silenced=buzzer_silenced(table))
         except TablectlError as exc:
             # The input is journaled and acted on; only the lamp on the table is wrong. The
             # table goes on (the pit display's light is right), said once until it works again.

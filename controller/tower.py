@@ -11,12 +11,17 @@ of, so not red, but the croupier must not go on as if the table were ready (and 
 opens meanwhile: the table refuses it, naming the device); the state's colour comes back as
 soon as it links. The GPIO panel and the pit display both ask this module, so the lamp on
 the table and the one on the page never disagree.
+
+The buzzer sounds with the red blinking light (malfunction) until the croupier's ``silence``
+button or the supervisor's ``silence_buzzer`` silences it: the light stays, and an alarm
+not silenced yet (another device failing, a door opened) sounds it again.
 """
 from __future__ import annotations
 
 from typing import Any
 
 from controller.panel import COLOURS, Light
+from controller.table.secrecy import shown_device
 
 LIGHT_OF_STATE = {
     "out_of_service": Light.OUT_OF_SERVICE, "shuffling": Light.WAITING,
@@ -42,6 +47,27 @@ def tower_light(table: Any) -> Light:
             next_round=table.state in _BETWEEN_ROUNDS):
         return Light.WAITING
     return signal
+
+
+def alarm_causes(table: Any) -> frozenset[str]:
+    """What sounds the buzzer: each reason for the malfunction light (``"shoe: jam"``, a
+    table held ``"malfunction"``, ``"deck integrity"``); empty while the light is not red
+    and blinking."""
+    if tower_light(table) is not Light.MALFUNCTION:
+        return frozenset()
+    causes = {f"{shown_device(d)}: {c}" for nxt in (False, True)
+              for d, cs in table.blocking_conditions_sets(next_round=nxt) for c in cs}
+    if table.state == "malfunction":
+        causes.add("malfunction")
+    if not table.gate.may_open_round():
+        causes.add("deck integrity")
+    return frozenset(causes)
+
+
+def buzzer_silenced(table: Any) -> bool:
+    """Whether every alarm sounding now was silenced (the light stays as it is)."""
+    causes = alarm_causes(table)
+    return bool(causes) and causes <= table.silenced_alarms
 
 
 def light_json(table: Any) -> dict[str, str]:

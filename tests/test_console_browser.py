@@ -658,6 +658,15 @@ def test_shuffler_jam_while_dealing_shows_art_11_5_and_the_supervisor_switches_t
     expect(boss.locator("[data-command=switch_mode]")).to_be_visible()
     assert boss.locator("[data-command=void_round]").count() == 0    # already void
     shot(boss, "q-poker-supervisor-malfunction")
+    # the buzzer called the supervisor, who silences it from the page; the light stays red
+    assert dealer.locator("[data-command=silence_buzzer]").count() == 0
+    front(boss).locator("[data-command=silence_buzzer]").click()
+    expect(display.get_by_test_id("events")).to_contain_text("buzzer silenced")
+    expect(display.get_by_test_id("light")).to_have_attribute("data-colour", "red")
+    with live.journal() as journal:
+        silenced = journal.last(kind="table")
+    assert silenced.payload["kind"] == "buzzer_silenced", silenced.payload
+    assert silenced.payload["role"] == "supervisor" and "shuffler: jam" in silenced.payload["alarms"]
     # art. 11(5): replace the shuffler or deal from the shoe; the supervisor switches
     front(boss).locator("[data-command=switch_mode]").click()
     expect(display.locator("#mode")).to_contain_text("派牌盒")

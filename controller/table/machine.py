@@ -221,6 +221,9 @@ COMMANDS: dict[str, CommandSpec] = {c.name: c for c in (
                 "the deck was checked after an integrity alarm; the table may go on"),
     CommandSpec("switch_mode", ("supervisor",), ("mode",),
                 "deal with the shoe or the shuffler from the next round"),
+    CommandSpec("silence_buzzer", ("supervisor",), (),
+                "silence the tower light's buzzer while the alarm stays (the light stays red "
+                "and blinking); a new alarm sounds it again"),
 )}
 
 
@@ -368,6 +371,10 @@ class Table:
         self.holdem_options = {"small_blind": 1, "big_blind": 2, "structure": "no-limit",
                                "rake": 0, **dict(holdem or {})}
         self._supervisor_key = False
+        # The alarms (controller.tower.alarm_causes) whose buzzer was silenced: it sounds again
+        # for one not among them. An alarm that ends leaves the set after the input that
+        # ended it (_alarms_ended), so the same fault coming back is a new alarm.
+        self.silenced_alarms: frozenset[str] = frozenset()
         # The shuffler's deck check (shuffler mode): the deck is checked once gathered, before
         # it is shuffled. "" not checked since gathered, "asked" the result is awaited,
         # "busy" the shuffler refused it as busy (still owed: asked again once it is free),
@@ -445,6 +452,18 @@ class Table:
                          **dict(record.get("args") or {}))
         else:
             self._guarded(self.recover_after_restart)
+            self._alarms_ended()
+
+    def _alarms_ended(self) -> None:
+        """Forget the silence of alarms that are over, after every input: the same fault
+        coming back later is a new alarm, and sounds."""
+        if self.silenced_alarms:
+            self.silenced_alarms &= self.alarm_causes()
+
+    def alarm_causes(self) -> frozenset[str]:
+        """What sounds the buzzer now (controller.tower.alarm_causes): empty when nothing."""
+        from controller.tower import alarm_causes
+        return alarm_causes(self)
 
     def _guarded(self, fn: Callable[..., None], *args: Any, **kwargs: Any) -> None:
         try:
@@ -504,11 +523,12 @@ class Table:
                 refusal = card_word_refusal(name, param, value)
             if refusal is not None:
                 raise TablectlError(refusal)
-        self._role = role       # for the one command that asks who gave it (seat_players)
+        self._role = role       # for the commands that ask who gave them
         try:
             self._guarded(fn, **args)
         finally:
             self._role = None
+        self._alarms_ended()
 
     def handle_device(self, event: ev.DeviceEvent) -> None:
         """Take one device event. Never raises for an event out of place: that becomes an
@@ -525,6 +545,7 @@ class Table:
             self._guarded(handler, event)
         except TablectlError as exc:   # a device event is a fact: never refused
             self._irregular_event(event, str(exc))
+        self._alarms_ended()
 
     # ======================================================================================
     # queries
@@ -807,6 +828,26 @@ class Table:
     def _cmd_clear_integrity(self, supervisor: str) -> None:
         cleared = self.gate.clear(supervisor)
         self._publish("integrity_cleared", supervisor=str(supervisor), alarms=len(cleared))
+
+    def _cmd_silence_buzzer(self) -> None:
+        self._silence(self._role or "supervisor", by="console")
+
+    def _silence(self, role: str, by: str) -> None:
+        """Silence the buzzer of the alarms sounding now; published (and so journaled, with
+        the input that asked for it, before the service turns the buzzer off)."""
+        causes = self.alarm_causes()
+        if not causes:
+            raise TablectlError(
+                "nothing to silence: the buzzer sounds on its own only while the tower light "
+                "blinks red (a device failed, jammed, its door open or its link lost, or a "
+                "deck integrity alarm stops the table), and it does not now")
+        if causes <= self.silenced_alarms:
+            raise TablectlError(
+                "the buzzer is already silenced for the alarm on now ("
+                + ", ".join(sorted(causes)) + "); it sounds again for a new one. The light "
+                "stays red until a supervisor deals with the alarm")
+        self.silenced_alarms = causes
+        self._publish("buzzer_silenced", role=role, by=by, alarms=sorted(causes))
 
     def _irregular_event(self, event: ev.DeviceEvent, why: str) -> None:
         self._publish("irregular_event", device=event.device, event=event.kind,
@@ -1827,6 +1868,11 @@ class Table:
         event (the command's error names why)."""
         role = "supervisor" if self._supervisor_key else "dealer"
         name, args = e.button, {}
+        if e.button == "silence":
+            # The croupier's own button, at the table where the buzzer sounds: taken from
+            # either role (the console's silence_buzzer is the supervisor's).
+            self._silence(role, by="button")
+            return
         if e.button == "close_bets":
             name = "shake" if self.flow.dice and self.state in ("bets_closed", "dice_shaking") \
                 else "close_bets"
@@ -3486,7 +3532,11 @@ class Table:
                 "supervisor_key": self._supervisor_key,
                 # the devices linked to the process that opened the round (None: all its
                 # links): the replay from here counts them as that process did
-                "linked": sorted(self._linked) if self._linked is not None else None}
+                "linked": sorted(self._linked) if self._linked is not None else None,
+                # an alarm silenced before the round opened (left out when none, as every
+                # snapshot of an earlier version is)
+                **({"silenced_alarms": sorted(self.silenced_alarms)}
+                   if self.silenced_alarms else {})}
 
     def restore(self, snap: Mapping[str, Any]) -> None:
         """Put the table back as :meth:`snapshot` described it (before replaying inputs)."""
@@ -3522,6 +3572,7 @@ class Table:
         self._bank_bettors = tuple(int(b) for b in bettors) if bettors is not None else None
         self._house_capital = snap.get("house_co_bank_capital", self.house_co_bank_capital)
         self._supervisor_key = bool(snap.get("supervisor_key", False))
+        self.silenced_alarms = frozenset(snap.get("silenced_alarms", ()))
         from controller.integrity.alarms import Alarm
         self.gate.pending = [Alarm.from_json(a) for a in snap.get("integrity_pending", [])]
         self._held_alarms = []

@@ -720,6 +720,8 @@
       const who = field("input", "integrity-supervisor", { type: "text", placeholder: "主任 supervisor", "aria-label": "supervisor", size: "10" });
       add(who, button("clear_integrity", () => ({ supervisor: who.value }), { class: "danger" }));
     }
+    // The red blinking light's buzzer; the light stays until the alarm is dealt with.
+    if (d.light && d.light.signal === "malfunction" && can("silence_buzzer")) add(button("silence_buzzer"));
     // In malfunction, and in any state while a device reports a jam or malfunction (the table
     // clears only that condition there, and it would stop the next round).
     const toClear = supervisorConditions(d, v);

@@ -111,6 +111,7 @@ window.L = {
     controller_fault: ["控制器故障", "controller fault"], controller_restarted: ["控制器重新啟動", "controller restarted"],
     cards_needed: ["請輸入未能讀取的牌", "cards to enter"], settlement_refused: ["未能派彩，請主任處理", "cannot settle: supervisor needed"],
     commands_held: ["指令被拒太多，暫停接受", "commands held back"], commands_released: ["恢復接受指令", "commands taken again"],
+    buzzer_silenced: ["蜂鳴器已靜音", "buzzer silenced"],
   },
   commands: {
     open_table: ["開枱", "Open table"], close_table: ["收枱", "Close table"],
@@ -123,6 +124,6 @@ window.L = {
     enter_cards: ["輸入牌", "Enter cards"], confirm_result: ["確認結果", "Confirm result"], next_round: ["下一局", "Next round"],
     misdeal: ["派牌失誤", "Misdeal"], exposed_card: ["牌被翻開", "Exposed card"],
     void_round: ["本局作廢", "Void round"], clear_integrity: ["解除完整性警報", "Clear integrity alarm"], clear_malfunction: ["解除故障", "Clear malfunction"],
-    switch_mode: ["轉換派牌方式", "Switch mode"],
+    switch_mode: ["轉換派牌方式", "Switch mode"], silence_buzzer: ["蜂鳴器靜音", "Silence buzzer"],
   },
 };
