@@ -208,6 +208,21 @@ def test_udev_rules_take_an_ftdi_adapters_frames_at_once():
                for _, matches, assigns in rules)
 
 
+def test_udev_links_named_by_a_serial_number_are_made_only_for_devices_that_give_one():
+    # A USB device may give no serial number (usb_serial is then left empty): its link was
+    # /dev/tablectl/usb-, which every other such device fought it for. Its access to the
+    # service's group is granted all the same.
+    rules = parse_udev((SYSTEMD / "99-tablectl.rules").read_text())
+    named = [(number, matches) for number, matches, assigns in rules
+             if any(k == "SYMLINK" and "{serial}" in v for k, _, v in assigns)]
+    assert named
+    for number, matches in named:
+        assert {("ATTR", "{serial}", "?*"), ("ATTRS", "{serial}", "?*")} & set(matches), number
+    assert any(("SUBSYSTEM", None, "usb") in matches and ("GROUP", None, "tablectl") in assigns
+               and not any(a == "{serial}" for _, a, _ in matches)
+               for _, matches, assigns in rules)
+
+
 def test_udev_parser_rejects_mistakes():
     with pytest.raises(AssertionError, match="cannot parse"):
         parse_udev('SUBSYSTEM=="tty", SYMLINK+=tablectl/x')
