@@ -29,6 +29,8 @@ WRITE_TIMEOUT_MS = 1000
 # timeout still closes it.
 TRANSIENT_ERRNOS = frozenset({errno.EPIPE, errno.EIO, errno.EOVERFLOW, errno.EINTR})
 RETRY_PAUSE_S = READ_TIMEOUT_MS / 1000   # a device failing at once again must not spin
+# The open of a device node libusb was refused: the node's mode or group, which udev sets.
+DENIED_ERRNOS = frozenset({errno.EACCES, errno.EPERM})
 
 
 class SerialNumberShared(TransportError):
@@ -73,6 +75,8 @@ class UsbTransport(Transport):
         self._dev = None
         self._ep_in = self._ep_out = None
         self._failing = False       # a transfer failed and none has carried bytes since
+        self._read_size = READ_SIZE
+        self._empty = False         # the last read ended at once with no byte (a ZLP)
 
     def _find(self):
         backend = load_backend(self.backend_name)
@@ -92,13 +96,24 @@ class UsbTransport(Transport):
                     f"plugged in (serial numbers {found}); set usb_serial in this device's "
                     "table configuration to the one it is")
             return devices[0] if devices else None
-        found = []
+        found, denied = [], []
         for dev in devices:
             try:
-                if usb.util.get_string(dev, dev.iSerialNumber) == self.serial:
+                if _read_serial(dev) == self.serial:
                     found.append(dev)
-            except (usb.core.USBError, ValueError):
-                continue
+                    continue
+            except (usb.core.USBError, ValueError, NotImplementedError) as exc:
+                if getattr(exc, "errno", None) in DENIED_ERRNOS:
+                    denied.append(_node(dev))
+            _dispose(dev)
+        if not found and denied:
+            # Its serial number cannot be read without opening it: a device the service may
+            # not open was "not found", and the technician looked for a cable at fault.
+            units = "device" if len(denied) == 1 else f"devices ({len(denied)})"
+            raise TransportError(
+                f"USB {units} {self.vendor:04x}:{self.product:04x} at {', '.join(denied)} "
+                f"cannot be opened (permission denied), so whether one is {self.name} cannot "
+                f"be told; {DENIED_HINT}")
         if len(found) > 1:
             # The serial number is the stable name: two units giving it cannot be told apart,
             # and whichever enumerates first (another after a replug) is no choice.
@@ -147,10 +162,14 @@ class UsbTransport(Transport):
                 NotImplementedError) as exc:
             # (IndexError, ValueError: descriptors that contradict each other, such as an
             # interface counted but not described.)
-            raise TransportError(f"cannot claim interface 0 of {self.name}: {exc}; check the "
-                                 "udev rule grants access to this device") from None
+            if getattr(exc, "errno", None) in DENIED_ERRNOS:
+                raise TransportError(f"{self.name} at {_node(dev)} cannot be opened (permission "
+                                     f"denied: {exc}); {DENIED_HINT}") from None
+            raise TransportError(f"cannot claim interface 0 of {self.name} at {_node(dev)}: "
+                                 f"{exc}; {_claim_hint(exc)}") from None
         self._ep_out = eps.get(EP_OUT)
         self._ep_in = eps.get(EP_IN) or eps.get(EP_INTR_IN)
+        self._read_size = _read_size(self._ep_in)
         if self._ep_out is None or self._ep_in is None:
             raise TransportError(f"{self.name} has no OUT 0x01 and IN 0x81/0x82 endpoints on "
                                  "interface 0; it does not speak docs/protocol.md over USB")
@@ -166,18 +185,32 @@ class UsbTransport(Transport):
         if ep is None:
             raise TransportClosed("closed")
         try:
-            data = bytes(ep.read(READ_SIZE, timeout=READ_TIMEOUT_MS))
+            data = bytes(ep.read(self._read_size, timeout=READ_TIMEOUT_MS))
         except usb.core.USBTimeoutError:
+            self._empty = False
             return b""
         except usb.core.USBError as exc:
             if exc.errno == errno.ETIMEDOUT:
+                self._empty = False
                 return b""
             if exc.errno not in TRANSIENT_ERRNOS:
                 raise TransportClosed(f"{self.name}: {exc}") from None
             self._recover(ep, exc)
             return b""
         if data:
-            self._failing = False
+            self._failing = self._empty = False
+            return data
+        # A zero-length packet ends the read at once. One now and then ends a transfer of a
+        # whole number of packets; a device that sends nothing else would have the reader
+        # thread spin (a core taken from the table): from the second in a row it is polled
+        # at the pace of a timeout, and its heartbeats, missing, lose the link as usual.
+        if self._empty:
+            if not self._failing and self.log is not None:
+                self.log.warning("usb device sends empty packets; polled at its timeout's pace",
+                                 endpoint=f"0x{ep.bEndpointAddress:02x}")
+            self._failing = True
+            self._stop.wait(RETRY_PAUSE_S)
+        self._empty = True
         return data
 
     def _write_blocking(self, data: bytes) -> None:
@@ -231,13 +264,64 @@ def _endpoint_problem(ep) -> str | None:
     return None
 
 
+DENIED_HINT = ("its udev rule (/etc/udev/rules.d/99-tablectl.rules, docs/install.md, \"Device "
+               "names\") must match its idVendor and idProduct and set GROUP=\"tablectl\", "
+               "MODE=\"0660\"; then sudo udevadm control --reload-rules && sudo udevadm "
+               "trigger --subsystem-match=usb, and ls -l the node shows the group tablectl")
+
+
+def _claim_hint(exc: Exception) -> str:
+    """The way out of an interface that could not be claimed (other than for a permission),
+    by what libusb said."""
+    if getattr(exc, "errno", None) == errno.EBUSY:
+        # Not a permission: pointing at the udev rule sent the technician the wrong way.
+        return ("another program holds the device (another tablectl, or a tool left "
+                "running on it): stop it, and the link takes the device at its next try")
+    return "check the udev rule grants access to this device"
+
+
+def _read_serial(dev) -> str | None:
+    """The device's serial number (None: it gives none). Raises USBError as libusb refused
+    the device's opening (pyusb's get_string alone says only "no langid" then)."""
+    if not dev.iSerialNumber:
+        return None
+    langids = usb.util.get_langids(dev)
+    if not langids:
+        raise ValueError("the device gives no language for its strings")
+    return usb.util.get_string(dev, dev.iSerialNumber, langids[0])
+
+
+def _node(dev) -> str:
+    """The device node libusb opens for ``dev`` on Linux, which the udev rule grants."""
+    try:
+        return f"/dev/bus/usb/{int(dev.bus):03d}/{int(dev.address):03d}"
+    except (TypeError, ValueError):
+        return "its /dev/bus/usb node"
+
+
+def _read_size(ep) -> int:
+    """The bytes one read asks for: READ_SIZE rounded up to whole packets of ``ep``. A read
+    shorter than the packet the device sends fails with an overflow and loses it, every time
+    (a high-speed interrupt endpoint's packets, or a SuperSpeed bulk endpoint's 1024 bytes)."""
+    if ep is None:
+        return READ_SIZE
+    size = ep.wMaxPacketSize & 0x7FF
+    size *= 1 + ((ep.wMaxPacketSize >> 11) & 3)    # transactions per microframe (high speed)
+    if size <= 0:
+        return READ_SIZE
+    return -(-READ_SIZE // size) * size
+
+
 def _serial_number(dev) -> str:
     """A device's serial number as an error names it (in JSON's quotes, or the words "none"
-    and "unreadable"); its handle is given back at once."""
+    and "unreadable", with "permission denied" where that is why); its handle is given back
+    at once."""
     try:
-        serial = usb.util.get_string(dev, dev.iSerialNumber)
+        serial = _read_serial(dev)
         return shown(serial) if serial else "none"
-    except (usb.core.USBError, ValueError, NotImplementedError):
+    except (usb.core.USBError, ValueError, NotImplementedError) as exc:
+        if getattr(exc, "errno", None) in DENIED_ERRNOS:
+            return f"unreadable at {_node(dev)} (permission denied)"
         return "unreadable"
     finally:
         _dispose(dev)
