@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as _dt
+import errno
 import fcntl
 import hashlib
 import os
@@ -399,6 +400,13 @@ class Journal:
                                "permissions, or restore it from a backup (docs/journal.md)"
                                ) from None
         except OSError as exc:
+            if exc.errno == errno.EROFS:
+                # Its directory not made yet, on a read-only file system: making it is no way out.
+                raise JournalError(
+                    f"journal {path} cannot be created: its directory {path.parent} cannot be "
+                    "made on a read-only file system; mount it read-write, or set [journal] "
+                    "path on a disk that can be written (the unit's state directory "
+                    "/var/lib/tablectl)") from None
             raise JournalError(f"journal {path} cannot be created: {exc.strerror}; check the "
                                "directory exists and the service user may write it") from None
         problem = _format_problem(path, meta.get("format"))

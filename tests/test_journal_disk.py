@@ -149,6 +149,21 @@ def test_a_reader_of_a_journal_on_a_read_only_file_system_says_so(tmp_path, comm
     assert digest(rw / "journal.db") == before
 
 
+def test_the_daemon_whose_journal_directory_is_to_be_made_on_a_read_only_file_system_says_so(
+        tmp_path):
+    # A new table's journal in a directory not made yet, where the file system is read-only
+    # (a disk mounted so, or any path the unit's ProtectSystem=strict leaves read-only): the
+    # refusal said to check the directory exists, which cannot be mended by making it.
+    wrap, rw, ro = _read_only_mount(tmp_path)
+    config = tmp_path / "table.toml"
+    config.write_text(CONFIG.format(journal=ro / "table" / "journal.db"))
+    out = tablectl("run", "--config", config, wrap=wrap)
+    not_called_damaged(out)
+    assert "read-only file system" in out.stderr and "read-write" in out.stderr, out.stderr
+    assert "check the directory exists" not in out.stderr
+    assert list(rw.iterdir()) == []
+
+
 def test_the_daemon_with_its_journal_on_a_read_only_file_system_says_so(tmp_path):
     wrap, rw, ro = _read_only_mount(tmp_path)
     fill(rw / "journal.db")
