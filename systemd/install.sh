@@ -110,6 +110,10 @@ fi
 systemd-sysusers /usr/lib/sysusers.d/tablectl.conf
 systemd-tmpfiles --create /usr/lib/tmpfiles.d/tablectl.conf
 chgrp tablectl /etc/tablectl/table.toml
+# The service reads it through its group: a configuration put in place by hand (moved from a
+# home directory, mode 0600) passed the check run as root here, and failed the unit's own at
+# every start. Nobody else reads it (the console's token hashes).
+chmod g+r,o-rwx /etc/tablectl/table.toml
 
 # The program, in its own virtual environment (lgpio drives the pins on a Pi), made from the
 # distribution's interpreter by its full path: sudo's secure_path puts /usr/local/bin first, where
@@ -140,10 +144,12 @@ systemctl enable tablectl.service
 # A service this run stopped is started again, on whatever configuration it ran.
 if [ "$NEW_CONFIG" = yes ] && [ "$STOPPED" = no ]; then
     echo "Installed. Edit /etc/tablectl/table.toml (it is the example), check it with"
-    echo "  tablectl config check /etc/tablectl/table.toml"
+    echo "  sudo -u tablectl tablectl config check /etc/tablectl/table.toml"
     echo "then start the table with: systemctl start tablectl"
 elif [ "$START" = yes ]; then
-    tablectl config check /etc/tablectl/table.toml
+    # As the unit's ExecStartPre runs it, as the service user (root reads what it may not),
+    # from a directory it may enter.
+    (cd / && runuser -u tablectl -- tablectl config check /etc/tablectl/table.toml)
     systemctl restart tablectl.service
     systemctl --no-pager status tablectl.service || true
 else

@@ -362,6 +362,23 @@ def test_install_script_builds_from_a_copy_of_the_tree(tmp_path):
     assert copied == {"controller/x.py", "pyproject.toml"}, copied
 
 
+def test_install_script_checks_the_configuration_as_the_service_reads_it():
+    """A table.toml put in place by hand (moved from a home directory, mode 0600) was made
+    the service's group's by the installer but not readable by it: the installer's check, run
+    as root, passed, and `--start` started a unit whose own check (ExecStartPre, as the
+    service user) failed at every restart. The installer gives the group read access and
+    checks the file as the unit's user; the way it prints to check by hand is that one too."""
+    script = (SYSTEMD / "install.sh").read_text()
+    user = unit_options()["User"][0]
+    lines = [line.strip() for line in script.splitlines() if not line.lstrip().startswith("#")]
+    checks = [line for line in lines if "tablectl config check" in line]
+    assert checks, "the installer checks the configuration"
+    for line in checks:
+        assert re.search(rf"(runuser -u|sudo -u) {user}\b", line), line
+    chgrp = lines.index(f"chgrp {user} /etc/tablectl/table.toml")
+    assert "chmod g+r,o-rwx /etc/tablectl/table.toml" in lines[chgrp:], lines[chgrp:chgrp + 5]
+
+
 def test_install_script_help_is_its_comment_only():
     run = subprocess.run(["bash", str(SYSTEMD / "install.sh"), "--help"], capture_output=True,
                          text=True)
@@ -511,8 +528,8 @@ def test_config_check_notes_a_console_port_the_service_may_not_listen_on(tmp_pat
 # Every command the installer runs that changes the machine (and `id`, so that it runs as
 # "root" wherever the tests do). Each logs its call and fails, so a run of the script under
 # them changes nothing here, whatever the script does: the first one it calls stops it.
-CHANGERS = ("install", "systemd-sysusers", "systemd-tmpfiles", "chgrp", "ln", "tar", "mktemp",
-            "udevadm", "tablectl", "python3")
+CHANGERS = ("install", "systemd-sysusers", "systemd-tmpfiles", "chgrp", "chmod", "ln", "tar",
+            "mktemp", "udevadm", "tablectl", "runuser", "python3")
 
 
 def stub_commands(tmp_path, state):
