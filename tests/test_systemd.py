@@ -116,6 +116,24 @@ def test_unit_says_what_the_service_needs():
                                                                "AF_INET6", "AF_NETLINK"}
 
 
+def test_a_start_refused_again_and_again_ends_in_a_failed_unit():
+    """A refusal a restart does not mend (exit 2: a journal on a read-only file system, a
+    configuration's mistake) is not in RestartPreventExitStatus, since a passing fault may be;
+    the start limit ends its loop: its tries, each at least RestartSec apart, all fall within
+    StartLimitIntervalSec, so systemd leaves the unit failed (docs/install.md)."""
+    opts = unit_options()
+
+    def seconds(value):
+        return float(value.removesuffix("s"))
+    burst, interval = int(opts["StartLimitBurst"][0]), seconds(opts["StartLimitIntervalSec"][0])
+    restart = seconds(opts["RestartSec"][0])
+    assert opts["Restart"] == ["always"] and 0 < burst and restart > 0
+    # Each try: its pause and a start that is refused at once (a few seconds on a Pi).
+    assert burst * (restart + 5) < interval, (burst, restart, interval)
+    doc = " ".join((ROOT / "docs" / "install.md").read_text().split())
+    assert f"StartLimitBurst={burst}" in doc and "reset-failed tablectl" in doc
+
+
 # The kernel modules that register a device group (a major number in /proc/devices) only when
 # loaded: usbserial registers ttyUSB (FTDI, CP210x, CH340 adapters), cdc_acm ttyACM.
 GROUP_MODULES = {"ttyUSB": "usbserial", "ttyACM": "cdc_acm"}
