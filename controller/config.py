@@ -1492,6 +1492,7 @@ def _devices_shared(ck: _Checker, devices: Mapping[str, DeviceSpec]) -> None:
     the first and never linked by the other."""
     ports: dict[str, str] = {}
     usb: dict[tuple[int, int, str], str] = {}
+    usb_ids: dict[tuple[int, int], list[str]] = {}
     for dev_id, spec in devices.items():
         if spec.transport == "serial" and spec.port:
             other = ports.setdefault(spec.port, dev_id)
@@ -1501,6 +1502,7 @@ def _devices_shared(ck: _Checker, devices: Mapping[str, DeviceSpec]) -> None:
                        "give each device its own port (a stable name from the udev rules, "
                        "such as /dev/tablectl/shoe)")
         elif spec.transport == "usb":
+            usb_ids.setdefault((spec.usb_vendor, spec.usb_product), []).append(dev_id)
             key = (spec.usb_vendor, spec.usb_product, spec.usb_serial)
             other = usb.setdefault(key, dev_id)
             if other != dev_id:
@@ -1509,6 +1511,19 @@ def _devices_shared(ck: _Checker, devices: Mapping[str, DeviceSpec]) -> None:
                        f"0x{spec.usb_vendor:04x}, product 0x{spec.usb_product:04x}, serial "
                        f"{spec.usb_serial or 'any'})",
                        "set usb_serial in each to pick one of the identical devices")
+    # A device without usb_serial takes the one unit of its vendor and product, and opens none
+    # while another is plugged in: a second device of those ids, even one with its own serial
+    # number, kept it from ever linking.
+    for (vendor, product), ids in usb_ids.items():
+        named = [i for i in ids if devices[i].usb_serial]
+        for dev_id in ids:
+            if devices[dev_id].usb_serial or not named:
+                continue            # (two without it: named as one device, above)
+            ck.add(("devices", dev_id),
+                   f"has no usb_serial, so it takes the one USB device of vendor "
+                   f"0x{vendor:04x}, product 0x{product:04x}, and devices.{named[0]} is "
+                   "another: with both plugged in, this one is never opened",
+                   f"set usb_serial in devices.{dev_id} to its unit's serial number")
 
 
 def _gpio(ck: _Checker, doc: Mapping[str, Any], boxes: Any) -> GpioConfig | None:

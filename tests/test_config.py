@@ -691,6 +691,19 @@ def test_one_usb_device_named_by_two_sections_is_refused():
     assert "usb_serial" in p.fix
 
 
+def test_a_usb_device_without_its_serial_beside_another_of_its_ids_is_refused():
+    # The one without usb_serial finds two units of its ids whenever the other is plugged in,
+    # and opens neither (it cannot tell which is its own): it never linked at that table.
+    usb = '\nclass = "{cls}"\ntransport = "usb"\nusb_vendor = 0x1d50\nusb_product = 0x6018\n'
+    text = BASE + "\n[devices.shuffler]" + usb.format(cls="shuffler") + \
+        "\n[devices.dice]" + usb.format(cls="dice") + 'usb_serial = "DICE-7"\n'
+    p = only(text)
+    assert p.key == "devices.shuffler" and "devices.dice" in p.reason
+    assert "usb_serial in devices.shuffler" in p.fix
+    both = text.replace('class = "shuffler"\n', 'class = "shuffler"\nusb_serial = "SHUF-1"\n')
+    assert parse_text(both).device("shuffler").usb_serial == "SHUF-1"
+
+
 @pytest.mark.parametrize("port, words", [
     ("ttyUSB0", "/dev/ttyUSB0"), ("dev/tablectl/shoe", "/dev/tablectl/shoe"),
     ("  ", "a device path"), ("/dev/tty\\u0000USB0", "U+0000")])
