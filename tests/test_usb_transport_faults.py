@@ -1,7 +1,8 @@
 """USB devices that fail the host in ways the simulator's backend does not model, through the
 real pyusb path on a small real ``usb.backend.IBackend`` (not a mock of pyusb): a device node
-the service may not open, an interface another program holds, a device that answers every
-read at once with an empty packet, and one whose packets are larger than the host's read.
+the service may not open, an interface another program holds, a device that leaves the bus as
+it is opened, one that answers every read at once with an empty packet, and one whose packets
+are larger than the host's read.
 
 Each is a clear TransportError naming the problem and the way out (which the link shows as
 the device's problem and tries again after its back-off), or, for the reads, bytes that still
@@ -24,10 +25,12 @@ from usb_backends import Device as PluggedDevice
 class Device(PluggedDevice):
     """Bulk OUT 0x01 and bulk IN 0x81 (of ``in_size`` bytes a packet), and what goes wrong."""
 
-    def __init__(self, serial="", *, denied=False, busy=False, empty=False, in_size=64):
+    def __init__(self, serial="", *, denied=False, busy=False, gone=False, empty=False,
+                 in_size=64):
         super().__init__([ep(0x01), ep(0x81, size=in_size)], serial=serial)
         self.denied = denied        # its node's mode refuses the service user (no udev rule)
         self.busy = busy            # another program has claimed interface 0
+        self.gone = gone            # it leaves the bus as the host configures it
         self.empty = empty          # every read ends at once with a zero-length packet
         self.reads = 0
 
@@ -39,6 +42,10 @@ class FaultyBackend(BaseBackend):
         if dev.denied:
             raise USBError("Access denied (insufficient permissions)", -3, errno.EACCES)
         return super().open_device(dev)
+
+    def set_configuration(self, handle, value):
+        if handle.gone:
+            raise USBError("No such device (it may have been disconnected)", -4, errno.ENODEV)
 
     def claim_interface(self, handle, intf):
         if handle.busy:
@@ -108,6 +115,15 @@ def test_an_interface_another_program_holds_says_so_not_to_check_the_udev_rule()
         text = run(refused("DICE-1"))
     assert "another program holds the device" in text and "udev" not in text, text
     assert (device.handles_open, device.claimed) == (0, False)
+
+
+def test_a_device_that_leaves_the_bus_while_it_is_opened_is_named_so():
+    # A replug or a reboot in the middle of the opening: ENODEV, which the udev rule does
+    # not mend.
+    with plugged(FaultyBackend, Device("DICE-1", gone=True)) as (device,):
+        text = run(refused("DICE-1"))
+    assert "left the bus" in text and "cable" in text and "udev" not in text, text
+    assert device.handles_open == 0
 
 
 def test_a_device_answering_every_read_with_an_empty_packet_is_not_spun_on():

@@ -273,6 +273,9 @@ DENIED_HINT = ("its udev rule (/etc/udev/rules.d/99-tablectl.rules, docs/install
 def _claim_hint(exc: Exception) -> str:
     """The way out of an interface that could not be claimed (other than for a permission),
     by what libusb said."""
+    if getattr(exc, "errno", None) == errno.ENODEV:
+        return ("the device left the bus while it was opened (unplugged, or rebooting, which "
+                "enumerates it again): check its cable and power; the link tries again")
     if getattr(exc, "errno", None) == errno.EBUSY:
         # Not a permission: pointing at the udev rule sent the technician the wrong way.
         return ("another program holds the device (another tablectl, or a tool left "
