@@ -278,8 +278,9 @@ def _claim_hint(exc: Exception) -> str:
                 "enumerates it again): check its cable and power; the link tries again")
     if getattr(exc, "errno", None) == errno.EBUSY:
         # Not a permission: pointing at the udev rule sent the technician the wrong way.
-        return ("another program holds the device (another tablectl, or a tool left "
-                "running on it): stop it, and the link takes the device at its next try")
+        return ("another program holds the device (another tablectl, a tool left running "
+                "on it), or a kernel driver this user could not detach from it (lsusb -t "
+                "names it): stop it, and the link takes the device at its next try")
     return "check the udev rule grants access to this device"
 
 
