@@ -101,11 +101,20 @@ def _journal_note(config: TableConfig) -> list[str]:
     if any(journal.is_relative_to(d) for d in PROTECTED_HOMES):
         return [f"{where}: tablectl.service cannot see home directories (ProtectHome=yes); "
                 f"{keep}"]
-    directory = journal.parent
+    directory = unit_path(journal.parent)
     return [f"{where}, the only directory tablectl.service may write (ProtectSystem=strict): "
             f"the service would fail to open it; {keep}, or let the service write there with "
             f"a drop-in (sudo systemctl edit tablectl): [Unit] RequiresMountsFor={directory} "
             f"and [Service] ReadWritePaths={directory}"]
+
+
+def unit_path(path: PurePosixPath) -> str:
+    """``path`` as a unit file's list of paths takes it: in double quotes when it holds a
+    space, a quote or a backslash, which systemd would otherwise split it at or take away."""
+    text = str(path)
+    if not any(c.isspace() or c in "\"'\\" for c in text):
+        return text
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def check_journal_table(config: TableConfig, file: str) -> None:

@@ -476,6 +476,26 @@ def test_config_check_names_a_journal_the_service_could_not_keep(tmp_path):
     assert "ProtectHome" in hidden.stdout and "/var/lib/tablectl" in hidden.stdout
 
 
+@needs_analyze
+def test_the_drop_in_the_check_offers_for_a_journal_path_with_a_space_is_one_systemd_takes(
+        tmp_path):
+    """The check's note gave ReadWritePaths=/srv/table one, which systemd splits at the space:
+    /srv/table, and "one", which it ignores (not absolute), so the service still could not
+    write the journal's directory (or failed to start on a /srv/table that is not there)."""
+    out = _check(tmp_path, "/srv/table one/journal.db")
+    assert out.returncode == 0, out.stderr
+    note = " ".join(out.stdout.split())
+    m = re.search(r"\[Unit\] (RequiresMountsFor=.*) and \[Service\] (ReadWritePaths=.*)$", note)
+    assert m, note
+    drop_in = tmp_path / "tablectl.service.d"
+    drop_in.mkdir()
+    (drop_in / "override.conf").write_text(f"[Unit]\n{m.group(1)}\n[Service]\n{m.group(2)}\n")
+    result = analyze(tmp_path, UNIT.read_text())
+    assert result.returncode == 0 and not (result.stdout + result.stderr).strip(), \
+        result.stdout + result.stderr
+    assert m.group(2) == 'ReadWritePaths="/srv/table one"'
+
+
 def test_install_script_lays_out_readable_files_whatever_the_umask(tmp_path):
     """sudo keeps the caller's umask when it is stricter than 0022: on a Pi hardened to 0027
     or 0077 the installer made directories (and the virtual environment in /opt/tablectl)
