@@ -241,6 +241,15 @@ def test_udev_links_named_by_a_serial_number_are_made_only_for_devices_that_give
                for _, matches, assigns in rules)
 
 
+def test_the_rule_install_md_gives_for_an_adapter_without_a_serial_number_parses():
+    doc = (ROOT / "docs" / "install.md").read_text()
+    block = re.search(r"no serial number.*?```\n(.*?)```", doc, re.S)
+    assert block, "docs/install.md's rule for an adapter without a serial number"
+    [(_, matches, assigns)] = parse_udev(block.group(1))
+    assert ("SUBSYSTEM", None, "tty") in matches and any(k == "KERNELS" for k, _, _ in matches)
+    assert ("SYMLINK", None, "tablectl/shoe") in assigns
+
+
 def test_udev_parser_rejects_mistakes():
     with pytest.raises(AssertionError, match="cannot parse"):
         parse_udev('SUBSYSTEM=="tty", SYMLINK+=tablectl/x')
