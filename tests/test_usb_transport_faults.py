@@ -5,8 +5,8 @@ it is opened, one that answers every read at once with an empty packet, and one 
 are larger than the host's read.
 
 Each is a clear TransportError naming the problem and the way out (which the link shows as
-the device's problem and tries again after its back-off), or, for the reads, bytes that still
-arrive and a reader that does not spin.
+the device's problem and tries again after its back-off: the last test runs the driver), or,
+for the reads, bytes that still arrive and a reader that does not spin.
 """
 import asyncio
 import errno
@@ -16,9 +16,13 @@ import time
 import pytest
 from usb.core import USBError, USBTimeoutError
 
+from drivers.factory import open_driver
+from drivers.spec import DeviceSpec
 from drivers.transport import TransportError, UsbTransport
 from drivers.transport.usbport import READ_TIMEOUT_MS
-from usb_backends import PID, VID, BaseBackend, ep, plugged
+from test_usb_transport_interrupt import Device as HelloDevice
+from test_usb_transport_interrupt import IntrBackend
+from usb_backends import BULK, INTERRUPT, PID, VID, BaseBackend, ep, plugged
 from usb_backends import Device as PluggedDevice
 
 
@@ -162,3 +166,39 @@ def test_packets_larger_than_the_read_still_arrive():
 
     with plugged(FaultyBackend, Device(in_size=1024)) as (device,):
         assert run(main(device)) == packet
+
+
+class DeniedIntrBackend(IntrBackend):
+    """The devices of tests/test_usb_transport_interrupt.py (they answer a Hello), whose node
+    the service may not open while ``denied`` is set."""
+
+    def open_device(self, dev):
+        if getattr(dev, "denied", False):
+            raise USBError("Access denied (insufficient permissions)", -3, errno.EACCES)
+        return super().open_device(dev)
+
+
+def get_denied_backend():
+    return DeniedIntrBackend()
+
+
+def test_the_driver_shows_the_denied_device_as_its_problem_and_links_once_it_is_granted():
+    async def main(device):
+        drv = open_driver(DeviceSpec(id="boxes", device_class="box-sensors", transport="usb",
+                                     usb_vendor=VID, usb_product=PID, usb_serial="INTR-1",
+                                     usb_backend=f"{__name__}:get_denied_backend",
+                                     heartbeat_s=0.05, link_timeout_s=0.5), asyncio.Queue())
+        try:
+            async with asyncio.timeout(10):
+                while "permission denied" not in (drv.problem or ""):
+                    await asyncio.sleep(0.02)
+            assert not drv.is_up and "udev" in drv.problem
+            device.denied = False           # the udev rule mended and applied
+            return await drv.wait_up(15)
+        finally:
+            await drv.close()
+
+    hello = HelloDevice("INTR-1", [ep(0x01, BULK), ep(0x82, INTERRUPT)])
+    hello.denied = True
+    with plugged(DeniedIntrBackend, hello):
+        assert run(main(hello)).model == "BX-8"
