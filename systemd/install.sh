@@ -150,6 +150,9 @@ elif [ "$START" = yes ]; then
     # As the unit's ExecStartPre runs it, as the service user (root reads what it may not),
     # from a directory it may enter.
     (cd / && runuser -u tablectl -- tablectl config check /etc/tablectl/table.toml)
+    # A unit that failed its start limit (a start refused again and again, which this upgrade
+    # may be what mends) refuses a start until its interval has passed: its count starts over.
+    systemctl reset-failed tablectl.service
     systemctl restart tablectl.service
     systemctl --no-pager status tablectl.service || true
 else

@@ -406,6 +406,16 @@ def test_install_script_checks_the_configuration_as_the_service_reads_it():
     assert "chmod g+r,o-rwx /etc/tablectl/table.toml" in lines[chgrp:], lines[chgrp:chgrp + 5]
 
 
+def test_install_script_starts_a_unit_that_hit_its_start_limit():
+    """A table whose starts were refused again and again is left failed by its start limit
+    (docs/install.md), and systemctl refuses to start it until StartLimitIntervalSec has
+    passed: `install.sh --start` with the upgrade that mends it then failed ("start request
+    repeated too quickly"). It resets the unit's failed state before it starts it."""
+    lines = [line.strip() for line in (SYSTEMD / "install.sh").read_text().splitlines()]
+    restart = lines.index("systemctl restart tablectl.service")
+    assert "systemctl reset-failed tablectl.service" in lines[restart - 3:restart]
+
+
 def test_install_script_help_is_its_comment_only():
     run = subprocess.run(["bash", str(SYSTEMD / "install.sh"), "--help"], capture_output=True,
                          text=True)
