@@ -56,28 +56,27 @@ def test_a_long_misspelt_name_is_still_shown_with_its_suggestion():
     assert p.key == "api.refused_window_ss" and "refused_window_s" in p.fix
 
 
-def test_config_check_and_the_start_refusal_never_repeat_it(tmp_path, capsys):
-    path = write(tmp_path, {"dealer": A})
-    text = path.read_text() + f"\n[{T}]\ndealer = \"{hash_token(T)}\"\n"
-    path.write_text(text)
-    line = line_of(text, f"[{T}]")
+def refused_unshown(path, capsys, line: int, said: str) -> None:
+    """`config check` and `tablectl run` refuse ``path`` with the problem ``said`` at ``line``,
+    and neither repeats the token."""
     assert main(["config", "check", str(path)]) == 2
     err = capsys.readouterr().err
-    assert f":{line}: (not shown): unknown section, as long as a token" in err, err
+    assert f":{line}: {said}" in err, err
     assert T not in err
     # `tablectl run` refuses the same file with the same words.
     assert main(["run", "--config", str(path)]) == 2
     out = capsys.readouterr()
-    assert f":{line}: (not shown): unknown section" in out.err, out.err
+    assert f":{line}: {said}" in out.err, out.err
     assert T not in out.err + out.out
 
 
-def test_the_reload_refusal_never_repeats_it(tmp_path, capsys):
-    path = write(tmp_path, {"dealer": A})
-
+def reload_refused_unshown(tmp_path, path, edit, capsys):
+    """The journaled record of a reload refused once ``edit`` (text -> text) has changed
+    ``path`` under the running service; neither the record, the reload's answer nor the
+    output repeats the token."""
     async def scenario():
         svc, task = await running(path)
-        path.write_text(path.read_text() + f"\n[{T}]\ndealer = \"x\"\n")
+        path.write_text(edit(path.read_text()))
         done = svc.reload()
         svc.stop()
         await task
@@ -86,9 +85,24 @@ def test_the_reload_refusal_never_repeats_it(tmp_path, capsys):
     done = asyncio.run(scenario())
     assert done["outcome"] == "refused"
     (rec,) = reloads(tmp_path / "j.db")
-    line = line_of(path.read_text(), T)
-    assert {(q["key"], q["line"]) for q in rec.payload["problems"]} == {
-        ("(not shown)", line)}
     assert T not in json.dumps(rec.payload) and T not in json.dumps(done)
     out = capsys.readouterr()
     assert T not in out.out + out.err
+    return rec
+
+
+def test_config_check_and_the_start_refusal_never_repeat_it(tmp_path, capsys):
+    path = write(tmp_path, {"dealer": A})
+    text = path.read_text() + f"\n[{T}]\ndealer = \"{hash_token(T)}\"\n"
+    path.write_text(text)
+    refused_unshown(path, capsys, line_of(text, f"[{T}]"),
+                    "(not shown): unknown section, as long as a token")
+
+
+def test_the_reload_refusal_never_repeats_it(tmp_path, capsys):
+    path = write(tmp_path, {"dealer": A})
+    rec = reload_refused_unshown(tmp_path, path,
+                                 lambda text: text + f"\n[{T}]\ndealer = \"x\"\n", capsys)
+    line = line_of(path.read_text(), T)
+    assert {(q["key"], q["line"]) for q in rec.payload["problems"]} == {
+        ("(not shown)", line)}
