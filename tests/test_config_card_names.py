@@ -199,6 +199,16 @@ def test_a_journal_written_under_such_an_id_replays_once_the_device_is_renamed(t
     again.journal.close()
 
 
+def bets_in_play_under_kd(run) -> None:
+    """Open a round with ``run`` (a table that took the shoe ``Kd`` before the check refused
+    such an id), the shoe linked, and a bet on box 1: the round the restart keeps ``Kd`` for."""
+    run.command("open_table", role="supervisor")
+    run.command("deck_ready")
+    run.device(ev.LinkUp(device="Kd", ts=0.0, identity=IDENTITY))     # faulted the table
+    run.command("clear_malfunction", role="supervisor")
+    run.command("place_bet", box=1, wager="versus_croupier", amount=10)
+
+
 def test_a_round_left_in_play_under_such_an_id_shows_in_the_view_until_it_ends(tmp_path):
     """The old table's round in play keeps the devices it opened with after the restart, the
     shoe called ``Kd`` among them, until the next round: the view listed it by that id and
@@ -207,11 +217,7 @@ def test_a_round_left_in_play_under_such_an_id_shows_in_the_view_until_it_ends(t
     dealt by ``shoe-1`` alone."""
     renamed = parse_text(with_device("shoe-1"))
     run = runner(tmp_path, taken_before(renamed))
-    run.command("open_table", role="supervisor")
-    run.command("deck_ready")
-    run.device(ev.LinkUp(device="Kd", ts=0.0, identity=IDENTITY))     # faulted the table
-    run.command("clear_malfunction", role="supervisor")
-    run.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    bets_in_play_under_kd(run)
     assert run.table.state == "bets_open" and run.table.round is not None
     run.journal.close()
 

@@ -14,16 +14,13 @@ from controller.tower import buzzer_silenced
 from drivers import events as ev
 
 from gpio_helpers import idle_high
-from service_helpers import linked, until
+from service_helpers import journal_only, linked, until
+from test_service_panel import _press
 
 RED, BUZZER, SILENCE = 18, 19, 16
-CONFIG = """
-[table]
-id = "silence-1"
-game = "q-poker"
-mode = "shoe"
-boxes = 7
-
+# A Q Poker table whose shoe is not plugged in, with the panel of a relay board that switches
+# on a low input.
+CONFIG = journal_only("{journal}", table="silence-1") + """
 [devices.shoe]
 class = "shoe"
 transport = "serial"
@@ -42,15 +39,7 @@ silence = 16
 green = 13
 amber = 26
 red = 18
-
-[journal]
-path = "{journal}"
 """
-
-
-def _press(factory, pin):
-    factory.pin(pin).drive_low()
-    factory.pin(pin).drive_high()
 
 
 def _quiet_for(pin, seconds):

@@ -21,7 +21,8 @@ from controller.table import Table
 from drivers import events as ev
 
 from table_helpers import DEVICES, LAYOUT, faulty, table  # noqa: F401 - faulty: a fixture
-from test_config_card_names import IDENTITY, runner as config_runner, taken_before, with_device
+from test_config_card_names import (IDENTITY, bets_in_play_under_kd, runner as config_runner,
+                                    taken_before, with_device)
 from test_table_opening_waits_for_links import refused, restarted, runner, up
 
 
@@ -92,11 +93,7 @@ def test_a_lost_link_of_a_device_no_longer_configured_names_the_void(tmp_path):
     round, not to reconnect it; the void and the next round go on with ``shoe-1``."""
     renamed = parse_text(with_device("shoe-1"))
     run = config_runner(tmp_path, taken_before(renamed))
-    run.command("open_table", role="supervisor")
-    run.command("deck_ready")
-    run.device(ev.LinkUp(device="Kd", ts=0.0, identity=IDENTITY))     # faulted the table
-    run.command("clear_malfunction", role="supervisor")
-    run.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    bets_in_play_under_kd(run)
     run.device(ev.LinkLost(device="Kd", ts=1.0, reason="unplugged"))
     assert "link_lost" in run.table.conditions["Kd"], run.table.conditions
     run.journal.close()
