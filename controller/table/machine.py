@@ -356,6 +356,9 @@ class Table:
         # "shuffling"): the clear puts back what it interrupted, refused as one that began a
         # round was (the replay of a journal of either version, _cmd_clear_malfunction).
         self._fault_from = ""
+        # The input in hand began a round (its round_started is published) that the machine
+        # has not entered yet: a controller fault before it does ends that round (_fault).
+        self._opening = False
         self._held_dealing = ""         # "dealing"/"dice_shaking"/"shuffling": the held state
         # The dealing device's failure that holds the table, ruled (or held) as one before the
         # first card: a card out while the table waits shows the deal had begun (_held_taken).
@@ -472,6 +475,8 @@ class Table:
             raise
         except Exception as exc:   # a bug must not take the table down: fault state
             self._fault(exc)
+        finally:
+            self._opening = False   # a round begun by this input is entered, or ended
 
     def command(self, name: str, role: str = "dealer", **args: Any) -> None:
         """Run a dealer or supervisor command (see COMMANDS). Raises TablectlError naming the
@@ -749,6 +754,13 @@ class Table:
         """Any unexpected error: the round is void as a machine failure, the table stops."""
         self._publish("controller_fault", error=type(err).__name__,
                       message=scrub(str(err))[:200])
+        # The fault came in the input that began a round (open_table, next_round, a clear),
+        # after its round_started and before the machine entered it: that round is ended
+        # here, or it would stay open in the journal forever (a second one opens over it).
+        opening = self._opening and self.state not in ("shuffling", "bets_open")
+        self._opening = False
+        if opening and self.round is not None and self.round.void is None:
+            self._void(self._opening_ruling(), "controller fault")
         if self.round is not None and self.state in ROUND_STATES and self.state != "bets_open" \
                 and self.round.void is None and not self.round.paid:
             # (a round already paid, its confirm_result cut short, is not voided: the journal
@@ -764,6 +776,22 @@ class Table:
         elif self.state == "out_of_service":
             self._fault_from = self.state
         self.fail()
+
+    def _opening_ruling(self) -> Ruling:
+        """The controller failed while it opened a round: no bet was placed and no card is out
+        (the round had not reached shuffling or betting). It is ended as the game rules a
+        machine failure before the deal, and its article is cited (Q Poker 11(5), Fortune
+        11(4), Hold'em 9 by H11, Super Pan 9 P3): void, with nothing to return (docs/
+        interpretations.md, "a controller fault while a round opens")."""
+        article = "controller"
+        try:
+            article = self._ask(DEVICE_FAILURE[self._dealing_class()], Phase.BETTING).article
+        except TablectlError:
+            pass
+        return Ruling(Remedy.ROUND_VOID, article,
+                      "the controller failed while opening the round, before any bet or card: "
+                      "it cannot vouch for the round, which is void with nothing to return; "
+                      "the table waits for the supervisor", True)
 
     def _fault_ruling(self) -> Ruling:
         """The controller lost its view of the round: the round is void, every bet returned.
@@ -2170,6 +2198,7 @@ class Table:
         self._publish("round_started", game=self.game.game_id, mode=self.mode.value,
                       needs_shuffle=self.needs_shuffle(),
                       **({"devices_changed": changed} if changed else {}))
+        self._opening = True
         if self.needs_shuffle() and self.mode is Mode.SHUFFLER:
             self._request_shuffle()
 
@@ -3507,10 +3536,13 @@ class Table:
         (recovery then starts from an earlier snapshot)."""
         r = self.round
         if r is not None and (r.bets or self.vault.slots() or r.banker is not None
-                              or r.co_bankers or r.seats or r.void):
+                              or r.co_bankers or r.seats):
             return None
         return {"state": self.state, "mode": self.mode.value, "round_no": self.round_no,
                 "round": r.round_id if r else None,
+                # a round with nothing on it already void (the controller's fault in the
+                # input that opened it, _opening_ruling): restored void, as it was closed
+                "void": r.void if r else None,
                 "conditions": {d: sorted(c) for d, c in self.conditions.items() if c},
                 "identities": self.identities, "replaced_units": self.replaced_units,
                 "needs_shuffle": self._needs_shuffle,
@@ -3544,6 +3576,8 @@ class Table:
         self.round_no = int(snap["round_no"])
         self.round = (RoundData(int(snap["round"]), self.game.game_id, self.mode.value)
                       if snap.get("round") is not None else None)
+        if self.round is not None and snap.get("void"):
+            self.round.void = dict(snap["void"])
         self.vault = CardVault()
         self.tracker = None
         self._last_slot = {}
