@@ -404,6 +404,11 @@ class Table:
         # The round in play waits for the shuffler's shuffle (asked, or to ask again once the
         # shuffler is put right): no hand is asked of it before its shuffle is done.
         self._awaiting_shuffle = False
+        # The round held in malfunction before its deck is shuffled (in shuffling, or with
+        # betting open) owes a request to the shuffler at the clear, not before: the shuffle
+        # the shuffler lost (it failed, lost its link or restarted, or the controller did),
+        # or the one its deck check's result, come meanwhile, lets go (_shuffle_at_clear).
+        self._shuffle_owed = False
         self._reshake_owed = False      # a reshake was ruled; the banker shakes again
         self._reshake_asked = False     # ... and the agitator was asked for it since
         self._shaken = False            # the round's dice were shaken (261/96/M art. 2(3))
@@ -1061,6 +1066,7 @@ class Table:
         self._held_round, self._held_dealing = False, ""
         self._fault_from = ""
         self._unanswered = ""       # a hand still to come joins no hand of a void round
+        self._shuffle_owed = False
         self._held_failure, self._betting_owed = None, None
         self._unsettled = False
         self.tracker = None
@@ -1146,6 +1152,11 @@ class Table:
             # A check asked before the link came (back) may have been lost with it (a
             # restart): it is asked again before the shuffle.
             self._deck_check = ""
+        if (self.state == "malfunction" and self.mode is Mode.SHUFFLER and self.shuffle_held()
+                and not self._deck_ready and self._device_class(e.device) == "shuffler"):
+            # Linked while the round held in shuffling waits for the clear (after its restart,
+            # or the controller's): the shuffle may be lost, and is asked again at the clear.
+            self._shuffle_owed = True
         if (self.state == "shuffling" and self.mode is Mode.SHUFFLER and not self._deck_ready
                 and self._device_class(e.device) == "shuffler"):
             # A shuffler (re)connected while the table waits for its deck: ask again (for
@@ -1473,6 +1484,7 @@ class Table:
         self._deck_ready = True
         self._shuffle_after_check = False
         self._awaiting_shuffle = False
+        self._shuffle_owed = False
         self._publish("shuffle", device=e.device, status="done", count=e.count)
         if self.state == "shuffling" and self.mode is Mode.SHUFFLER and not self.blocking_conditions():
             self.deck_ready()
@@ -1502,16 +1514,21 @@ class Table:
                 self._unanswered = "maybe"
             self._deck_check, self._shuffle_after_check = "", False
             self._dispensing = False
+            # Held in malfunction before the deal (its bets, or its deck, waiting for the
+            # clear): what the shuffler held is as lost as it would be outside malfunction.
+            held = self.state == "malfunction" and self._held_round
             if (self.mode is Mode.SHUFFLER and self.round is not None
                     and self.round.void is None and not dealt
-                    and self.state in ("shuffling", "bets_open", "bets_closed",
-                                       "dice_shaking", "dealing")):
+                    and (held or self.state in ("shuffling", "bets_open", "bets_closed",
+                                                "dice_shaking", "dealing"))):
                 # No card of the round is out yet, but a shuffler that jammed, failed, was
                 # opened or restarted has lost (or may have lost) the order it made: the
-                # round's deck is shuffled again once it is put right (_resume_requests).
+                # round's deck is shuffled again once it is put right (_resume_requests, or
+                # held in shuffling, at the clear: _shuffle_at_clear).
                 self._deck_ready = False
                 self._needs_shuffle = True
                 self._awaiting_shuffle = True
+                self._shuffle_owed = self._shuffle_owed or self.shuffle_held()
         if cls not in self.needed_classes():
             return
         if cls == "dice" and self.round is not None and self.round.dice is not None \
@@ -2191,6 +2208,7 @@ class Table:
         self._status_asks, self._status_ask, self._status_busy = 0, "", 0
         self._free_ask = ""
         self._held_failure, self._betting_owed = None, None
+        self._shuffle_owed = False
         self._out_of_play_before_dice = 0
         self._house_capital = self.house_co_bank_capital
         # The first round under a new configuration says what it changed of the devices: a
@@ -3458,7 +3476,21 @@ class Table:
             # is ready, and betting opens as it would have (_on_shuffle_done).
             self.deck_ready()
             return
+        elif self.state == "shuffling":
+            self._shuffle_at_clear()
+        self._shuffle_owed = False
         self._resume_requests()
+
+    def _shuffle_at_clear(self) -> None:
+        """The clear put the round back in ``shuffling`` and its shuffle is owed: the
+        shuffler lost it while the table waited (it failed, lost its link, restarted, or the
+        controller restarted and the request may never have left), or its deck check's result
+        came meanwhile and nothing was sent then. Asked now, journaled before it is sent, after
+        a deck check when the deck has none since it was gathered (_request_shuffle). A
+        shuffle still under way refuses the repeat as busy, and its report is taken."""
+        if self._shuffle_owed and self.mode is Mode.SHUFFLER and not self._deck_ready \
+                and self._shuffler_free():
+            self._request_shuffle()
 
     def _clear_conditions(self) -> None:
         """Outside ``malfunction``: a device that jammed or failed where the round did not need
@@ -3600,6 +3632,7 @@ class Table:
         self._dispensing = bool(snap.get("dispensing", False))
         self._unanswered = ""           # a round's own: rebuilt by the replay of its inputs
         self._awaiting_shuffle = bool(snap.get("awaiting_shuffle", False))
+        self._shuffle_owed = False      # a held round's own: rebuilt by the replay
         turn = snap.get("bank_turn")
         self._bank_turn = BankTurn.from_json(turn) if turn else None
         bettors = snap.get("bank_bettors")

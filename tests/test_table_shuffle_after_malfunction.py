@@ -1,0 +1,90 @@
+"""The round's shuffle when the table waited in ``malfunction`` before its deck was ready.
+
+A shuffle the shuffler lost meanwhile (its link lost, a restart, a jam),
+of a round held in ``shuffling`` by the controller's own fault, is asked again at the clear
+rather than left for someone to void the round. Every request is journaled before it is sent.
+"""
+import pytest
+
+from controller.table.machine import Table as Machine
+from drivers import events as ev
+
+from table_helpers import DEVICES, asked, deck_checked, shuffler_runner
+
+IDENTITY = ev.DeviceIdentity("shuffler", "sim", "shuffler", "S1", "1.0", "ab" * 16, True)
+
+
+def broken(self, e):
+    raise RuntimeError("handler bug")
+
+
+def controller_fault(monkeypatch, run):
+    """A bug in the table's own code, met in the input in hand: the controller's fault."""
+    with monkeypatch.context() as bug:
+        bug.setattr(Machine, "_on_malfunction", broken)
+        run.device(ev.Malfunction(device="shoe", ts=0.5, code=7, text="reader"))
+    assert run.table.state == "malfunction"
+
+
+def sent(run, since: int = 0) -> list[str]:
+    """What reached the shuffler: each request journaled before it is sent, so the same
+    (``since``: the journal's records after it, those of this runner's process)."""
+    actions = [c.action for c in run.sent]
+    assert actions == asked(run, since)
+    return actions
+
+
+def lose_the_shuffle(run, how: str) -> None:
+    if how == "link":
+        run.device(ev.LinkLost(device="shuffler", ts=1.0, reason="cable pulled"))
+        run.device(ev.LinkRestored(device="shuffler", ts=2.0, identity=IDENTITY, resumed=True))
+    elif how == "restart":
+        run.device(ev.LinkLost(device="shuffler", ts=1.0, reason="rebooted", rebooted=True))
+        run.device(ev.LinkRestored(device="shuffler", ts=2.0, identity=IDENTITY,
+                                   resumed=False))
+    else:
+        run.device(ev.Jam(device="shuffler", ts=1.0, where="elevator"))
+
+
+@pytest.mark.parametrize("how", ["link", "restart", "jam"])
+def test_a_shuffle_lost_while_held_in_shuffling_is_asked_again_at_the_clear(monkeypatch,
+                                                                            tmp_path, how):
+    run = shuffler_runner(tmp_path, "q-poker")
+    run.command("open_table", "supervisor")
+    run.device(deck_checked(0.1))
+    run.device(ev.ShuffleStarted(device="shuffler", ts=0.2))
+    assert sent(run) == ["deck_check", "shuffle"]
+    controller_fault(monkeypatch, run)
+    lose_the_shuffle(run, how)
+    assert sent(run) == ["deck_check", "shuffle"]            # nothing while in malfunction
+    run.command("clear_malfunction", "supervisor")
+    assert run.table.state == "shuffling" and run.table.round.round_id == 1
+    # The deck it held is checked again, then shuffled: asked, not waited for in vain.
+    assert sent(run)[2:] == ["deck_check"]
+    run.device(deck_checked(3.0))
+    assert sent(run)[2:] == ["deck_check", "shuffle"]
+    run.device(ev.ShuffleDone(device="shuffler", ts=4.0, count=52))
+    assert run.table.state == "bets_open" and run.table.round.round_id == 1
+
+
+def test_a_shuffle_asked_before_the_controller_restarted_is_asked_again_at_the_clear(
+        monkeypatch, tmp_path):
+    """The controller restarted while the round waited in malfunction: the shuffle asked may
+    never have left. The shuffler links to the new process and the clear asks again."""
+    run = shuffler_runner(tmp_path, "q-poker")
+    run.command("open_table", "supervisor")
+    run.device(deck_checked(0.1))
+    monkeypatch.setattr(Machine, "_on_malfunction", broken)    # the replay meets it again
+    run.device(ev.Malfunction(device="shoe", ts=0.5, code=7, text="reader"))
+    run.journal.close()
+    run = shuffler_runner(tmp_path, "q-poker")
+    assert run.recover()["state_now"] == "malfunction"
+    since = run.journal.head()[0]
+    for device, cls in DEVICES.items():
+        run.device(ev.LinkUp(device=device, ts=1.0, identity=ev.DeviceIdentity(
+            device, "sim", cls, "S1", "1.0", "ab" * 16, True)))
+    assert sent(run, since) == []
+    run.command("clear_malfunction", "supervisor")
+    assert run.table.state == "shuffling" and sent(run, since) == ["shuffle"]
+    run.device(ev.ShuffleDone(device="shuffler", ts=4.0, count=52))
+    assert run.table.state == "bets_open" and run.table.round.round_id == 1
