@@ -1,6 +1,8 @@
 """The round's shuffle when the table waited in ``malfunction`` before its deck was ready.
 
-A shuffle the shuffler lost meanwhile (its link lost, a restart, a jam),
+Nothing is sent to the shuffler for the round while the table waits for the supervisor: a
+deck check's result that comes meanwhile is kept (journaled) and the shuffle it lets go is
+asked at the clear. A shuffle the shuffler lost meanwhile (its link lost, a restart, a jam),
 of a round held in ``shuffling`` by the controller's own fault, is asked again at the clear
 rather than left for someone to void the round. Every request is journaled before it is sent.
 """
@@ -86,5 +88,32 @@ def test_a_shuffle_asked_before_the_controller_restarted_is_asked_again_at_the_c
     assert sent(run, since) == []
     run.command("clear_malfunction", "supervisor")
     assert run.table.state == "shuffling" and sent(run, since) == ["shuffle"]
+    run.device(ev.ShuffleDone(device="shuffler", ts=4.0, count=52))
+    assert run.table.state == "bets_open" and run.table.round.round_id == 1
+
+
+def held_by(monkeypatch, run, hold: str) -> None:
+    if hold == "controller":
+        controller_fault(monkeypatch, run)      # held in shuffling
+    else:
+        run.device(ev.DoorOpened(device="shuffler", ts=0.5))   # the round held with its bets
+        run.device(ev.DoorClosed(device="shuffler", ts=0.6))
+        assert run.table.state == "malfunction"
+
+
+@pytest.mark.parametrize("hold", ["controller", "door"])
+def test_a_deck_check_answered_in_malfunction_is_kept_and_shuffled_at_the_clear(
+        monkeypatch, tmp_path, hold):
+    run = shuffler_runner(tmp_path, "q-poker")
+    run.command("open_table", "supervisor")
+    assert sent(run) == ["deck_check"]
+    held_by(monkeypatch, run, hold)
+    run.device(deck_checked(1.0))
+    # Journaled, and nothing asked of the shuffler while the table waits.
+    assert [r.payload["event"]["kind"] for r in run.journal.records(kinds=["device"])
+            ].count("deck_check_result") == 1
+    assert sent(run) == ["deck_check"]
+    run.command("clear_malfunction", "supervisor")
+    assert sent(run) == ["deck_check", "shuffle"]            # the result acted on now
     run.device(ev.ShuffleDone(device="shuffler", ts=4.0, count=52))
     assert run.table.state == "bets_open" and run.table.round.round_id == 1

@@ -1268,6 +1268,12 @@ class Table:
         # first answer may have been refused (the device busy with that second check). A
         # shuffle already under way refuses the repeat, and nothing is lost by asking.
         if self._awaiting_shuffle and self.mode is Mode.SHUFFLER and not self._deck_ready:
+            if self.state == "malfunction":
+                # Nothing is sent for the round while the table waits for the supervisor:
+                # the result is kept (journaled, with the integrity monitor's records) and
+                # the shuffle it lets go is asked at the clear (_shuffle_at_clear).
+                self._shuffle_owed = True
+                return
             self.commands.append(Command("shuffler", "shuffle"))
         else:
             self._resume_requests()     # a hand refused while the check ran: asked now
