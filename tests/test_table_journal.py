@@ -203,6 +203,15 @@ def test_deck_alarm_is_journaled_shown_without_the_card_and_stops_the_next_round
     assert "As" not in str(alarms)                       # the display names no card
     recorded = [r.payload for r in journal.records(kinds=["integrity"])]
     assert any("As" in r.get("cards", []) for r in recorded)   # the journal does
+    # The check answered after the round opened, before its bets: the stop holds betting
+    # back at this round's boundary (docs/integrity.md), not after a round dealt from a
+    # deck known short.
+    assert table.state == "shuffling" and "integrity_stop" in [e.kind for e in seen]
+    with pytest.raises(TablectlError, match="cannot place a bet while the table is in "
+                                            "shuffling"):
+        runner.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    runner.command("clear_integrity", role="supervisor", supervisor="S. Lam")
+    assert table.state == "bets_open" and table.round.round_id == 1
     runner.command("place_bet", box=1, wager="versus_croupier", amount=10)
     runner.command("close_bets")
     for hand_ in (("2h", "3h", "4h"), ("5c", "9d", "Kd")):
@@ -210,11 +219,40 @@ def test_deck_alarm_is_journaled_shown_without_the_card_and_stops_the_next_round
                                        cards=tuple(Card.parse(c) for c in hand_)))
     runner.command("decide", box=1, decision="play")
     runner.command("confirm_result")
-    with pytest.raises(TablectlError, match="integrity"):
-        runner.command("next_round")
-    runner.command("clear_integrity", role="supervisor", supervisor="S. Lam")
     runner.command("next_round")
     assert table.state == "shuffling"
+
+
+def test_a_deck_alarm_of_a_round_with_bets_stops_the_next_round_not_this_one(tmp_path):
+    """Under ``stop`` an alarm never interrupts a round in play: raised once bets are on the
+    layout (the shuffle asked again after a shuffler failure, and checked first), the round
+    is dealt and settled, and the next round is refused until ``clear_integrity``."""
+    from controller.integrity.monitor import IntegrityMonitor
+
+    journal = Journal.open(tmp_path / "j.db", "T1")
+    table = Table("T1", get_game("q-poker"), "shuffler", layout_boxes=7, devices=DEVICES,
+                  integrity=IntegrityMonitor(), integrity_action="stop")
+    runner = TableRunner(table, journal)
+    runner.command("open_table", role="supervisor")
+    runner.device(ev.DeckCheckResult(device="shuffler", ts=0.0, count=52))
+    runner.device(ev.ShuffleDone(device="shuffler", ts=0.1, count=52))
+    runner.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    runner.device(ev.Jam(device="shuffler", ts=0.2, where="elevator"))  # the deck is lost
+    runner.command("clear_malfunction", role="supervisor")
+    assert table.state == "bets_open" and table._deck_check == "asked"
+    runner.device(ev.DeckCheckResult(device="shuffler", ts=0.3, count=51,
+                                     missing=(Card.parse("As"),)))
+    assert not table.gate.may_open_round() and table.state == "bets_open"
+    runner.device(ev.ShuffleDone(device="shuffler", ts=0.4, count=51))
+    runner.command("close_bets")
+    for hand_ in (("2h", "3h", "4h"), ("5c", "9d", "Kd")):
+        runner.device(ev.HandDispensed(device="shuffler", ts=0.5,
+                                       cards=tuple(Card.parse(c) for c in hand_)))
+    runner.command("decide", box=1, decision="play")
+    runner.command("confirm_result")
+    assert table.state == "round_complete"
+    with pytest.raises(TablectlError, match="integrity"):
+        runner.command("next_round")
 
 
 def test_after_a_restart_the_deck_in_play_is_still_known(tmp_path):

@@ -861,6 +861,10 @@ class Table:
     def _cmd_clear_integrity(self, supervisor: str) -> None:
         cleared = self.gate.clear(supervisor)
         self._publish("integrity_cleared", supervisor=str(supervisor), alarms=len(cleared))
+        if self.state == "shuffling" and self.mode is Mode.SHUFFLER and self._deck_ready \
+                and not self.blocking_conditions():
+            # The round's deck was ready while the stop held betting back: it opens now.
+            self.deck_ready()
 
     def _cmd_silence_buzzer(self) -> None:
         self._silence(self._role or "supervisor", by="console")
@@ -1493,9 +1497,22 @@ class Table:
         self._shuffle_owed = False
         self._publish("shuffle", device=e.device, status="done", count=e.count)
         if self.state == "shuffling" and self.mode is Mode.SHUFFLER and not self.blocking_conditions():
-            self.deck_ready()
+            self._bets_open_on_ready_deck()
         else:
             self._resume_requests()     # a hand waits for this shuffle: ask for it now
+
+    def _bets_open_on_ready_deck(self) -> None:
+        """The round's deck is ready in ``shuffling``: betting opens, unless a deck alarm
+        under ``[integrity] alarm = "stop"`` is pending (the deck check of this very deck,
+        answered after the round opened, say). Bets open at the round boundary, where the
+        stop takes effect (docs/integrity.md): the round waits in ``shuffling`` with nothing
+        on it until the supervisor checks the deck (``clear_integrity``), then betting opens."""
+        if not self.gate.may_open_round():
+            self._publish("integrity_stop", waiting="clear_integrity",
+                          display="DECK ALARM: betting does not open until a supervisor "
+                                  "checks the deck and clears it (clear_integrity)")
+            return
+        self.deck_ready()
 
     def _device_failure(self, e: ev.DeviceEvent, what: str) -> None:
         """A device failed. While dealing (or shaking) it is a machine failure ruled by the
@@ -3480,7 +3497,7 @@ class Table:
                 and not self.blocking_conditions():
             # The shuffle asked came while the table waited in malfunction: the round's deck
             # is ready, and betting opens as it would have (_on_shuffle_done).
-            self.deck_ready()
+            self._bets_open_on_ready_deck()
             return
         elif self.state == "shuffling":
             self._shuffle_at_clear()

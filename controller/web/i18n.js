@@ -105,6 +105,7 @@ window.L = {
     seats: ["座位", "seats"], reshake: ["重新搖骰", "reshake"], decisions_open: ["請決定", "decide now"],
     betting_round: ["投注輪", "betting round"], action: ["行動", "action"], blinds: ["盲注", "blinds"],
     integrity_alarm: ["牌副完整性警報", "deck integrity alarm"], integrity_cleared: ["完整性警報已解除", "integrity alarm cleared"],
+    integrity_stop: ["牌副警報：暫停開放投注", "deck alarm: betting held"],
     card_placed: ["牌放在門上", "card placed"], cards_entered: ["已輸入牌", "cards entered"], deck_check: ["點牌", "deck check"], cut_card: ["白咭", "cut card"],
     cards_rectified: ["更正派牌", "cards put right"],
     supervisor_key: ["主任鎖匙", "supervisor key"], adjust: ["加減點", "points declared"], irregularity_unruled: ["未有裁定的異常", "irregularity not ruled"],
