@@ -17,9 +17,14 @@ One `transitions` machine per table, `auto_transitions=False` (no `to_<state>` s
 queued events, and an unexpected error lands in `malfunction`: a round past `bets_open` is void,
 ruled as a machine failure while cards are still to come; a round in `bets_open` keeps its bets
 and betting reopens on it once the malfunction is cleared, and one in `shuffling` waits for its
-deck again. A table that failed while `out_of_service` stays out of service at the clear (the
-supervisor opens it with `open_table`); between rounds the clear begins the next round. Every
-irregularity is ruled by the
+deck again (a shuffle the shuffler lost meanwhile, or one its deck check let go while the table
+waited, is asked of it at the clear: nothing is sent for the round in `malfunction`). A round
+begun by the input that failed, before the machine entered it (`open_table`, `next_round`, a
+clear), is void at once as the game rules a machine failure before the deal, with its article
+and nothing to return. A table that failed while `out_of_service` stays out of service at the
+clear (the supervisor opens it with `open_table`); between rounds the clear begins the next
+round. Under `[integrity] alarm = "stop"` a deck alarm pending when the round's deck is ready in
+`shuffling` keeps betting closed until `clear_integrity`. Every irregularity is ruled by the
 game's `ruling` and published with its article; a device event that is not legal in the current
 state is published as an `irregular_event` and changes nothing; a command that is not legal
 raises an error and changes nothing. `[cond]` marks a transition taken only when its condition
