@@ -117,3 +117,61 @@ def test_a_deck_check_answered_in_malfunction_is_kept_and_shuffled_at_the_clear(
     assert sent(run) == ["deck_check", "shuffle"]            # the result acted on now
     run.device(ev.ShuffleDone(device="shuffler", ts=4.0, count=52))
     assert run.table.state == "bets_open" and run.table.round.round_id == 1
+
+
+class SimShuffler:
+    """The firmware simulator's shuffler behind the runner: what the table sends it is carried
+    out by the model, and what the model reports comes back as the driver translates it.
+    Time is driven by hand (the model has no clock); each step lets its timers run."""
+
+    def __init__(self, run):
+        import asyncio
+
+        from drivers.shuffler import ShufflerDriver
+        from drivers.spec import DeviceSpec
+        from firmware_sim.models import ShufflerModel
+
+        self.run, self.now, self.waiting = run, 0.0, []
+        self.model = ShufflerModel(seed=3)        # its own times: a check 12 s, a shuffle 30 s
+        self.driver = ShufflerDriver(DeviceSpec("shuffler", "shuffler", port="/dev/null"),
+                                     asyncio.Queue(), clock=lambda: self.now)
+        run.send = self.waiting.append
+
+    def step(self, seconds: float = 100.0) -> None:
+        """Carry out what was sent, then let ``seconds`` pass; feed back every report."""
+        from firmware_sim.wire import to_message
+
+        while True:
+            emits = []
+            for command in self.waiting:
+                if command.device_class == "shuffler":
+                    emits += self.model.command(command.action, self.now, **command.args)
+            self.waiting.clear()
+            self.now += seconds
+            emits += self.model.advance(self.now)
+            for emit in emits:
+                event = self.driver._translate(to_message(emit))
+                if event is not None:
+                    self.run.device(event)
+            if not self.waiting:
+                return
+
+
+def test_a_simulated_shuffler_rebooted_while_held_shuffles_the_round_after_the_clear(
+        monkeypatch, tmp_path):
+    """The simulator's shuffler loses the order it made when it is power-cycled: its reboot
+    while the round waits in malfunction (the controller's fault in shuffling) is seen as its
+    link lost and back with a new session. At the clear the table asks it again, and the round
+    opens betting on a deck it shuffled after the reboot."""
+    run = shuffler_runner(tmp_path, "q-poker")
+    sim = SimShuffler(run)
+    run.command("open_table", "supervisor")
+    sim.step(13.0)          # the deck checked, its shuffle asked and begun, not yet done
+    assert sim.model.state == "shuffling" and run.table.state == "shuffling"
+    controller_fault(monkeypatch, run)
+    sim.model.reboot(sim.now)
+    lose_the_shuffle(run, "restart")
+    run.command("clear_malfunction", "supervisor")
+    sim.step()
+    assert run.table.state == "bets_open" and run.table.round.round_id == 1
+    assert sim.model.shuffles == 2 and sim.model.state == "ready"
