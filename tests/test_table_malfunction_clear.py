@@ -231,3 +231,25 @@ def test_a_fault_in_the_input_that_opened_the_round_is_kept_by_its_snapshot(monk
             device, "sim", cls, "S1", "1.0", "ab" * 16, True)))
     run.command("clear_malfunction", role="supervisor")
     assert run.table.state == "shuffling" and run.table.round.round_id == 1
+
+
+def test_a_round_held_with_its_bets_is_not_closed_over(faulty):
+    """close_table in malfunction over a round held with its bets would leave that round
+    never ended, its bets neither settled nor returned: refused, nothing changed, naming the
+    way out; voided first, the table closes."""
+    t = new_table("shoe")
+    t.command("open_table", role="supervisor")
+    ready(t)
+    t.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    report(t)
+    assert t.state == "malfunction" and t.round_held()
+    t.outbox.clear()
+    with pytest.raises(TablectlError, match="round 1 is held in malfunction with its bets.*"
+                                            "void_round"):
+        t.command("close_table", role="supervisor")
+    assert t.state == "malfunction" and t.round.bets and kinds(t) == []
+    t.command("void_round", role="supervisor", reason="the table closes")
+    assert [e.data["returned"] for e in t.outbox if e.kind == "round_void"] == [
+        [{"box": 1, "wager": "versus_croupier", "player": None, "amount": 10}]]
+    t.command("close_table", role="supervisor")
+    assert t.state == "out_of_service"

@@ -2649,6 +2649,16 @@ class Table:
             raise TablectlError(f"co-bank capital is on the layout "
                                 f"({', '.join(self._co_banker_names())}); return it "
                                 "(remove_co_bank) first")
+        r = self.round
+        if self.state == "malfunction" and r is not None and r.void is None and not r.paid \
+                and (r.bets or r.co_bankers or r.seats or self.vault.slots()):
+            # A round held for the supervisor with stakes or cards on the layout: closing
+            # the table over it would leave it never ended in the journal, its bets neither
+            # settled nor returned.
+            raise TablectlError(f"round {r.round_id} is held in malfunction with its bets on "
+                                "the layout; void it (void_round with the reason: every bet "
+                                "is returned) or clear the malfunction and finish it, then "
+                                "take the table out of service")
         self.round = None if self.state in ("shuffling", "bets_open") else self.round
         # 261/96/M art. 5(2): the players of the last round may be gone when the table opens
         # again; when every one of them declined the bank, closing the table is the way out
