@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from controller import __version__
@@ -64,8 +65,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tablectl: error: {printable(unrecognized(args, extra, argv or sys.argv[1:]))}",
               file=sys.stderr)
         return 2
+    stdout = sys.stdout
+    sys.stdout = _Output(stdout)
     try:
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()          # a full disk is found here, not at the interpreter's exit
+        return code
+    except OutputLost as exc:
+        _drop_output(stdout)
+        print(f"tablectl: error: {exc}", file=sys.stderr)
+        return 2
     except TablectlError as exc:
         print(f"tablectl: error: {printable_lines(str(exc))}", file=sys.stderr)
         return 2
@@ -73,6 +82,61 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    finally:
+        sys.stdout = stdout
+
+
+class OutputLost(Exception):
+    """Standard output refused what was written to it (a full disk, a quota, a failing disk):
+    what reached it is incomplete. Not a TablectlError, so that no command takes it for an
+    error of its input on the way."""
+
+    def __init__(self, exc: OSError) -> None:
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        super().__init__(
+            f"the output could not be written ({reason}): what was written of it is "
+            "incomplete and must not be used; free space on the disk it goes to, or send it "
+            "elsewhere, and run the command again")
+
+
+class _Output:
+    """Standard output, whose write errors are told apart from those of the files a command
+    reads: a reader of the pipe that went away (``| head -1``) is no error, and any other
+    refusal of the output is :class:`OutputLost`, one line instead of a traceback."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputLost(exc) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputLost(exc) from None
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+def _drop_output(stream) -> None:
+    """Let what is left in the output's buffer go, so that the interpreter's own flush at exit
+    does not fail again with a traceback of its own."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, fd)
+    os.close(null)
 
 
 if __name__ == "__main__":
