@@ -15,6 +15,7 @@ import datetime as dt
 import json
 import stat
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -797,9 +798,16 @@ def cmd_export(args: argparse.Namespace) -> int:
         round_id = export_round(journal, args.round)
         open_id = export_open_round(journal, args, report)
         out = sys.stdout
+        written = 0
         for rec in snap.records(since=since, since_wall_ns=since_wall, round_id=round_id):
             if not held(rec, open_id):
                 out.write(json_line(shown(rec, open_id).to_json()) + "\n")
+                written += 1
+    if not written and since_wall is not None and since_wall > time.time_ns():
+        # Nothing can have been written after now: a mistyped year, not an export in steps.
+        print(f"tablectl: note: --since {printable(args.since.strip())} is later than now "
+              f"({dt.datetime.now(dt.timezone.utc):%Y-%m-%dT%H:%M:%SZ}), so no record is at "
+              "or after it and nothing was exported; check the date", file=sys.stderr)
     if report.ok:
         return 0
     out.flush()

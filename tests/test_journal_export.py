@@ -1,5 +1,6 @@
 """`tablectl journal export` of a damaged journal: refused unless --verified-only, which
 exports only what the chain vouches for, says where it stops, and exits 1."""
+import datetime as dt
 import hashlib
 import json
 import sqlite3
@@ -190,3 +191,18 @@ def test_verified_only_of_the_latest_round_stops_where_the_chain_stops(path, tmp
     sql(cut, "UPDATE records SET payload = '{}' WHERE seq = 12")
     out = export(cut, "--verified-only", "--round", "3")
     assert out.returncode == 1 and seqs(out) == [10, 11]
+
+
+def test_a_since_time_later_than_now_is_said_to_be_so(path):
+    """A mistyped year (2062 for 2026) exports nothing: the auditor is told why on stderr, the
+    exit status stays 0 (nothing is wrong with the journal), and a time past the last record
+    but not past now, as an export in steps passes, exports nothing without a word."""
+    records = fill(path)
+    future = export(path, "--since", "2062-11-21T19:00:00Z")
+    assert future.returncode == 0 and future.stdout == ""
+    assert "2062-11-21T19:00:00Z is later than now" in future.stderr
+    assert "nothing was exported; check the date" in future.stderr
+    after_last = records[-1].wall_ns // 10**9 + 1
+    past = export(path, "--since", dt.datetime.fromtimestamp(after_last, dt.timezone.utc)
+                  .strftime("%Y-%m-%dT%H:%M:%S"))
+    assert (past.returncode, past.stdout, past.stderr) == (0, "", "")
