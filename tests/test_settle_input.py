@@ -40,6 +40,16 @@ BO = {"player": "Bo", "versus_croupier": 10, "decision": "play"}
     ({"game": "fortune-3-card-poker", "croupier": {"cards": ["Kd", "8c", "4h"]},
       "boxes": [{"cards": ["7s", "7h", "Qc"], "pair_plus": 10}]},
      r'a box has no "box"; give "box": N, its number 1-7'),
+    # a layout config check refuses (one deck deals at most 16 boxes and the croupier) is no
+    # table whose round can be settled, nor can a box out of any real table's range be
+    (dict(q_round(ANA), layout_boxes=17, boxes=[{"box": 17, "cards": ["7s", "7h", "Qc"],
+                                                 "pair_bonus": 10}]),
+     r"one deck of 52 .* at most 16 boxes .* this layout has 17"),
+    (dict(q_round(ANA), layout_boxes=2**53 - 1, boxes=[{"box": 2**53 - 1, "pair_bonus": 10,
+                                                        "cards": ["7s", "7h", "Qc"]}]),
+     r"at most 16 boxes .* this layout has 9007199254740991"),
+    (dict(q_round(ANA), layout_boxes=138, interpretations={"decks": "several"}),
+     r"8 decks of 52 .*decks=several, the most a shoe holds.* at most 137 boxes"),
 ])
 def test_bad_input_is_one_clear_line(doc, msg, monkeypatch, capsys):
     code, out, err = settle(doc, monkeypatch, capsys)

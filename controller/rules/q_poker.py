@@ -274,7 +274,9 @@ class QPoker(Game):
         chosen = self.resolve_interpretations(_overrides(round_doc))
         Mode.parse(round_doc.get("mode", "shoe"))
         layout = round_doc.get("layout_boxes", DEFAULT_LAYOUT_BOXES)
-        self.check_layout(layout)
+        # As config check holds the table: a layout its decks could not deal to in full is no
+        # table a round was played at (the round names no shoe's deck count: at most eight).
+        self.check_layout(layout, chosen)
         rank = ranking(chosen)
         one_deck = chosen["decks"] == "one"  # art. 1(1): one deck holds each card once (Q3)
         boxes = round_doc.get("boxes")
