@@ -209,7 +209,12 @@ def test_cli_set_chooses_a_reading_and_bad_input_is_one_clear_line():
     assert json.loads(run.stdout)["interpretations"]["ante_play_odds"] == "ante_only"
     for args, words in [(("texas-holdem",), "no house-banked wager"),
                         (("q-poker", "--set", "decks=two"), "choose one of"),
-                        (("q-poker", "--set", "nope=1"), 'no interpretation "nope"')]:
+                        (("q-poker", "--set", "nope=1"), 'no interpretation "nope"'),
+                        # the same reading chosen twice, otherwise: which was meant cannot be
+                        # told, and the last is not taken for it
+                        (("fortune-3-card-poker", "--set", "qualified_tie=push", "--set",
+                          "qualified_tie=croupier_wins"),
+                         "--set gives qualified_tie twice ('push', then 'croupier_wins')")]:
         run = tablectl("odds", *args)
         assert run.returncode == 2
         assert words in run.stderr and "Traceback" not in run.stderr

@@ -54,7 +54,12 @@ def parse_sets(items: list[str]) -> dict[str, str]:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise RuleError(f"--set {item!r} must be KEY=VALUE, e.g. --set count_empty_seats=yes")
-        out[key.strip()] = value.strip()
+        key, value = key.strip(), value.strip()
+        if out.get(key, value) != value:
+            # As a key given twice in a round document: which was meant cannot be told.
+            raise RuleError(f"--set gives {key} twice ({out[key]!r}, then {value!r}); "
+                            "give each interpretation once")
+        out[key] = value
     return out
 
 
