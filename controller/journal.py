@@ -558,8 +558,8 @@ class Journal:
                 since_wall_ns: int | None = None, kinds: Iterable[str] | None = None,
                 until: int | None = None) -> Iterator[Record]:
         """Records in sequence order: those after sequence number ``since`` (exclusive),
-        of ``round_id``, at or after ``since_wall_ns``, of the given ``kinds``, up to ``until``
-        (inclusive). Every filter is optional."""
+        of ``round_id``, from the first stamped at or after ``since_wall_ns`` on, of the given
+        ``kinds``, up to ``until`` (inclusive). Every filter is optional."""
         # Streamed from a snapshot of its own: a long export neither holds the writer's lock
         # nor loads the journal into memory, and appends made meanwhile do not disturb it.
         conn = self._reader()
@@ -601,8 +601,18 @@ class Journal:
     def _select(self, conn: sqlite3.Connection, since: int | None, round_id: str | None,
                 since_wall_ns: int | None, kinds: Iterable[str] | None,
                 until: int | None) -> Iterator[Record]:
-        """The records that match, read from ``conn``'s open transaction."""
+        """The records that match, read from ``conn``'s open transaction. ``since_wall_ns``
+        starts a whole tail: every record from the first one stamped at or after it, so that
+        one written later under a clock set back (an earlier stamp) is not left out, and what
+        is read chains with no hole."""
         try:
+            if since_wall_ns is not None:
+                first = conn.execute(
+                    "SELECT seq FROM records WHERE wall_ns >= ? AND seq > ? ORDER BY seq "
+                    "LIMIT 1", (int(since_wall_ns), int(since or 0))).fetchone()
+                if first is None:
+                    return
+                since = first[0] - 1
             where, args = [], []
             if round_id is not None:
                 # The round's span narrows the bounds given; it never drops one (the last
@@ -612,8 +622,7 @@ class Journal:
                 until = hi if until is None else until if hi is None else min(until, hi)
                 where.append("round_id = ?")
                 args.append(str(round_id))
-            for term, bound in (("seq > ?", since), ("seq <= ?", until),
-                                ("wall_ns >= ?", since_wall_ns)):
+            for term, bound in (("seq > ?", since), ("seq <= ?", until)):
                 if bound is not None:
                     where.append(term)
                     args.append(int(bound))

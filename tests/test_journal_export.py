@@ -206,3 +206,30 @@ def test_a_since_time_later_than_now_is_said_to_be_so(path):
     past = export(path, "--since", dt.datetime.fromtimestamp(after_last, dt.timezone.utc)
                   .strftime("%Y-%m-%dT%H:%M:%S"))
     assert (past.returncode, past.stdout, past.stderr) == (0, "", "")
+
+
+def test_a_since_time_exports_a_whole_tail_when_the_clock_went_back(path):
+    """A clock set forward by mistake and then back (NTP stepping it while the table ran,
+    docs/journal.md, *The clock*) stamps later records with earlier times. --since TIME exports
+    every record from the first one stamped at or after TIME on, whatever the later ones'
+    stamps: none written after it is left out, and the lines chain with no hole."""
+    from test_journal import FakeClock
+    clock = FakeClock()
+    hour = 3600 * 10**9
+    with Journal.open(path, "T1", clock=clock) as j:
+        for n in range(1, 13):
+            if n == 5:
+                clock.wall += hour              # set an hour ahead ...
+            if n == 9:
+                clock.wall -= hour              # ... and back, by NTP
+            j.append("table", {"n": n}, source="table")
+        stamps = [r.wall_ns for r in j.records()]
+    assert stamps[8] < stamps[7]                 # record 9 stamped before record 8
+    # record 6, stamped in the hour ahead: records 9-12, written after it, bear earlier times
+    when = dt.datetime.fromtimestamp(stamps[5] // 10**9, dt.timezone.utc)
+    since = when.replace(microsecond=stamps[5] % 10**9 // 1000).isoformat()
+    out = export(path, "--since", since)
+    docs = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [d["seq"] for d in docs] == list(range(6, 13))
+    for before, after in zip(docs, docs[1:]):
+        assert after["prev_hash"] == before["hash"]
