@@ -647,6 +647,9 @@ def test_bad_seats_and_bets_are_named():
     bad(round_doc([seat(1, WIN, ("Bo", 0))], first_seat=1), "more than 0")
     bad(round_doc([seat(1, WIN, ("Bo", 2.5))], first_seat=1), "whole number")
     bad(round_doc([seat(1, WIN)], first_seat=1), "seat 1 has no bets")
+    # one bet given as an object, not a list of one: the shape is named, not "no bets"
+    bad(round_doc([dict(seat(1, WIN), bets={"player": "Bo", "amount": 5})], first_seat=1),
+        r'seat 1: "bets" must be a list of bets, got \{"player": "Bo", "amount": 5\}')
     bad(round_doc([seat(1, WIN, ("Bo", 5)), seat(1, LOSE, ("Cy", 5))], first_seat=1),
         "listed twice")
     bad(round_doc([seat(1, WIN, ("Ana", 5))], first_seat=1), "banker Ana bets on seat 1")

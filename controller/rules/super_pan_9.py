@@ -605,7 +605,11 @@ class _Round:
                                                 "\"cards\": [its two cards]"), count=2,
                                         what=f"seat {seat}'s hand")
             bets = item.get("bets")
-            if not isinstance(bets, list) or not bets:
+            if bets is not None and not isinstance(bets, list):
+                # {"amount": 5} for [{"amount": 5}]: a shape to correct, not a seat without bets
+                raise RuleError(f"seat {seat}: \"bets\" must be a list of bets, got "
+                                f"{shown(bets)}: give [{{\"player\": name, \"amount\": N}}, …]")
+            if not bets:
                 raise RuleError(f"seat {seat} has no bets: a seat is in play only with a bet "
                                 f"({art('2(5)')}); drop it or give its bets")
             r.bets[seat] = []
