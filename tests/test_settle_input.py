@@ -48,6 +48,14 @@ BO = {"player": "Bo", "versus_croupier": 10, "decision": "play"}
     (dict(q_round(ANA), layout_boxes=2**53 - 1, boxes=[{"box": 2**53 - 1, "pair_bonus": 10,
                                                         "cards": ["7s", "7h", "Qc"]}]),
      r"at most 16 boxes .* this layout has 9007199254740991"),
+    # the croupier's cards given bare, with nobody playing against him: the shape is named,
+    # not a player who does not play nor a hand that is there
+    ({"game": "q-poker", "croupier": ["Kd", "8c", "4h"],
+      "boxes": [{"box": 1, "cards": ["7s", "7h", "Qc"], "pair_bonus": 10}]},
+     r'^tablectl: error: "croupier" must be \{"cards": \[three cards\]\}, got \["Kd", "8c"'),
+    ({"game": "fortune-3-card-poker", "croupier": ["Kd", "8c", "4h"],
+      "boxes": [{"box": 1, "cards": ["7s", "7h", "Qc"], "pair_plus": 10}]},
+     r'^tablectl: error: "croupier" must be \{"cards": \[three cards\]\}, got \["Kd", "8c"'),
     (dict(q_round(ANA), layout_boxes=138, interpretations={"decks": "several"}),
      r"8 decks of 52 .*decks=several, the most a shoe holds.* at most 137 boxes"),
 ])

@@ -303,6 +303,10 @@ class QPoker(Game):
         croupier_raw = round_doc.get("croupier")
         croupier_cards = None
         if croupier_raw is not None or playing:
+            if croupier_raw is not None and not isinstance(croupier_raw, dict):
+                # ["Kd", "8c", "4h"] for {"cards": [...]}: the shape, not a missing hand
+                raise RuleError(f"\"croupier\" must be {{\"cards\": [three cards]}}, got "
+                                f"{shown(croupier_raw)}")
             if not isinstance(croupier_raw, dict):
                 raise RuleError("a player plays versus the croupier, so the round needs "
                                 "\"croupier\": {\"cards\": [three cards]}")
