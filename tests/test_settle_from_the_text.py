@@ -108,3 +108,29 @@ def test_super_pan_9_banker_advantage_highest_card_and_commission():
     (bank,) = out["bank"]
     assert (bank["won"], bank["commission"], bank["net"]) == (170, 8, 162)
     assert out["commission"] == 5 + 1 + 8 and out["house_net"] == 14
+
+
+HOLDEM_TIE = {"game": "texas-holdem", "blinds": {"small": 5, "big": 10}, "button": 1,
+              "seats": [{"box": 1, "stack": 1000, "cards": ["2c", "3d"]},
+                        {"box": 3, "stack": 1000, "cards": ["4d", "5h"]},
+                        {"box": 6, "stack": 1000, "cards": ["6c", "7s"]}],
+              "board": ["9h", "Th", "Jc", "Qd", "Kc"]}      # every seat plays the board
+CHECKS = [{"box": b, "action": "check"} for b in (3, 6, 1)]
+
+
+@pytest.mark.parametrize("rake, actions, nets_, house", [
+    # 3 × 1000 all in: 5 % is 150, over the cap of five big blinds, 50 (art. 16); 2950 split
+    # three ways is 983 and 1 over, which goes to seat 1, the nearest the croupier's left
+    # (art. 10(4)-(5))
+    (5, [{"box": b, "action": "allin"} for b in (1, 3, 6)], {1: -16, 3: -17, 6: -17}, 50),
+    # 3 × 100: 4.5 % is 13.5, 13 rounded down (H9 `down`); 287 is 95 each and 2 over to seat 1
+    ("4.5", [{"box": 1, "action": "raise", "amount": 100}, {"box": 3, "action": "call"},
+             {"box": 6, "action": "call"}] + CHECKS * 3, {1: -3, 3: -5, 6: -5}, 13),
+])
+def test_holdem_split_pot_odd_chips_and_the_capped_rake(rake, actions, nets_, house):
+    """11/2008 art. 10(4): equal hands split the pot to the least divisible value; 10(5):
+    what cannot be divided goes to the player still in nearest the croupier's left; art. 16:
+    3 to 5 % of the pot, at most five times the big blind."""
+    out = settle_cli(json.dumps(dict(HOLDEM_TIE, rake=rake, actions=actions)))
+    assert {w["box"]: w["net"] for w in out["wagers"]} == nets_
+    assert out["commission"] == out["house_net"] == house
