@@ -61,7 +61,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"table_id": table_id, **rep.to_json()}, indent=2))
         else:
-            print(format_text(rep, printable(table_id)))
+            given = args.since.strip()
+            print(format_text(rep, printable(table_id),
+                              printable(given) if given.lstrip("0") else None))
     return stopped(journal, report, "The report stops", "read")
 
 

@@ -112,6 +112,17 @@ def test_empty_report_reads_plainly():
     assert "nothing journaled yet" in text and "alarms: 0" in text
 
 
+@pytest.mark.parametrize("since", ["2062-11-21", "999999"])
+def test_a_report_after_the_last_record_says_so_not_that_nothing_was_journaled(journal, capsys,
+                                                                            since):
+    """A --since past the last record (a mistyped year) reads no record: the journal is not
+    empty, and the report must not say that nothing was journaled."""
+    assert main(["integrity", "report", "--since", since, "--journal", str(journal)]) == 0
+    out = capsys.readouterr().out
+    assert "nothing journaled yet" not in out
+    assert f"nothing journaled after --since {since}" in out
+
+
 def test_an_alarm_of_the_round_still_open_names_no_card(journal, capsys):
     # A duplicate card seen coming out may be face down at the table until the round closes:
     # the alarm is not listed at all meanwhile (that there is one says it is a card seen).

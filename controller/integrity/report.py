@@ -189,10 +189,13 @@ def _seen(rep: IntegrityReport, rec: dict[str, Any]) -> None:
         rep.last = wall
 
 
-def format_text(rep: IntegrityReport, table_id: str | None = None) -> str:
-    """The report for a person at a terminal."""
+def format_text(rep: IntegrityReport, table_id: str | None = None,
+                since: str | None = None) -> str:
+    """The report for a person at a terminal; ``since``, the --since given (printable), if
+    any: a report on nothing after it is not a journal with nothing in it."""
+    empty = f": nothing journaled after --since {since}" if since else ": nothing journaled yet"
     lines = [f"Deck integrity{' of table ' + table_id if table_id else ''}"
-             + (f", {rep.first} to {rep.last}" if rep.first else ": nothing journaled yet")]
+             + (f", {rep.first} to {rep.last}" if rep.first else empty)]
     lines.append(f"  deck checks: {rep.checks} ({rep.identity_checks} with card identities, "
                  f"{rep.count_only_checks} count only"
                  + (f", {rep.short_checks} with a wrong count" if rep.short_checks else "") + ")")
