@@ -179,6 +179,8 @@ class VerifyReport:
             # An anchor broken: the records before it chain, and are vouched for by nothing.
             return (f"record {self.bad_seq}: {self.reason} (the {self.records} records before "
                     "it chain, as a rewritten chain does: none of them is vouched for)")
+        if self.head_seq == 0:
+            return f"record {self.bad_seq}: {self.reason} (no record before it verifies)"
         return (f"record {self.bad_seq}: {self.reason} (the {self.records} records before it "
                 f"verify; last good record {self.head_seq} hash {self.head_hash})")
 
@@ -839,8 +841,9 @@ def _verify_rows(conn: sqlite3.Connection, table_id: str,
                                              "whole number: the record was edited")
                     gone = (f"record {expected} is" if seq == expected + 1 else
                             f"records {expected}-{seq - 1} are")
-                    return bad(expected, f"missing: {gone} gone (record {prev_seq} is "
-                                         f"followed by {seq}): deleted")
+                    where = (f"the journal begins at record {seq}" if not prev_seq else
+                             f"record {prev_seq} is followed by {seq}")
+                    return bad(expected, f"missing: {gone} gone ({where}): deleted")
                 return bad(seq, f"sequence number {seq} out of order after {prev_seq}")
             problem = _check_row(row, prev_hash, table_id)
             if problem:

@@ -189,3 +189,16 @@ def test_the_documents_spelling_rules_are_those_the_controller_writes_by(journal
                       source="table", article=text)
         head = writer.head()
     assert audit(journal) == (None, *head)
+
+
+def test_the_first_record_deleted_is_named_without_a_record_0(journal):
+    """Records are numbered from 1: a journal whose first record is gone begins at record 2,
+    and there is no record 0 to follow, nor to be the last good one."""
+    delete(journal, 1)
+    assert audit(journal)[:2] == (1, "missing")
+    out = verify(journal)
+    assert out.returncode == 1
+    assert "record 1: missing: record 1 is gone (the journal begins at record 2)" in out.stderr
+    assert "no record before it verifies" in out.stderr
+    assert "record 0" not in out.stderr, out.stderr
+
