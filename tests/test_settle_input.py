@@ -48,6 +48,16 @@ BO = {"player": "Bo", "versus_croupier": 10, "decision": "play"}
     (dict(q_round(ANA), layout_boxes=2**53 - 1, boxes=[{"box": 2**53 - 1, "pair_bonus": 10,
                                                         "cards": ["7s", "7h", "Qc"]}]),
      r"at most 16 boxes .* this layout has 9007199254740991"),
+    # a wager the game does not have, on the second of two boxes: the box is named, so that
+    # the one to correct can be found
+    ({"game": "fortune-3-card-poker", "croupier": {"cards": ["Qs", "7d", "2c"]}, "boxes": [
+        {"box": 1, "cards": ["9h", "9d", "4s"], "ante": 10, "play": 10, "decision": "play"},
+        {"box": 4, "cards": ["8h", "8d", "4c"], "ante": 10, "decision": "fold",
+         "ante_bonus": 5}]},
+     r"^tablectl: error: box 4 has unknown key\(s\) ante_bonus; the keys are: ante, box,"),
+    (dict(q_round(ANA), boxes=[{"box": 2, "cards": ["7s", "7h", "Qc"], "pair_plus": 10}]),
+     r"^tablectl: error: box 2 has unknown key\(s\) pair_plus; the keys are: box, cards, "
+     r"decision, pair_bonus"),
     # the croupier's cards given bare, with nobody playing against him: the shape is named,
     # not a player who does not play nor a hand that is there
     ({"game": "q-poker", "croupier": ["Kd", "8c", "4h"],

@@ -295,7 +295,7 @@ class Fortune3CardPoker(Game):
                 raise RuleError(f"box {raw.get('box')}: a player bets only on his own box "
                                 f"({art(6, 2)}); give one player per box, not \"players\"")
             check_keys(raw, {"box", "player", "cards", PAIR_PLUS, ANTE, PLAY,
-                                        "decision"}, "a box")
+                                        "decision"}, three_card.box_label(raw))
             n = three_card.box_number(raw.get("box"), layout, REGULATION)
             if n in seen:
                 raise RuleError(f"box {n} is listed twice; a box belongs to one player "

@@ -288,7 +288,7 @@ class QPoker(Game):
         parsed = []
         for raw in boxes:
             check_keys(raw, {"box", "cards", "players", "player", PAIR_BONUS,
-                                        VERSUS_CROUPIER, "decision", "seated"}, "a box")
+                                        VERSUS_CROUPIER, "decision", "seated"}, three_card.box_label(raw))
             n = three_card.box_number(raw.get("box"), layout, REGULATION)
             if n in seen_boxes:
                 raise RuleError(f"box {n} is listed twice; give each box once, with all of "

@@ -239,6 +239,14 @@ def read_hand(raw, what: str, *, distinct: bool = True) -> list[Card]:
     return parse_cards(raw, count=3, what=what, distinct=distinct)
 
 
+def box_label(raw) -> str:
+    """How an error names a box entry of a round document before its number is checked:
+    ``box 3`` when it gives a whole number, else ``a box`` (so that in a round of seven boxes
+    the one to correct can be found)."""
+    box = raw.get("box") if isinstance(raw, dict) else None
+    return f"box {box}" if type(box) is int else "a box"
+
+
 def box_number(raw, layout_boxes: int, regulation: str) -> int:
     """A box number that exists on this table."""
     if raw is None:
