@@ -7,10 +7,12 @@ import hashlib
 import json
 import re
 import sqlite3
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from test_journal import doc_blocks, needs_sqlite3
 from test_journal_audit import played, tablectl  # noqa: F401 (played is a fixture)
 
 pytestmark = pytest.mark.hil
@@ -202,3 +204,33 @@ def test_the_first_record_deleted_is_named_without_a_record_0(journal):
     assert "no record before it verifies" in out.stderr
     assert "record 0" not in out.stderr, out.stderr
 
+
+
+def edit_payload_column(path, seq):
+    """The payload column edited, the body left as it was: what a query or a report reads."""
+    rows(path, "UPDATE records SET payload = '{\"forged\":true}' WHERE seq = ?", seq)
+
+
+@needs_sqlite3
+@pytest.mark.parametrize("damage, says", [
+    (None, None), (flip_a_byte, "hash does not match its body"),
+    (delete, "missing"), (swap, "previous hash does not match"),
+    (edit_payload_column, "a column differs from its body")],
+    ids=["sound", "flip_a_byte", "delete", "swap", "edit_payload_column"])
+def test_the_documented_shell_script_names_the_first_bad_record(journal, tmp_path, damage, says):
+    """docs/journal.md's check-journal.sh, run as the document gives it, on the real journal."""
+    script, _ = doc_blocks()
+    check = tmp_path / "check-journal.sh"
+    check.write_text(script)
+    (seq,) = rows(journal, "SELECT min(seq) FROM records WHERE kind = 'state'")[0]
+    _, head_seq, head_hash = audit(journal)
+    if damage is not None:
+        damage(journal, seq)
+        assert audit(journal)[0] == seq
+    out = subprocess.run(["sh", str(check), str(journal)], capture_output=True, text=True)
+    if damage is None:
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert out.stdout.strip() == f"{head_seq} records verify; head {head_hash}"
+    else:
+        assert out.returncode == 1 and out.stdout.startswith(f"record {seq}: {says}"), \
+            out.stdout
