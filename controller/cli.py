@@ -66,10 +66,12 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     stdout = sys.stdout
-    sys.stdout = _Output(stdout)
+    if stdout is not None:          # None: started with standard output closed (>&-)
+        sys.stdout = _Output(stdout)
     try:
         code = int(args.func(args) or 0)
-        sys.stdout.flush()          # a full disk is found here, not at the interpreter's exit
+        if sys.stdout is not None:  # a full disk is found here, not at the interpreter's exit
+            sys.stdout.flush()
         return code
     except OutputLost as exc:
         _drop_output(stdout)

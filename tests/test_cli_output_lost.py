@@ -53,3 +53,13 @@ def test_a_reader_that_went_away_is_no_error(journal):
     assert err == "", err
     with Journal.open(journal, readonly=True) as j:
         assert j.verify().ok
+
+
+def test_a_command_started_with_its_output_closed_runs_as_it_did(journal):
+    """`>&-`: Python starts with no sys.stdout and print() writes nothing; the verification
+    still runs and exits by what it found."""
+    proc = subprocess.run(f'"{sys.executable}" -m controller.cli journal verify --journal '
+                          f'"{journal}" >&-', shell=True, capture_output=True, text=True,
+                          cwd=REPO, timeout=60)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+
