@@ -550,8 +550,15 @@ class Service:
                 self.runner.broken is not None:
             self.log.warning("reload ignored: the service is stopping", asked_by=via)
             return Outcome(None, error=self._stopping_text())
+        # The commands accepted before the reload was asked (their tokens checked against
+        # those in force) are carried out, and journaled, first: none of them, nor anything
+        # it does, comes after the record of the reload that may replace its token.
+        taken = self._serve_waiting()
+        if self._stopping.is_set() or self.runner.broken is not None:
+            self.log.warning("reload ignored: the service is stopping", asked_by=via)
+            return Outcome(None, error=self._stopping_text())
         cfg = self.config
-        self.log.info("reload asked", asked_by=via)
+        self.log.info("reload asked", asked_by=via, inputs_first=taken)
         self.notifier.reloading(f"table {cfg.table_id}: reloading {cfg.path}")
         new, record = self._reread()
         r = self.runner.table.round
@@ -891,22 +898,39 @@ class Service:
             if now - pinged >= period / 2 or item is _WAKE:
                 self.notifier.watchdog()
                 pinged = now
-            if not self._stopping.is_set():
-                self._watch_clock()
-            if self._stopping.is_set():
-                self._not_taken(item)
-                continue
-            if item is not _WAKE:
-                self._take(item)
-                self._arm_checkpoint()
-            # Looked at on the idle wake-up too: a record of the console's own (a hold) may
-            # have failed its commit with no input behind it.
-            if self.runner is not None and self.runner.broken is not None:
-                # The table in memory is ahead of its journal: only a restart, which
-                # rebuilds it from the journal, may go on (systemd restarts the unit).
-                self.log.error("journal write failed; stopping", why=self.runner.broken)
-                self.failed = self.runner.broken
-                self.stop("journal write failure")
+            self._serve(item)
+
+    def _serve(self, item: Any) -> None:
+        """One item of the queue, as the main loop takes it: the clock looked at, the input
+        handled (with the device events waiting behind it), the stop if its commit failed."""
+        if not self._stopping.is_set():
+            self._watch_clock()
+        if self._stopping.is_set():
+            self._not_taken(item)
+            return
+        if item is not _WAKE:
+            self._take(item)
+            self._arm_checkpoint()
+        # Looked at on the idle wake-up too: a record of the console's own (a hold) may
+        # have failed its commit with no input behind it.
+        if self.runner is not None and self.runner.broken is not None:
+            # The table in memory is ahead of its journal: only a restart, which
+            # rebuilds it from the journal, may go on (systemd restarts the unit).
+            self.log.error("journal write failed; stopping", why=self.runner.broken)
+            self.failed = self.runner.broken
+            self.stop("journal write failure")
+
+    def _serve_waiting(self) -> int:
+        """Every input on the queue now (a command the console accepted, a device event),
+        handled in its order before what comes next: a reload journals its record after
+        them, so the journal's order is the order they came in. Returns how many turns of
+        the queue that took (a turn takes a burst of device events together)."""
+        waiting = self.queue.qsize()
+        served = 0
+        while served < waiting and not self.queue.empty() and not self._stopping.is_set():
+            self._serve(self.queue.get_nowait())
+            served += 1
+        return served
 
     def _arm_checkpoint(self) -> None:
         """After an input: note when it came, and once enough commits wait in the WAL, have
