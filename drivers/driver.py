@@ -90,7 +90,7 @@ class Driver:
 
     ``spec`` says how the device is reached, ``queue`` is the controller's event queue and
     ``clock`` stamps the events. ``transport`` and ``codec`` default to what the spec names.
-    ``confirm``, ``memory``, ``on_session`` and ``on_refused`` go to the
+    ``confirm``, ``memory``, ``on_session``, ``on_refused`` and ``on_opening`` go to the
     :class:`~drivers.link.Link`: with ``confirm`` the queue gets a :class:`Delivery` for every
     sequenced device event (the malfunction reporting a sequenced frame the host could not
     read among them).
@@ -103,7 +103,8 @@ class Driver:
                  transport: Transport | None = None, codec: Codec | None = None,
                  confirm: bool = False, memory: SessionMemory | None = None,
                  on_session: Callable[[dict[str, Any]], None] | None = None,
-                 on_refused: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 on_refused: Callable[[dict[str, Any]], None] | None = None,
+                 on_opening: Callable[[bool, dict[str, Any]], None] | None = None) -> None:
         if spec.device_class != self.device_class:
             raise TablectlError(f"device {spec.id!r} is a {spec.device_class}, not a "
                                 f"{self.device_class}; use drivers.factory.open_driver")
@@ -116,7 +117,8 @@ class Driver:
         self.log = structlog.get_logger("tablectl.drivers").bind(device=spec.id)
         self.link = Link(spec, emit=self._emit, on_message=self._on_message, clock=clock,
                          transport=transport, codec=codec, log=self.log, confirm=confirm,
-                         memory=memory, on_session=on_session, on_refused=on_refused)
+                         memory=memory, on_session=on_session, on_refused=on_refused,
+                         on_opening=on_opening)
         self.link.transport.log = self.log
         self._status_waiters: list[asyncio.Future] = []
 

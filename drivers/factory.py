@@ -24,7 +24,7 @@ DRIVERS: dict[str, type[Driver]] = {
 def make_driver(spec: DeviceSpec, queue: asyncio.Queue,
                 clock: Callable[[], float] = time.monotonic, **link: Any) -> Driver:
     """The driver for ``spec``, not yet started. ``link`` options (``confirm``, ``memory``,
-    ``on_session``, ``on_refused``) go to :class:`~drivers.driver.Driver`."""
+    ``on_session``, ``on_refused``, ``on_opening``) go to :class:`~drivers.driver.Driver`."""
     return DRIVERS[spec.device_class](spec, queue, clock, **link)
 
 

@@ -35,6 +35,8 @@ from . import events as ev
 from .protocol import messages as m
 from .protocol.codec import Codec, CodecError, Received, Rejected, get_codec
 from .transport import Transport, TransportClosed, make_transport
+from .transport import causes
+from .transport.base import TransportError
 from .transport.usbport import SerialNumberShared
 
 RECENT_SEQS = 32
@@ -52,6 +54,13 @@ STABLE_TIMEOUTS = 4
 # Line noise comes by the read, hundreds a second: it is logged at once, then summed and logged
 # at most once per this many seconds.
 NOISE_LOG_S = 10.0
+# How long a device's opening must have failed before the consumer is told (``on_opening``,
+# journaled as ``device_not_opened``). udev gives a device node its group (the rule's
+# GROUP="tablectl") a moment after the node appears: at boot, or when the device is plugged
+# in, the first openings may be refused for a second or two, and a device powered with the
+# Pi may enumerate a few seconds late. Ten seconds is well past that (five or six openings,
+# by the back-off), and short beside a table kept from its round by a device left unopened.
+OPEN_GRACE_S = 10.0
 
 
 class LinkDown(TablectlError):
@@ -87,6 +96,7 @@ class LinkTiming:
     backoff_min_s: float = 0.1
     backoff_max_s: float = 5.0
     stable_s: float = STABLE_TIMEOUTS * 1.0     # how long a link must last to reset the back-off
+    open_grace_s: float = OPEN_GRACE_S  # how long openings fail before on_opening is told
 
     @classmethod
     def from_spec(cls, spec: Any) -> "LinkTiming":
@@ -273,7 +283,16 @@ class Link:
     so that it can be made durable first. It is told once per distinct refusal (the same
     reason for the same identity) until the device links or the refusal changes: a device
     that keeps answering so is not told of at every hello. A refusal it raises on is still
-    made, and told again at the next attempt."""
+    made, and told again at the next attempt.
+
+    ``on_opening(opened, record)`` (optional) is told of a device the link cannot open (the
+    port missing, permission refused, held by another program, gone during the opening, not
+    a device) once its openings have failed for ``timing.open_grace_s``, and again for each
+    other class of cause, never per attempt: ``opened`` False, the record the device id, its
+    class, the port, the ``cause`` (drivers.transport.causes), its ``way_out``, how long
+    (``failing_s``) and how many ``attempts``; then, when it opens at last, ``opened`` True
+    with how long and how many. Told before the link logs it; nothing of the device's or the
+    library's own words is in it (those are in the log and ``problem``)."""
 
     def __init__(self, spec: Any, *, emit: Callable[[ev.DeviceEvent], None],
                  on_message: Callable[[m.Message], None],
@@ -282,7 +301,8 @@ class Link:
                  log: Any = None, timing: LinkTiming | None = None, confirm: bool = False,
                  memory: SessionMemory | None = None,
                  on_session: Callable[[dict[str, Any]], None] | None = None,
-                 on_refused: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 on_refused: Callable[[dict[str, Any]], None] | None = None,
+                 on_opening: Callable[[bool, dict[str, Any]], None] | None = None) -> None:
         self.spec = spec
         self.timing = timing or LinkTiming.from_spec(spec)
         self.transport = transport or make_transport(spec)
@@ -314,6 +334,12 @@ class Link:
         self._on_session = on_session if self._confirm else None
         self._on_refused = on_refused
         self._refused: tuple[str, str] | None = None    # the refusal last told, until linked
+        self._on_opening = on_opening
+        # The openings failing in a row: since when, how many, the cause last told (None:
+        # none yet, within the grace or for good).
+        self._failing_since: float | None = None
+        self._failing_attempts = 0
+        self._failing_told: str | None = None
         self.session: str | None = None
         self._tx_reserved = 0
         # Frames taken but not yet durable, by number: the answer each gets at confirm()
@@ -417,9 +443,11 @@ class Link:
             # raises may carry no words (a timeout's are empty).
             words = str(exc) if isinstance(exc, TablectlError) else error_text(
                 exc, f"the device's cable and power, and its port {shown(self.transport.name)}")
+            self._not_opened(exc, loop.time())
             self.log.info("device not reachable", error=words, retry_in_s=self._backoff)
             self._problem = f"the device is not reachable: {words}"
             return
+        self._opened(loop.time())
         self.codec.reset()
         self._lost = loop.create_future()
         self._out = asyncio.Queue()
@@ -506,6 +534,51 @@ class Link:
                                error=error_text(exc, "the journal's disk"))
         self.log.error("device refused", problem=refusal.text, reason=refusal.reason)
         self._problem = refusal.text
+
+    def _opening_record(self, now: float) -> dict[str, Any]:
+        assert self._failing_since is not None
+        return {"device": self.spec.id, "device_class": self.spec.device_class,
+                "port": self.transport.name, "failing_s": round(now - self._failing_since, 1),
+                "attempts": self._failing_attempts}
+
+    def _not_opened(self, exc: BaseException, now: float) -> None:
+        """An opening failed: once they have failed for the grace, tell ``on_opening`` of
+        this class of cause (once, until the device opens or the cause changes)."""
+        if self._failing_since is None:
+            self._failing_since, self._failing_attempts = now, 0
+        self._failing_attempts += 1
+        cause = exc.cause if isinstance(exc, TransportError) else causes.of_errno(exc)
+        if cause not in causes.WAY_OUT:
+            cause = causes.OTHER
+        if self._on_opening is None or cause == self._failing_told or \
+                now - self._failing_since < self.timing.open_grace_s:
+            return
+        record = {**self._opening_record(now), "cause": cause, "way_out": causes.WAY_OUT[cause]}
+        try:
+            self._on_opening(False, record)
+        except Exception as err:  # noqa: BLE001 - told again at the next attempt
+            self.log.error("device not opened, and that was not recorded", cause=cause,
+                           error=error_text(err, "the journal's disk"))
+            return
+        self._failing_told = cause
+        self.log.warning("device not opened", cause=cause, failing_s=record["failing_s"],
+                         attempts=record["attempts"], way_out=record["way_out"])
+
+    def _opened(self, now: float) -> None:
+        """The device opened: after openings that failed past the grace, ``on_opening`` is
+        told it opened at last."""
+        told, since = self._failing_told, self._failing_since
+        if since is not None and told is not None and self._on_opening is not None:
+            self._failing_attempts += 1
+            record = self._opening_record(now)
+            try:
+                self._on_opening(True, record)
+            except Exception as exc:  # noqa: BLE001 - the link goes on; the journal failed
+                self.log.error("device opened, and that was not recorded",
+                               error=error_text(exc, "the journal's disk"))
+            self.log.info("device opened at last", failing_s=record["failing_s"],
+                          attempts=record["attempts"])
+        self._failing_since, self._failing_attempts, self._failing_told = None, 0, None
 
     @staticmethod
     def _found_refused(exc: BaseException) -> Refusal | None:

@@ -10,7 +10,13 @@ from controller.errors import TablectlError
 
 
 class TransportError(TablectlError):
-    """The device cannot be opened (absent, unplugged, no permission, bad address)."""
+    """The device cannot be opened (absent, unplugged, no permission, bad address).
+    ``cause`` is its class of cause (drivers.transport.causes: ``missing``, ``denied``,
+    ``busy``, ``gone``, ``not_a_port``, ``other``), what the journal may say of it."""
+
+    def __init__(self, text: str, cause: str = "other") -> None:
+        super().__init__(text)
+        self.cause = cause
 
 
 class TransportClosed(ConnectionError):

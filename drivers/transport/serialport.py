@@ -13,6 +13,7 @@ import serial
 
 from controller.shown import shown
 
+from . import causes
 from .base import Transport, TransportClosed, TransportError
 from .portlock import in_use_text, is_lock_refused
 
@@ -45,10 +46,10 @@ class SerialTransport(Transport):
         except (serial.SerialException, ValueError, OSError, NotImplementedError) as exc:
             if self._local and is_lock_refused(exc):
                 # Not absent: open and locked by another program (or still by this one).
-                raise TransportError(in_use_text(self.name)) from None
+                raise TransportError(in_use_text(self.name), causes.BUSY) from None
             raise TransportError(f"cannot open serial port {shown(self.name, 200)}: {exc}; check "
                                  "that the device is plugged in and the port name in the "
-                                 "table configuration") from None
+                                 "table configuration", causes.of_errno(exc)) from None
         # Only a local port: a URL handler may transform what it sends (RFC 2217 escapes
         # its 0xFF bytes), which a write on its descriptor would skip.
         self._fd = _nonblocking_fd(self._serial) if "://" not in self.name else None

@@ -15,6 +15,7 @@ import usb.util
 
 from controller.shown import shown
 
+from . import causes
 from .base import Transport, TransportClosed, TransportError
 
 EP_OUT, EP_IN, EP_INTR_IN = 0x01, 0x81, 0x82
@@ -113,7 +114,7 @@ class UsbTransport(Transport):
             raise TransportError(
                 f"USB {units} {self.vendor:04x}:{self.product:04x} at {', '.join(denied)} "
                 f"cannot be opened (permission denied), so whether one is {self.name} cannot "
-                f"be told; {DENIED_HINT}")
+                f"be told; {DENIED_HINT}", causes.DENIED)
         if len(found) > 1:
             # The serial number is the stable name: two units giving it cannot be told apart,
             # and whichever enumerates first (another after a replug) is no choice.
@@ -131,7 +132,7 @@ class UsbTransport(Transport):
         if dev is None:
             raise TransportError(f"no USB device {self.name} found; check that it is plugged "
                                  "in and usb_vendor / usb_product / usb_serial in the table "
-                                 "configuration")
+                                 "configuration", causes.MISSING)
         try:
             self._claim(dev)
         except TransportError:
@@ -164,9 +165,9 @@ class UsbTransport(Transport):
             # interface counted but not described.)
             if getattr(exc, "errno", None) in DENIED_ERRNOS:
                 raise TransportError(f"{self.name} at {_node(dev)} cannot be opened (permission "
-                                     f"denied: {exc}); {DENIED_HINT}") from None
+                                     f"denied: {exc}); {DENIED_HINT}", causes.DENIED) from None
             raise TransportError(f"cannot claim interface 0 of {self.name} at {_node(dev)}: "
-                                 f"{exc}; {_claim_hint(exc)}") from None
+                                 f"{exc}; {_claim_hint(exc)}", causes.of_errno(exc)) from None
         self._ep_out = eps.get(EP_OUT)
         self._ep_in = eps.get(EP_IN) or eps.get(EP_INTR_IN)
         self._read_size = _read_size(self._ep_in)
