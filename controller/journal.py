@@ -75,6 +75,8 @@ class Kind(StrEnum):
     INTEGRITY = "integrity"      # deck checks and shuffle-sentinel alarms
     ALARM = "alarm"              # an error condition raised or cleared (door open, jam, ...)
     DEVICE_REFUSED = "device_refused"   # a device refused at link-up (firmware, class, serial)
+    DEVICE_NOT_OPENED = "device_not_opened"   # a device whose port could not be opened (cause)
+    DEVICE_OPENED = "device_opened"     # that device opened at last
 
 
 def canonical_json(value: Any) -> str:

@@ -391,7 +391,8 @@ def describe(rec: Record) -> str:
     """One line saying what a record holds, in the words of its kind."""
     p = rec.payload
     text = ""
-    clock = clock_text(rec) or reload_text(rec) or refused_text(rec) or held_text(rec)
+    clock = (clock_text(rec) or reload_text(rec) or refused_text(rec) or held_text(rec)
+             or opening_text(rec))
     if clock:
         text = clock
     elif isinstance(p, dict):
@@ -510,6 +511,24 @@ def refused_text(rec: Record) -> str:
     return f"{head}gave {_pairs(given)}; expected {_pairs(expected)}".rstrip()
 
 
+def opening_text(rec: Record) -> str:
+    """What a ``device_not_opened`` or ``device_opened`` record says, in words ('' for any
+    other): the device its port could not be opened for, how long, the class of cause and
+    the way out; or that it opened at last."""
+    p = rec.payload if isinstance(rec.payload, dict) else {}
+    if rec.kind not in (Kind.DEVICE_NOT_OPENED, Kind.DEVICE_OPENED) or not p:
+        return ""
+    device = p.get("device") or "?"
+    port = f" ({p['port']})" if p.get("port") else ""
+    tried = f"{p.get('failing_s', '?')} s, {p.get('attempts', '?')} attempts"
+    if rec.kind == Kind.DEVICE_OPENED:
+        since = (f"; not opened since record {p['not_opened']}"
+                 if p.get("not_opened") is not None else "")
+        return f"{device}{port} opened at last, after {tried}{since}"
+    return (f"{device}{port} could not be opened for {tried} ({p.get('cause') or '?'}): "
+            f"{p.get('way_out') or '?'}")
+
+
 def held_text(rec: Record) -> str:
     """What a ``commands_held`` or ``commands_released`` record says, in words ('' for any
     other): whose commands the console API held back after how many refusals, and how many it
@@ -622,16 +641,19 @@ def cmd_rounds(args: argparse.Namespace) -> int:
         # The times in the list are as stamped: where the clock stepped or started behind,
         # the list says so (the whole journal was just read to verify it; so is this).
         # A device refused at link-up may fall between rounds: listed here, each once; so is
-        # a console held back for the table's refusals (controller.api.throttle), and what a
-        # configuration taking effect changed of the devices (at a round's open, or at a start
-        # before any round: its recovery record). One pass over the journal for all of them.
+        # a device whose port could not be opened, and its opening at last (the links'
+        # on_opening), a console held back for the table's refusals
+        # (controller.api.throttle), and what a configuration taking effect changed of the
+        # devices (at a round's open, or at a start before any round: its recovery record).
+        # One pass over the journal for all of them.
         from controller.api.throttle import HELD, RELEASED
         kinds = {CLOCK_STEP: "clock", CLOCK_BEHIND: "clock",
                  Kind.DEVICE_REFUSED.value: "refused", HELD: "held", RELEASED: "held",
+                 Kind.DEVICE_NOT_OPENED.value: "opening", Kind.DEVICE_OPENED.value: "opening",
                  Kind.ROUND_OPEN.value: "changes", Kind.RECOVERY.value: "changes",
                  Kind.ROUND_CLOSE.value: "closes"}
         found: dict[str, list[Record]] = {"clock": [], "refused": [], "held": [],
-                                          "changes": [], "closes": []}
+                                          "opening": [], "changes": [], "closes": []}
         for rec in snap.records(since=since, kinds=tuple(kinds)):
             found[kinds[rec.kind]].append(rec)
         clocks, refusals, holds = found["clock"], found["refused"], found["held"]
@@ -656,6 +678,11 @@ def cmd_rounds(args: argparse.Namespace) -> int:
         where = f" (round {rec.round_id})" if rec.round_id is not None else ""
         print(f"Device refused: record {rec.seq}{where} at {_when(rec)} UTC: "
               f"{refused_text(rec) or rec.kind}; it was not linked")
+    for rec in map(printable_record, found["opening"]):
+        where = f" (round {rec.round_id})" if rec.round_id is not None else ""
+        head = "Device opened" if rec.kind == Kind.DEVICE_OPENED else "Device not opened"
+        print(f"{head}: record {rec.seq}{where} at {_when(rec)} UTC: "
+              f"{opening_text(rec) or rec.kind}")
     for rec in map(printable_record, changes):
         where = f" (round {rec.round_id})" if rec.round_id is not None else ""
         print(f"Devices: record {rec.seq}{where} at {_when(rec)} UTC: {changes_text(rec)}")

@@ -236,6 +236,7 @@ class Service:
         self._held = False                  # the journal is not to be written (its head)
         self._heads: HeadWriter | None = None
         self._up = asyncio.Event()          # set with _ready: a reload request waits for it
+        self._not_opened: dict[str, int] = {}   # device -> its last device_not_opened record
 
     # --- life cycle -------------------------------------------------------------------------
     async def run(self) -> int:
@@ -780,7 +781,7 @@ class Service:
             self.drivers[spec.id] = open_driver(
                 spec, self.queue, confirm=True, memory=self._session_memory(spec.id),
                 on_session=lambda mark, device=spec.id: self._journal_session(device, mark),
-                on_refused=self._journal_refused)
+                on_refused=self._journal_refused, on_opening=self._journal_opening)
         if self.config.gpio is not None and self.open_panel:
             from controller.panel import Panel
             try:
@@ -871,6 +872,38 @@ class Service:
             self._published()
         except Exception:  # noqa: BLE001 - it is journaled: the link must not tell it again
             self.log.exception("device refusal not published", device=device)
+
+    def _journal_opening(self, opened: bool, record: dict[str, Any]) -> None:
+        """Called by a link whose device could not be opened for its grace (once per class
+        of cause: ``device_not_opened``), and when it opens at last (``device_opened``, with
+        the record of its last ``not_opened``): durable before it returns, before the link
+        logs it. An auditor who sees a table without its round for an hour reads here that
+        its shoe could not be opened, why, and the way out."""
+        assert self.journal is not None
+        device = str(record.get("device"))
+        kind = Kind.DEVICE_OPENED if opened else Kind.DEVICE_NOT_OPENED
+        if opened:
+            record = {**record, "not_opened": self._not_opened.get(device)}
+        r = self.runner.table.round if self.runner is not None else None
+        try:
+            rec = self.journal.append(kind.value, record,
+                                      str(r.round_id) if r is not None else None,
+                                      source="service")
+        except TablectlError as exc:
+            # The journal is what failed: a table whose journal cannot be written stops.
+            if self.failed is None:
+                self.failed = (f"the journal could not be written ({exc}); that {device} "
+                               f"{'opened' if opened else 'could not be opened'} was not "
+                               "recorded. Restart the service")
+                self.log.error("journal write failed; stopping", why=self.failed)
+            self.stop("journal write failure")
+            raise
+        if opened:
+            self._not_opened.pop(device, None)
+        else:
+            self._not_opened[device] = rec.seq
+        self.log.info(f"{kind.value} journaled", device=device, record=rec.seq,
+                      cause=record.get("cause"))
 
     async def _main_loop(self) -> None:
         # The queue is awaited bare (no task, no wait set, no timeout per input: each costs
