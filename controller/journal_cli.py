@@ -25,6 +25,7 @@ from controller.errors import TablectlError
 from controller.journal import (ANCHOR_BROKEN, META_EDITED, Journal, Kind, Record,
                                 VerifyReport)
 from controller.printable import json_line, printable, printable_value
+from controller.since_time import parse_since_time
 
 DEFAULT_CONFIG = Path("/etc/tablectl/table.toml")
 
@@ -792,22 +793,18 @@ def _cut(text: str) -> str:
 
 def parse_since(text: str) -> tuple[int | None, int | None]:
     """``--since``: a sequence number (records after it) or an ISO time (records at or after
-    it, UTC when no zone is given). Returns ``(since_seq, since_wall_ns)``. Both are clamped
-    to the journal's 64-bit range: a time after 2262-04-11 (or a sequence number beyond
-    2^63 - 1) selects no record, a time before 1677-09-21 every record."""
+    it, to the nanosecond; UTC when no zone is given, which stderr points out). Returns
+    ``(since_seq, since_wall_ns)``. Both are clamped to the journal's 64-bit range: a time
+    after 2262-04-11 (or a sequence number beyond 2^63 - 1) selects no record, a time before
+    1677-09-21 every record."""
     text = text.strip()
     if text.isascii() and text.isdigit():
         return parse_seq(text), None
-    try:
-        when = dt.datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
-        raise TablectlError(f"--since {text!r} is neither a sequence number (e.g. 120) nor an "
-                            "ISO time (e.g. 2026-11-21T19:00:00Z or 2026-11-21)") from None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=dt.timezone.utc)
-    delta = when - dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
-    ns = (delta.days * 86400 + delta.seconds) * 10**9 + delta.microseconds * 1000
-    return None, max(INT64_MIN, min(ns, INT64_MAX))
+    when = parse_since_time(text)
+    note = when.zone_note(printable(text))
+    if note:
+        print(note, file=sys.stderr)
+    return None, max(INT64_MIN, min(when.ns, INT64_MAX))
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -204,7 +204,7 @@ def test_a_since_time_later_than_now_is_said_to_be_so(path):
     assert "nothing was exported; check the date" in future.stderr
     after_last = records[-1].wall_ns // 10**9 + 1
     past = export(path, "--since", dt.datetime.fromtimestamp(after_last, dt.timezone.utc)
-                  .strftime("%Y-%m-%dT%H:%M:%S"))
+                  .strftime("%Y-%m-%dT%H:%M:%SZ"))
     assert (past.returncode, past.stdout, past.stderr) == (0, "", "")
 
 
