@@ -144,8 +144,14 @@ def test_an_amount_beyond_2_53_minus_1_is_refused_as_at_the_table(amount, flags,
     assert "9,007,199,254,740,991" in err and "2^53 - 1" in err, err
 
 
-def test_an_amount_of_2_53_minus_1_is_taken(monkeypatch, capsys):
-    doc = q_round(dict(ANA, versus_croupier=0, pair_bonus=2**53 - 1))
+def test_the_largest_round_a_table_takes_is_taken_and_no_more(monkeypatch, capsys):
+    """A whole number up to 2^53 - 1 is read; a round's stakes together are then held, as at
+    the table, to 2^53 - 1 divided by 82, so that no figure of the settlement passes 2^53 - 1
+    (tests/test_settlement_bounds.py)."""
+    from controller.rules.base import MAX_ROUND_STAKES
+    doc = q_round(dict(ANA, versus_croupier=0, pair_bonus=MAX_ROUND_STAKES))
     doc["boxes"][0]["players"][0].pop("decision")
     code, out, err = settle(doc, monkeypatch, capsys)
     assert code == 0, err
+    doc["boxes"][0]["players"][0]["pair_bonus"] = 2**53 - 1
+    one_line_refusal(*settle(doc, monkeypatch, capsys))

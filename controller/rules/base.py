@@ -45,6 +45,50 @@ AMOUNT_LIMIT = (f"{MAX_AMOUNT:,} chip units (2^53 - 1, the largest whole number 
                 "page shows exactly)")
 
 
+def check_round_stakes(together: int) -> None:
+    """A round given as a document (``rules settle``) is held to the table's bound on one
+    round's bets together (MAX_ROUND_STAKES; a Fortune Play, which matches its Ante, is not
+    counted, as the table counts none): a round the table would have refused is not settled.
+    Raises RuleError with the way out."""
+    if together > MAX_ROUND_STAKES:
+        raise RuleError(f"the round's bets together are {together:,} chip units, above "
+                        f"{MAX_ROUND_STAKES:,}: the most a table takes in one round, so that "
+                        f"every figure of its settlement (a stake paid 40 to 1, the house's "
+                        f"net) stays within {AMOUNT_LIMIT}; no table took these bets: check "
+                        "the stakes for a digit too many")
+
+
+def check_stacks_together(together: int) -> None:
+    """Hold'em: the stacks of one hand together are at most MAX_AMOUNT (a pot can hold them
+    all), as the table seats them. Raises RuleError with the way out."""
+    if together > MAX_AMOUNT:
+        raise RuleError(f"the stacks together are {together:,} chip units: a pot can hold them "
+                        f"all, and an amount is at most {AMOUNT_LIMIT}; no table seated "
+                        "these stacks: check them for a digit too many")
+
+
+def check_settlement_amounts(doc: Any, path: str = "") -> None:
+    """Every whole number of a settlement's JSON (a stake, a net, a payout, a rake, a
+    commission, a total) is within MAX_AMOUNT either way, so the console page and any reader
+    of the journal reading numbers as doubles has it exactly. The input bounds above keep
+    every settlement within it; this is the last word before one is journaled or printed.
+    Raises RuleError naming the first figure beyond it."""
+    if isinstance(doc, bool):
+        return
+    if isinstance(doc, int):
+        if abs(doc) > MAX_AMOUNT:
+            raise RuleError(f"the settlement's {path or 'figure'} would be {doc:,} chip units, "
+                            f"beyond {AMOUNT_LIMIT}: the round is not settled; its stakes "
+                            f"together must be smaller (at most {MAX_ROUND_STAKES:,}, "
+                            "docs/settle.md)")
+    elif isinstance(doc, dict):
+        for key, value in doc.items():
+            check_settlement_amounts(value, f"{path}.{key}" if path else str(key))
+    elif isinstance(doc, list):
+        for i, value in enumerate(doc):
+            check_settlement_amounts(value, f"{path}[{i}]")
+
+
 @dataclass(frozen=True, slots=True)
 class Recipient:
     """Who receives a card: a box (player's betting position or Pan 9 seat), the croupier,

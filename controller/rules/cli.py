@@ -13,7 +13,7 @@ from typing import Any
 from . import GAME_IDS, get_game
 from controller.strict_json import TooLarge, TooLong, Twice, once, whole_number
 
-from .base import AMOUNT_LIMIT, Mode, PlanRequest, parse_boxes
+from .base import AMOUNT_LIMIT, check_settlement_amounts, Mode, PlanRequest, parse_boxes
 from .errors import RuleError
 
 
@@ -221,6 +221,7 @@ def _shown(text: str) -> str:
 def cmd_settle(args: argparse.Namespace) -> int:
     doc = read_round(sys.stdin.read())
     settlement = get_game(str(doc["game"])).settle(doc)
+    check_settlement_amounts(settlement.to_json())
     if args.json:
         json.dump(settlement.to_json(), sys.stdout, indent=2)
         print()

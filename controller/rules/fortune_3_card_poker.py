@@ -15,7 +15,7 @@ from typing import Any, Mapping
 from controller.shown import shown
 
 from . import three_card
-from .base import (CROUPIER, Deal, Game, Interpretation, Irregularity, Mode, Phase, PlanRequest,
+from .base import (CROUPIER, check_round_stakes, Deal, Game, Interpretation, Irregularity, Mode, Phase, PlanRequest,
                    Recipient, Remedy, Ruling, Settlement, WagerResult, cards_json,
                    hands_in_plan_order)
 from .cards import ensure_distinct
@@ -303,6 +303,8 @@ class Fortune3CardPoker(Game):
             seen.add(n)
             parsed.append(self._box(raw, n, limits))
 
+        # The Play matches the Ante (art. 9(4)): the table counts the bets placed, not it.
+        check_round_stakes(sum(b[PAIR_PLUS] + b[ANTE] for b in parsed))
         playing = any(b["decision"] == "play" for b in parsed)
         croupier_raw = round_doc.get("croupier")
         croupier_cards = None

@@ -16,7 +16,7 @@ from typing import Any, Mapping
 from controller.shown import shown
 
 from . import three_card
-from .base import (CROUPIER, Deal, Game, Interpretation, Irregularity, Mode, Phase, PlanRequest,
+from .base import (CROUPIER, check_round_stakes, Deal, Game, Interpretation, Irregularity, Mode, Phase, PlanRequest,
                    Recipient, Remedy, Ruling, Settlement, WagerResult, cards_json,
                    hands_in_plan_order)
 from .cards import ensure_distinct
@@ -298,6 +298,8 @@ class QPoker(Game):
             cards = three_card.read_hand(raw.get("cards"), f"box {n}", distinct=one_deck)
             parsed.append((n, cards, players))
 
+        check_round_stakes(sum(p["pair_bonus"] + p["versus"]
+                               for _, _, players in parsed for p in players))
         playing = any(p["versus"] and p["decision"] == "play"
                       for _, _, players in parsed for p in players)
         croupier_raw = round_doc.get("croupier")

@@ -23,7 +23,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from controller.shown import shown
 
 from . import pan9_bank
-from .base import (Deal, Game, Interpretation, Irregularity, Mode, Phase, PlanRequest, Recipient,
+from .base import (Deal, check_round_stakes, Game, Interpretation, Irregularity, Mode, Phase, PlanRequest, Recipient,
                    Remedy, Ruling, Settlement, WagerResult, box, cards_json)
 from .cards import Card, ensure_distinct, parse_cards
 from .doc_keys import check_keys, flag, require
@@ -627,6 +627,7 @@ class _Round:
                     bettors.setdefault(player, seat)
                 r.bets[seat].append((player, amount))
 
+        check_round_stakes(sum(a for bets in r.bets.values() for _, a in bets))
         ensure_distinct(r.banker_cards + [c for cs in r.seats.values() for c in cs],
                         what="the round (one deck, art. 1(1))")
         if r.banker_player is not None and str(r.banker_player) in bettors:

@@ -19,7 +19,7 @@ from typing import Any, Mapping, Sequence
 
 from controller.shown import shown
 
-from .base import (BOARD, BURN, Deal, Game, Interpretation, Irregularity, Mode, Phase,
+from .base import (BOARD, check_stacks_together, BURN, Deal, Game, Interpretation, Irregularity, Mode, Phase,
                    PlanRequest, Recipient, Remedy, Ruling, Settlement, WagerResult, box,
                    hands_in_plan_order)
 from .cards import Card, ensure_distinct, parse_cards
@@ -401,6 +401,7 @@ def settle_hand(game: TexasHoldem, doc: Mapping[str, Any]) -> Settlement:
     state = start_hand(seats, {e["box"]: e.get("stack") for e in entries}, doc.get("button"),
                        small, big, doc.get("structure", "no-limit"), chosen,
                        doc.get("layout", SEATS))
+    check_stacks_together(sum(e["stack"] for e in entries))
     actions = doc.get("actions", [])
     if not isinstance(actions, list):
         raise RuleError('"actions" must be a list of {"box", "action", "amount"} objects')

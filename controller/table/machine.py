@@ -46,7 +46,8 @@ from .dealing import DealingTracker, Outcome
 from .flow import Flow, flow_for
 from .holdem_pots_view import view_pots, void_view
 from .round import BetKey, RoundData, check_amount
-from controller.rules.base import AMOUNT_LIMIT, MAX_AMOUNT, MAX_ROUND_STAKES
+from controller.rules.base import (AMOUNT_LIMIT, MAX_AMOUNT, MAX_ROUND_STAKES,
+                                   check_settlement_amounts)
 from .secrecy import (CardVault, PublicEvent, reads_as_card, scrub, scrub_device, shown_device,
                       written_apart)
 from . import settle_doc
@@ -2585,6 +2586,7 @@ class Table:
             return
         try:
             settlement = self.game.settle(settle_doc.build(self.game.game_id, self))
+            check_settlement_amounts(settlement.to_json())
         except TablectlError as exc:
             # The cards or bets recorded do not make a round the rules can settle (e.g. a
             # card read twice): the supervisor decides; nothing is paid meanwhile.
