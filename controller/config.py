@@ -430,6 +430,28 @@ def _table_id(v: Any) -> str:
     return "" if _ID_RE.match(v) else f"must be {_ID_TEXT}, e.g. \"macau-07\""
 
 
+# Labels written for a currency instead of its ISO 4217 code, with the code meant.
+_CURRENCY_LABELS = {"MOP$": "MOP", "PATACA": "MOP", "HK$": "HKD", "US$": "USD", "$": "USD",
+                    "RMB": "CNY", "KD": "KWD"}
+
+
+def _currency(v: Any) -> str:
+    """``chips.currency``: the ISO 4217 code of the currency a chip unit is worth, three
+    capital letters (a code spells no card: ``KD``, the Kuwaiti dinar's label, reads as the
+    king of diamonds, and is refused with its code, KWD)."""
+    if re.fullmatch(r"[A-Z]{3}", v):
+        return ""
+    why = ("must be the currency's ISO 4217 code, three capital letters (MOP for the pataca, "
+           "HKD, KWD)")
+    meant = _CURRENCY_LABELS.get(v.strip().upper())
+    if meant is None and re.fullmatch(r"[A-Za-z]{3}", v.strip()):
+        meant = v.strip().upper()
+    if v.strip().upper() == "KD":
+        return (f"{why}; {v.strip()} is no such code and reads as a card (the king of "
+                "diamonds): write \"KWD\" for the Kuwaiti dinar")
+    return why + (f": write \"{meant}\"" if meant else "")
+
+
 def _rake(v: Any) -> str:
     # A TOML number such as 4.5 arrives as a float; its decimal text is read exactly.
     rate = Fraction(repr(v)) if isinstance(v, float) else Fraction(v)
@@ -556,7 +578,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "unit": Key("int", 1, check=_positive,
                     help="value of one chip unit in whole currency units; every amount is an "
                          "integer number of chip units"),
-        "currency": Key("str", "MOP", help="currency label shown with amounts"),
+        "currency": Key("str", "MOP", check=_currency,
+                        help="the ISO 4217 code of the currency a chip unit is worth (MOP, HKD, "
+                             "KWD), journaled in every config record"),
     },
     "limits": {
         "min": Key("int", 1, check=_wager_limit, help="minimum wager in chip units"),
