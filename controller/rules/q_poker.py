@@ -16,9 +16,9 @@ from typing import Any, Mapping
 from controller.shown import shown
 
 from . import three_card
-from .base import (CROUPIER, check_round_stakes, Deal, Game, Interpretation, Irregularity, Mode, Phase, PlanRequest,
+from .base import (CROUPIER, Deal, Game, Interpretation, Irregularity, Mode, Phase, PlanRequest,
                    Recipient, Remedy, Ruling, Settlement, WagerResult, cards_json,
-                   hands_in_plan_order)
+                   check_round_stakes, hands_in_plan_order)
 from .cards import ensure_distinct
 from .doc_keys import check_keys, flag
 from .errors import RuleError

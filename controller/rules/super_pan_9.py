@@ -23,8 +23,9 @@ from typing import Any, Iterable, Mapping, Sequence
 from controller.shown import shown
 
 from . import pan9_bank
-from .base import (Deal, check_round_stakes, Game, Interpretation, Irregularity, Mode, Phase, PlanRequest, Recipient,
-                   Remedy, Ruling, Settlement, WagerResult, box, cards_json)
+from .base import (Deal, Game, Interpretation, Irregularity, Mode, Phase, PlanRequest, Recipient,
+                   Remedy, Ruling, Settlement, WagerResult, box, cards_json,
+                   check_round_stakes)
 from .cards import Card, ensure_distinct, parse_cards
 from .doc_keys import check_keys, flag, require
 from .errors import RuleError

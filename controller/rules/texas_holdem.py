@@ -19,9 +19,9 @@ from typing import Any, Mapping, Sequence
 
 from controller.shown import shown
 
-from .base import (BOARD, check_stacks_together, BURN, Deal, Game, Interpretation, Irregularity, Mode, Phase,
+from .base import (BOARD, BURN, Deal, Game, Interpretation, Irregularity, Mode, Phase,
                    PlanRequest, Recipient, Remedy, Ruling, Settlement, WagerResult, box,
-                   hands_in_plan_order)
+                   check_stacks_together, hands_in_plan_order)
 from .cards import Card, ensure_distinct, parse_cards
 from .doc_keys import check_keys, require
 from .errors import RuleError
