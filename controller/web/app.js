@@ -11,6 +11,17 @@
   // Hold'em seats and stacks before the hand starts come only in the `seats` event.
   let seating = null;
   let streamAbort = null, retry = 500;
+  // The stream sends `status` every 2 s when nothing else happens (STATUS_INTERVAL_S in
+  // controller/api/app.py): one silent for several of them is a controller that stopped
+  // answering without closing it (paused, or a network that drops every packet), and what the
+  // page shows is no longer the table.
+  const SILENT_MS = 8000;
+  // How long a command waits for its answer before the page says it has none yet.
+  const ANSWER_MS = 4000;
+  // When the table was last heard, and since when it is lost (null: live).
+  let heardAt = null, lostAt = null;
+  // The token was replaced or withdrawn: the page asks nothing more until a new one is given.
+  let signedOut = false;
 
   // ---- words ------------------------------------------------------------------------------
   function pair(table, key) {
@@ -85,8 +96,22 @@
     }
     let body = null;
     try { body = await r.json(); } catch (e) { body = { ok: false, error: { message: r.statusText } }; }
-    if (r.status === 401) { sessionStorage.removeItem(TOKEN_KEY); showLogin(true); }
+    if (r.status === 401) signOut();
     return { status: r.status, body };
+  }
+
+  // A 401 for a token the controller took before (a role is known) is a token replaced or
+  // withdrawn by a reload, not one mistyped: said so, with the way out. No request is made
+  // again with it (the stream's retries stop), and the table is hidden: it is no longer heard.
+  function signOut(why) {
+    const problem = why || (role ? "token_replaced" : true);
+    signedOut = true;
+    role = null;
+    if (streamAbort) streamAbort.abort();
+    clearTimeout(refreshTimer);
+    refreshTimer = null;
+    sessionStorage.removeItem(TOKEN_KEY);
+    showLogin(problem);
   }
 
   // ---- start ----------------------------------------------------------------------------
@@ -103,6 +128,7 @@
     start2();
   }
   async function start2() {
+    signedOut = false;
     token = takeToken();
     if (!token) return showLogin(false);
     if (!sendable(token)) { sessionStorage.removeItem(TOKEN_KEY); return showLogin("token_ascii"); }
@@ -131,14 +157,22 @@
 
   // ---- the stream ---------------------------------------------------------------------------
   async function stream() {
+    if (signedOut) return;
     if (streamAbort) streamAbort.abort();
     const ctl = new AbortController();
     streamAbort = ctl;
+    // Armed again by every byte heard: a stream (or a connection that never answers) silent
+    // for SILENT_MS is given up, the table said lost, and a new one tried.
+    let silent = null;
+    const watch = () => {
+      clearTimeout(silent);
+      silent = setTimeout(() => { ctl.silent = true; ctl.abort(); }, SILENT_MS);
+    };
+    watch();
     try {
       const r = await fetch("/api/events", { headers: { Authorization: "Bearer " + token }, signal: ctl.signal });
-      if (r.status === 401) { showLogin(true); return; }
+      if (r.status === 401) { clearTimeout(silent); signOut(); return; }
       if (!r.ok || !r.body) throw new Error("stream " + r.status);
-      setLink(true);
       retry = 500;
       const reader = r.body.getReader();
       const dec = new TextDecoder();
@@ -146,6 +180,8 @@
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
+        watch();
+        heardAt = new Date();
         buf += dec.decode(value, { stream: true });
         let i;
         while ((i = buf.indexOf("\n\n")) >= 0) {
@@ -159,24 +195,49 @@
         }
       }
     } catch (e) {
-      if (ctl.signal.aborted) return;
+      if (ctl.signal.aborted && !ctl.silent) { clearTimeout(silent); return; }
     }
+    clearTimeout(silent);
+    if (signedOut) return;
     setLink(false);
     retry = Math.min(retry * 2, 5000);
     setTimeout(stream, retry);
   }
+  // Down: the page keeps the last table it heard, marked stale with the time it was last
+  // heard (up: the new snapshot is drawn, live).
   function setLink(up) {
     const n = $("link");
     n.className = "link " + (up ? "up" : "down");
     put(n, bi("labels", up ? "stream_up" : "stream_down"));
+    const box = $("stale");
+    if (up) {
+      lostAt = null;
+      box.hidden = true;
+      delete document.body.dataset.stale;
+    } else if (!lostAt) {
+      lostAt = heardAt || new Date();
+      document.body.dataset.stale = "true";
+      box.hidden = false;
+      put(box, bi("labels", "stale"), " ", el("b", { "data-testid": "stale-since", text: clock(lostAt) }),
+        " · ", bi("labels", "stream_down"));
+    }
+  }
+  // A time shown to the pit: the browser's own clock (the pit PC's, Macau time at a Macau
+  // table) with its offset from UTC always written beside it, "14:03:07 UTC+8".
+  function clock(d) {
+    const p = (x) => String(x).padStart(2, "0");
+    const off = -d.getTimezoneOffset(), a = Math.abs(off);
+    const zone = off === 0 ? "UTC" : "UTC" + (off > 0 ? "+" : "-") + Math.floor(a / 60) + (a % 60 ? ":" + p(a % 60) : "");
+    return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())} ${zone}`;
   }
   function onMessage(kind, data) {
     // A new connection's snapshot is the table as it is now, whatever came before: after a
     // controller restart the stream numbers its events from 1 again, so an older page's
     // event_id must not make it look stale.
-    if (kind === "snapshot") { put($("events")); doc = null; lastKey = null; render(data); }
+    if (kind === "snapshot") { put($("events")); doc = null; lastKey = null; render(data); setLink(true); }
     else if (kind === "status") renderStatus(data);
     else if (kind === "resync") { refresh(); stream(); }
+    else if (kind === "revoked") signOut("token_replaced");
     else if (kind === "history") logEvent(data);
     else if (kind === "table") {
       if (data.kind === "seats") seating = { round: data.round, stacks: data.stacks || {}, button: data.button };
@@ -479,7 +540,12 @@
     const msg = $("message");
     msg.className = "message busy";
     msg.textContent = "…";
+    // A controller that stopped answering (paused, a network dropping packets) may still
+    // take the command once it answers: the dealer is told to wait for it, not to resend it.
+    const slow = setTimeout(() => put(msg, bi("commands", name), " … ",
+      el("span", { "data-testid": "waiting" }, bi("labels", "no_answer_yet"))), ANSWER_MS);
     const r = await api("/api/commands/" + name, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(args || {}) });
+    clearTimeout(slow);
     if (r.body && r.body.ok) {
       for (const key of Object.keys(drafts)) if (spent(name, key)) delete drafts[key];
       msg.className = "message ok";
