@@ -15,12 +15,14 @@ import pytest
 import test_api_support
 from controller.config import hash_token
 from test_api_support import TOKENS, DaemonTable
-from test_console_browser import (BROWSER_TESTS, TIMEOUT, browser, close_pages, dealer_and_display_at_bets,  # noqa: F401
-                                  expect, front, live, open_page, state_is, supervisor)
+from test_console_browser import (BROWSER_TESTS, TIMEOUT, browser, close_pages,  # noqa: F401
+                                  dealer_and_display_at_bets, expect, front, live, open_page,
+                                  state_is, supervisor)
 from test_reload_sync import reload_cmd
 
 pytestmark = BROWSER_TESTS
 
+NEW = "tok-new-" + "9" * 24
 UP, DOWN = re.compile(r"\bup\b"), re.compile(r"\bdown\b")
 
 
@@ -95,9 +97,9 @@ def test_a_killed_controller_leaves_the_last_state_marked_stale_and_the_page_reb
         browser, live):
     """SIGKILL while dealing: the page says at once that it lost the table and keeps the
     last state, marked stale; a command given meanwhile is said not to have reached it and is
-    not sent again. The restart voids the round (a machine failure while dealing), and the
-    supervisor clears it and the next round opens before the display can reconnect: the page takes the table as it
-    now is, not the round it had drawn."""
+    not sent again. The restart voids the round (a machine failure while dealing, 89/2004
+    art. 11(5)); the supervisor clears it and the next round opens before the display can
+    reconnect: the page takes the table as it now is, not the round it had drawn."""
     dealer, display = dealer_and_display_at_bets(browser, live)
     assert supervisor(live, "place_bet", box=1, wager="versus_croupier", amount=10)["ok"]
     live.devices["shoe"].draw()
@@ -178,12 +180,13 @@ def test_two_consoles_deciding_at_once_one_is_refused_and_both_show_the_table(br
 def test_a_token_replaced_by_a_reload_asks_to_sign_in_again_and_stops_asking(browser, live):
     """`tablectl reload` with the dealer's token replaced: the open console said only "That
     token is not accepted", as for a token mistyped. It now says the token was replaced,
-    the way out (the new one from the supervisor), hides the table, and asks nothing more."""
+    the way out (the new one from the supervisor), hides the table, and asks nothing more
+    until the new token is entered, which opens the table again."""
     dealer = open_page(browser, live, "dealer")
     display = open_page(browser, live, "display")
     text = live.rig.config_path.read_text()
     live.rig.config_path.write_text(text.replace(hash_token(TOKENS["dealer"]),
-                                                 hash_token("tok-new-" + "9" * 24)))
+                                                 hash_token(NEW)))
     done = reload_cmd(live.rig.control_path)
     assert done.returncode == 0, done.stderr
     login = front(dealer).locator("#login")
@@ -197,3 +200,7 @@ def test_a_token_replaced_by_a_reload_asks_to_sign_in_again_and_stops_asking(bro
     time.sleep(6)                   # three heartbeats and more of the page's retries
     assert asked == []
     live_again(front(display))      # the display's token did not change
+    dealer.locator("#token-input").fill(NEW)          # the way out: the new token
+    dealer.locator("#login button[type=submit]").click()
+    expect(front(dealer).get_by_test_id("role")).to_contain_text("dealer")
+    live_again(dealer)
