@@ -17,7 +17,7 @@ from controller.config import hash_token
 from test_api_support import TOKENS, DaemonTable
 from test_console_browser import (BROWSER_TESTS, TIMEOUT, browser, close_pages,  # noqa: F401
                                   dealer_and_display_at_bets, expect, front, live, open_page,
-                                  state_is, supervisor)
+                                  shot, state_is, supervisor)
 from test_reload_sync import reload_cmd
 
 pytestmark = BROWSER_TESTS
@@ -109,6 +109,7 @@ def test_a_killed_controller_leaves_the_last_state_marked_stale_and_the_page_reb
     live.rig.kill(signal.SIGKILL)
     shown_as_stale(front(display))
     expect(display.get_by_test_id("box-1").locator(".card")).to_have_count(1)   # the last state
+    shot(display, "display-table-lost")
     front(dealer).locator("[data-command=misdeal]").click()
     expect(dealer.get_by_test_id("error")).to_contain_text("cannot be reached")
     display.route("**/api/events", lambda route: route.abort())   # it misses what follows
