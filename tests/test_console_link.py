@@ -149,6 +149,26 @@ def test_a_restart_shows_stale_at_once_then_the_round_as_the_journal_holds_it(br
 
 
 @pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)
+def test_a_token_entered_while_the_controller_is_down_says_so_and_opens_once_it_is_up(
+        browser, live):
+    """A display left at the sign-in form: the token entered while the controller was down
+    left the form as it was, saying nothing, while the page tried again in silence."""
+    page = browser.new_page()
+    page.goto(live.url + "/")
+    expect(page.locator("#login")).to_be_visible()
+    live.rig.kill(signal.SIGTERM)
+    page.locator("#token-input").fill(TOKENS["display"])
+    page.locator("#login button[type=submit]").click()
+    expect(page.get_by_test_id("unreachable")).to_contain_text("cannot be reached")
+    expect(page.get_by_test_id("unreachable")).to_contain_text("未能連線")
+    live.rig.start_controller()
+    live.rig.wait_links()
+    expect(page.get_by_test_id("role")).to_contain_text("display")
+    live_again(page)
+    expect(page.get_by_test_id("unreachable")).to_be_hidden()
+
+
+@pytest.mark.parametrize("live", [("q-poker", "shoe")], indirect=True)
 def test_two_consoles_deciding_at_once_one_is_refused_and_both_show_the_table(browser, live):
     """The dealer's tablet and the supervisor's pit PC give box 1's decision at the same
     moment: the table takes one, the other console shows the table's refusal (409, its own

@@ -133,7 +133,14 @@
     if (!token) return showLogin(false);
     if (!sendable(token)) { sessionStorage.removeItem(TOKEN_KEY); return showLogin("token_ascii"); }
     const who = await api("/api/whoami");
-    if (who.status === 0) { setTimeout(start2, 2000); return; }
+    // Opened while the controller is down (a pit PC that starts first): said, not a blank
+    // page, and tried again until it answers.
+    $("unreachable").hidden = who.status !== 0;
+    if (who.status === 0) {
+      put($("unreachable"), bi("labels", "not_reached"), " ", el("b", { text: clock(new Date()) }));
+      setTimeout(start2, 2000);
+      return;
+    }
     if (who.status !== 200) return;
     role = who.body.role;
     commands = who.body.commands;

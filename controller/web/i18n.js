@@ -31,6 +31,7 @@ window.L = {
     adjust: ["加減點", "Points declared"],
     exposed_which: ["第幾張", "Which card"], exposed_last: ["最後派出的一張", "the last one dealt"],
     unreachable: ["未能連線到控制器，未收到答覆：連線恢復後先看枱面是否已執行，才再發出", "The controller cannot be reached and gave no answer: once the link is back, look at the table to see whether it was done before giving it again"],
+    not_reached: ["未能連線到控制器，正在重試；最後一次嘗試於", "The controller cannot be reached; trying again. Last tried at"],
     no_answer_yet: ["控制器仍未答覆：請等候，切勿再發出", "no answer yet from the controller: wait for it, do not send it again"],
     stale: ["與控制器失去連線，以下是最後收到的狀態，非即時；最後收到於", "Table lost: what is shown is the last state heard, not live; last heard at"],
     token_replaced: ["這個權杖已被更換或取消：請向主任索取新權杖，再在下面輸入", "This token was replaced or withdrawn (the table's tokens were reloaded): ask the supervisor for the new one and enter it below"],
