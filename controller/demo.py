@@ -511,7 +511,7 @@ def _tally(rig: Rig, tally: Tally) -> None:
         for rec in j.records(kinds=["round_close"]):
             if rec.payload.get("outcome") == "void":
                 tally.void.append(rec.payload.get("article") or "")
-            else:
+            elif rec.payload.get("outcome") == "settled":   # not a round closed before play
                 tally.settled += 1
         for rec in j.records(kinds=["decision"]):
             tally.rulings.append(f"{rec.payload['irregularity']} → {rec.payload['remedy']} "

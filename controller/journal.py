@@ -65,7 +65,7 @@ class Kind(StrEnum):
     SERVICE = "service"          # the daemon started, stopped, was told to stop (payload: event)
     CONFIG = "config"            # the configuration in force (payload: its digest and summary)
     ROUND_OPEN = "round_open"    # a round begins (payload: game, mode, boxes, ...)
-    ROUND_CLOSE = "round_close"  # a round ends (payload: outcome settled|void, settlement)
+    ROUND_CLOSE = "round_close"  # a round ends (payload: outcome settled|void|not_played, …)
     DEVICE = "device"            # a drivers.events event (payload: event.to_json())
     INPUT = "input"              # a panel input: button, key switch (payload: event.to_json())
     COMMAND = "command"          # a console command (source: the role that sent it)
@@ -212,6 +212,7 @@ class RoundSummary:
     closed: bool
     outcome: str | None       # the round_close payload's "outcome" (settled, void, ...)
     article: str | None       # the round_close record's article (why it was void)
+    reason: str | None = None  # the round_close payload's "reason", when it is text
 
 
 # No index on hash: the chain, not a constraint, proves each record's place, and a unique
@@ -741,13 +742,15 @@ class Journal:
             rows = self._query(sql, args)
         out = []
         for rid, first, last, count, wall, close in rows:
-            outcome, article = None, None
+            outcome, article, reason = None, None, None
             if close is not None:
                 payload, _, article = close.partition("\x1f")
                 doc = json.loads(payload)
                 outcome = doc.get("outcome", "closed") if isinstance(doc, dict) else "closed"
+                reason = doc.get("reason") if isinstance(doc, dict) else None
             out.append(RoundSummary(rid, first, last, count, wall, close is not None, outcome,
-                                    article or None))
+                                    article or None,
+                                    reason if isinstance(reason, str) else None))
         return out
 
     def next_round_id(self) -> str:

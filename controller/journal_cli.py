@@ -369,14 +369,29 @@ def render_round(table_id: str, round_id: str, closed: bool, records: list[Recor
     else:
         outcome = close.payload.get("outcome", "closed") if isinstance(close.payload, dict) \
             else "closed"
+        reason = close.payload.get("reason") if isinstance(close.payload, dict) else None
+        if outcome == NOT_PLAYED:
+            lines.append(f"Outcome: {not_played_text(reason)}")
+            return lines
         text = f"Outcome: {outcome}"
         if close.article:
             text += f", {close.article}"
-        reason = close.payload.get("reason") if isinstance(close.payload, dict) else None
         if reason:
             text += f": {reason}"
         lines.append(text)
     return lines
+
+
+# A round_close's outcome for a round the table was taken out of service over before any bet
+# (the table machine's round_not_played).
+NOT_PLAYED = "not_played"
+
+
+def not_played_text(reason: Any) -> str:
+    """A round closed before play, in words: ``closed before play: table taken out of
+    service`` (the record's reason, escaped; a record without one says only the first part)."""
+    return "closed before play" + (f": {printable(reason)}" if isinstance(reason, str)
+                                   and reason else "")
 
 
 def _when(rec: Record) -> str:
@@ -663,7 +678,8 @@ def cmd_rounds(args: argparse.Namespace) -> int:
     print(f"{'round':>8}  {'began (UTC)':<19}  {'records':>7}  {'seq':<13}  outcome")
     for r in rounds:
         began = dt.datetime.fromtimestamp(r.opened_ns // 10**9, tz=dt.timezone.utc)
-        outcome = _text(r.outcome or "closed") if r.closed else "not closed"
+        outcome = (not_played_text(r.reason) if r.outcome == NOT_PLAYED
+                   else _text(r.outcome or "closed")) if r.closed else "not closed"
         if r.article:
             outcome += f" ({printable(r.article)})"
         print(f"{printable(str(r.round_id)):>8}  {began:%Y-%m-%d %H:%M:%S}  {r.records:>7}  "

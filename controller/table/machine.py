@@ -122,6 +122,8 @@ CARDS_OUT = (ev.CardDrawn, ev.CardDispensed, ev.HandDispensed, ev.Misread)
 # accepts (docs/protocol.md 3.4).
 SUPERVISOR_CONDITIONS = ("jam", "malfunction", "replaced")
 
+# The reason a round opened and ended by close_table before any bet says (round_not_played).
+NOT_PLAYED_REASON = "table taken out of service"
 # Why a command asked of a device was not carried out, when asking again later is all it takes:
 # the device was busy with something else, or its link was not up (nothing was sent).
 NOT_DONE = ("busy", "not-connected")
@@ -2661,12 +2663,24 @@ class Table:
                                 "the layout; void it (void_round with the reason: every bet "
                                 "is returned) or clear the malfunction and finish it, then "
                                 "take the table out of service")
+        if r is not None and r.void is None and not r.paid:
+            # Betting or waiting for its deck, or held there in malfunction, with nothing on
+            # the layout (refused above otherwise): the round ends here, never played.
+            self._not_played(r)
         self.round = None if self.state in ("shuffling", "bets_open") else self.round
         # 261/96/M art. 5(2): the players of the last round may be gone when the table opens
         # again; when every one of them declined the bank, closing the table is the way out
         self._bank_bettors = None
         self._fault_from = ""
         self.close_table()
+
+    def _not_played(self, r: RoundData) -> None:
+        """The round that opened (``shuffling``, or ``bets_open`` with nothing on the layout,
+        or either held in ``malfunction``) ends with the table taken out of service: its
+        ``round_close`` says so (outcome ``not_played``), so the journal never holds a round
+        begun and never ended, and an auditor tells a closed table from a lost record."""
+        self._publish("round_not_played", reason=NOT_PLAYED_REASON,
+                      by=self._role or "supervisor", returned=[])
 
     def _cmd_deck_ready(self) -> None:
         self._require("shuffling", what="report the deck ready")

@@ -45,6 +45,10 @@ OUTPUT_KINDS = (Kind.STATE.value, Kind.DECISION.value, Kind.ROUND_OPEN.value,
 # table (a condition, its link, another unit in its place).
 ALARM_EVENTS = ("device_condition", "device_link", "device_replaced")
 
+# Published events that end a round, journaled as its ``round_close`` with this outcome
+# (``not_played``: the table was taken out of service over it before any bet).
+CLOSES = {"round_complete": "settled", "round_void": "void", "round_not_played": "not_played"}
+
 Publisher = Callable[[PublicEvent], None]
 Sender = Callable[[Command], None]
 Settings = Mapping[str, Any]
@@ -253,9 +257,8 @@ class TableRunner:
             if snapshot is not None and self.config_seq is not None:
                 snapshot = {**snapshot, "config": self.config_seq}
             return Entry(Kind.ROUND_OPEN.value, {**doc, "snapshot": snapshot}, rid, "table")
-        if e.kind in ("round_complete", "round_void"):
-            return Entry(Kind.ROUND_CLOSE.value,
-                         {**doc, "outcome": "void" if e.kind == "round_void" else "settled"},
+        if e.kind in CLOSES:
+            return Entry(Kind.ROUND_CLOSE.value, {**doc, "outcome": CLOSES[e.kind]},
                          rid, "table", e.data.get("article"))
         if e.kind in ALARM_EVENTS:
             return Entry(Kind.ALARM.value, doc, rid, e.data.get("device"))

@@ -479,6 +479,7 @@
       case "decision": return [`box ${e.box} ${e.decision}`];
       case "ruling": return [`${e.irregularity} · ${e.article}`];
       case "round_void": return [`${e.article || ""} `, own(e.reason || "")];
+      case "round_not_played": return [own(e.reason || ""), ` · ${e.by || ""}`];
       case "device_link": return [own(e.device), ` ${e.link}`];
       case "device_refused": return [own(e.device), " ", own(e.reason || ""), ": ", own(e.text || "")];
       case "commands_held": return [`${e.role} · ${e.refused} ✗ / ${e.window_s} s`];

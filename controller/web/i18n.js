@@ -98,7 +98,7 @@ window.L = {
     card: ["派牌", "card"], hand_opened: ["玩家開牌", "hand opened"],
     hand_revealed: ["開牌", "hand revealed"], decision: ["決定", "decision"],
     settlement: ["派彩", "settlement"], round_complete: ["本局完結", "round complete"],
-    round_void: ["本局無效", "round void"], ruling: ["裁定", "ruling"],
+    round_void: ["本局無效", "round void"], round_not_played: ["未開局已收枱", "closed before play"], ruling: ["裁定", "ruling"],
     round_started: ["新一局", "new round"], device_link: ["設備連線", "device link"],
     device_replaced: ["已換上另一部設備", "another unit"], device_refused: ["設備被拒絕連線", "device refused"],
     device_condition: ["設備狀況", "device condition"], shuffle: ["洗牌", "shuffle"],
