@@ -864,9 +864,9 @@ class Table:
     def _cmd_clear_integrity(self, supervisor: str) -> None:
         cleared = self.gate.clear(supervisor)
         self._publish("integrity_cleared", supervisor=str(supervisor), alarms=len(cleared))
-        if self.state == "shuffling" and self.mode is Mode.SHUFFLER and self._deck_ready \
-                and not self.blocking_conditions():
-            # The round's deck was ready while the stop held betting back: it opens now.
+        if self.state == "shuffling" and self._deck_ready and not self.blocking_conditions():
+            # The round's deck was ready (the shuffler's shuffle done, or the croupier's
+            # deck_ready) while the stop held betting back: it opens now.
             self.deck_ready()
 
     def _cmd_silence_buzzer(self) -> None:
@@ -1505,11 +1505,13 @@ class Table:
             self._resume_requests()     # a hand waits for this shuffle: ask for it now
 
     def _bets_open_on_ready_deck(self) -> None:
-        """The round's deck is ready in ``shuffling``: betting opens, unless a deck alarm
-        under ``[integrity] alarm = "stop"`` is pending (the deck check of this very deck,
-        answered after the round opened, say). Bets open at the round boundary, where the
-        stop takes effect (docs/integrity.md): the round waits in ``shuffling`` with nothing
-        on it until the supervisor checks the deck (``clear_integrity``), then betting opens."""
+        """The round's deck is ready in ``shuffling`` (the shuffler's shuffle done, or the
+        croupier's ``deck_ready`` with the shoe): betting opens, unless a deck alarm under
+        ``[integrity] alarm = "stop"`` is pending (the deck check of this very deck, answered
+        after the round opened, or the shoe's last deck ended short while the round waited).
+        Bets open at the round boundary, where the stop takes effect (docs/integrity.md): the
+        round waits in ``shuffling`` with nothing on it until the supervisor checks the deck
+        (``clear_integrity``), then betting opens."""
         if not self.gate.may_open_round():
             self._publish("integrity_stop", waiting="clear_integrity",
                           display="DECK ALARM: betting does not open until a supervisor "
@@ -2694,7 +2696,8 @@ class Table:
         if self.integrity is not None:
             self._integrity(self.integrity.new_deck())
         self._publish("shuffle", device="croupier", status="done")
-        self.deck_ready()
+        # As the shuffler's shuffle done: a deck alarm under "stop" holds betting back here.
+        self._bets_open_on_ready_deck()
 
     def _check_box(self, box: Any) -> int:
         if isinstance(box, bool) or not isinstance(box, int):
@@ -3519,10 +3522,10 @@ class Table:
                 self._dealt()
             elif owed is not None:
                 self._street_dealt(owed)
-        elif self.state == "shuffling" and self.mode is Mode.SHUFFLER and self._deck_ready \
-                and not self.blocking_conditions():
-            # The shuffle asked came while the table waited in malfunction: the round's deck
-            # is ready, and betting opens as it would have (_on_shuffle_done).
+        elif self.state == "shuffling" and self._deck_ready and not self.blocking_conditions():
+            # The shuffle asked came while the table waited in malfunction, or the round's
+            # deck was ready (shuffle done, or the croupier's deck_ready) and held by a deck
+            # alarm under "stop": betting opens as it would have (_bets_open_on_ready_deck).
             self._bets_open_on_ready_deck()
             return
         elif self.state == "shuffling":
