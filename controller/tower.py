@@ -66,11 +66,21 @@ def alarm_causes(table: Any) -> frozenset[str]:
 
 def buzzer_silenced(table: Any) -> bool:
     """Whether every alarm sounding now was silenced (the light stays as it is)."""
+    return buzzer(table) == "silenced"
+
+
+def buzzer(table: Any) -> str:
+    """The buzzer by the same rule as the panel's: ``sounding`` while an alarm sounds it,
+    ``silenced`` once every alarm sounding now was silenced (the light stays red and
+    blinking), ``off`` when nothing sounds it."""
     causes = alarm_causes(table)
-    return bool(causes) and causes <= table.silenced_alarms
+    if not causes:
+        return "off"
+    return "silenced" if causes <= table.silenced_alarms else "sounding"
 
 
 def light_json(table: Any) -> dict[str, str]:
-    """``{"signal": …, "colour": green|amber|red}`` for the API and the page."""
+    """``{"signal": …, "colour": green|amber|red, "buzzer": sounding|silenced|off}`` for the
+    API and the page: a page opened after the silence still sees it."""
     signal = tower_light(table)
-    return {"signal": signal.value, "colour": COLOURS[signal]}
+    return {"signal": signal.value, "colour": COLOURS[signal], "buzzer": buzzer(table)}

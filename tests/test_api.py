@@ -56,7 +56,7 @@ def test_supervisors_dealers_and_displays_see_the_table(runner):
         assert doc["role"] == role
         assert doc["state"] == "bets_open" and doc["game"]["id"] == "q-poker"
         assert doc["game"]["boxes"] == 7 and "versus_croupier" in doc["game"]["wagers"]
-        assert doc["light"] == {"signal": "ready", "colour": "green"}
+        assert doc["light"] == {"signal": "ready", "colour": "green", "buzzer": "off"}
         assert {d["device"] for d in doc["devices"]} == {"shoe", "shuffler", "dice"}
 
 
@@ -310,7 +310,7 @@ def test_a_device_fault_shows_as_red_light_and_the_device_condition(runner):
         return await r.json()
     doc = client(create_app(runner, api_config()), check)
     assert doc["state"] == "malfunction"
-    assert doc["light"] == {"signal": "malfunction", "colour": "red"}
+    assert doc["light"] == {"signal": "malfunction", "colour": "red", "buzzer": "sounding"}
     shoe = next(d for d in doc["devices"] if d["device"] == "shoe")
     assert shoe["conditions"] == ["jam"]
 

@@ -659,10 +659,22 @@ def test_shuffler_jam_while_dealing_shows_art_11_5_and_the_supervisor_switches_t
     assert boss.locator("[data-command=void_round]").count() == 0    # already void
     shot(boss, "q-poker-supervisor-malfunction")
     # the buzzer called the supervisor, who silences it from the page; the light stays red
+    buzzer = display.get_by_test_id("buzzer")
+    expect(buzzer).to_have_attribute("data-buzzer", "sounding")
+    expect(buzzer).to_contain_text("buzzer sounding")
     assert dealer.locator("[data-command=silence_buzzer]").count() == 0
     front(boss).locator("[data-command=silence_buzzer]").click()
     expect(display.get_by_test_id("events")).to_contain_text("buzzer silenced")
     expect(display.get_by_test_id("light")).to_have_attribute("data-colour", "red")
+    expect(buzzer).to_have_attribute("data-buzzer", "silenced")
+    # a pit display opened after the silence sees it under the red light, from the table
+    late = open_page(browser, live, "display")
+    expect(late.get_by_test_id("light")).to_have_attribute("data-colour", "red")
+    expect(late.get_by_test_id("buzzer")).to_have_attribute("data-buzzer", "silenced")
+    for words in ("蜂鳴器已靜音", "buzzer silenced"):
+        expect(late.get_by_test_id("buzzer")).to_contain_text(words)
+    shot(late, "q-poker-display-buzzer-silenced")
+    late.close()
     with live.journal() as journal:
         silenced = journal.last(kind="table")
     assert silenced.payload["kind"] == "buzzer_silenced", silenced.payload
@@ -677,6 +689,8 @@ def test_shuffler_jam_while_dealing_shows_art_11_5_and_the_supervisor_switches_t
     front(dealer).locator("[data-command=deck_ready]").click()    # shuffled by hand, into the shoe
     state_is(display, "bets_open")
     expect(display.get_by_test_id("light")).to_have_attribute("data-colour", "green")
+    expect(buzzer).to_be_hidden()                      # the alarm over: nothing sounds it
+    expect(buzzer).to_have_attribute("data-buzzer", "off")
     shot(boss, "q-poker-supervisor-after-switch-to-shoe")
 
 

@@ -104,7 +104,7 @@ def test_the_daemon_restarted_with_a_spare_not_yet_plugged_in_shows_amber(tmp_pa
         wait_for(lambda: api_up(rig), "the API is up again")
         table = api(rig, "/api/table")
         assert table["state"] == "bets_open"
-        assert table["light"] == {"signal": "waiting", "colour": "amber"}
+        assert table["light"] == {"signal": "waiting", "colour": "amber", "buzzer": "off"}
         assert api(rig, "/api/health")["light"]["colour"] == "amber"
         rig.must("void_round", "supervisor", reason="the shoe is replaced by a spare")
         reply = rig.command("next_round")

@@ -213,7 +213,7 @@ def test_the_daemon_restarted_with_the_shoe_unplugged_shows_amber_until_it_links
         table = api(rig, "/api/table")
         assert table["state"] == "bets_open"
         assert table["view"]["devices"]["shoe"]["link"] == "connecting"
-        assert table["light"] == {"signal": "waiting", "colour": "amber"}
+        assert table["light"] == {"signal": "waiting", "colour": "amber", "buzzer": "off"}
         assert api(rig, "/api/health")["light"]["colour"] == "amber"
         rig.devices["shoe"].reconnect()
         rig.wait_links()

@@ -183,3 +183,43 @@ def test_the_supervisor_silences_it_through_the_console_api(tmp_path):
     assert command[1].seq < silenced.seq
     assert silenced.payload["role"] == "supervisor" and silenced.payload["by"] == "console"
     run.journal.close()
+
+
+def test_the_table_and_the_health_say_whether_the_buzzer_sounds_or_was_silenced(tmp_path):
+    """``light.buzzer`` of GET /api/table and /api/health: a page opened after the silence,
+    which missed the ``buzzer_silenced`` event, still knows of it; a new alarm sounds again,
+    and with every alarm over it is off."""
+    from controller.api import create_app
+    from test_api_support import api_config, auth, client
+
+    run = make_runner(tmp_path / "j.db")
+    run.command("open_table", role="supervisor")
+
+    async def lights(c):
+        out = []
+        for path in ("/api/table", "/api/health"):
+            r = await c.get(path, headers=auth("display"))
+            out.append((await r.json())["light"])
+        assert out[0] == out[1], out
+        return out[0]
+
+    async def scenario(c):
+        seen = [await lights(c)]
+        run.device(ev.Jam(device="shoe", ts=1.0, where="exit"))
+        seen.append(await lights(c))
+        run.command("silence_buzzer", role="supervisor")
+        seen.append(await lights(c))
+        run.device(ev.DoorOpened(device="shoe", ts=2.0))    # another alarm: it sounds again
+        seen.append(await lights(c))
+        run.command("silence_buzzer", role="supervisor")
+        run.device(ev.DoorClosed(device="shoe", ts=3.0))
+        run.command("clear_malfunction", role="supervisor")
+        seen.append(await lights(c))
+        return seen
+
+    seen = client(create_app(run, api_config()), scenario)
+    red = {"signal": "malfunction", "colour": "red"}
+    assert seen[1:4] == [{**red, "buzzer": "sounding"}, {**red, "buzzer": "silenced"},
+                         {**red, "buzzer": "sounding"}]
+    assert seen[0]["buzzer"] == seen[4]["buzzer"] == "off" and seen[4]["colour"] != "red"
+    run.journal.close()

@@ -175,7 +175,10 @@ def build_openapi() -> dict[str, Any]:
                 "Table": {"type": "object", "properties": {
                     "role": {"type": "string"}, "table": {"type": "string"},
                     "game": {"type": "object"}, "state": {"type": "string"},
-                    "mode": {"type": "string"}, "light": {"type": "object"},
+                    "mode": {"type": "string"}, "light": {"type": "object", "properties": {
+                        "signal": {"type": "string"},
+                        "colour": {"enum": ["green", "amber", "red", "off"]},
+                        "buzzer": {"enum": ["sounding", "silenced", "off"]}}},
                     "devices": {"type": "array"}, "view": {"type": "object"},
                     "event_id": {"type": "integer"}}},
             },

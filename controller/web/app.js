@@ -286,6 +286,11 @@
     $("light").className = "lamp " + colour + (s.light && /blink|malfunction|action/.test(s.light.signal) ? " blink" : "");
     $("light").dataset.colour = colour;
     put($("light-text"), bi("lights", colour));
+    // The buzzer of the red blinking light: sounding, or silenced while the light stays.
+    const buzzer = (s.light && s.light.buzzer) || "off";
+    $("buzzer").dataset.buzzer = buzzer;
+    $("buzzer").hidden = buzzer === "off";
+    put($("buzzer"), buzzer === "off" ? null : bi("buzzer", buzzer));
     const tb = $("devices");
     put(tb);
     for (const dev of s.devices || []) {

@@ -52,6 +52,7 @@ window.L = {
     round_void: ["本局無效", "Round void"], malfunction: ["機器故障", "Malfunction"],
   },
   lights: { green: ["綠燈", "green"], amber: ["黃燈", "amber"], red: ["紅燈", "red"], off: ["熄燈", "off"] },
+  buzzer: { sounding: ["蜂鳴器響起", "buzzer sounding"], silenced: ["蜂鳴器已靜音", "buzzer silenced"] },
   wagers: {
     pair_bonus: ["多寶", "Pair bonus"], versus_croupier: ["與莊荷博彩", "Versus croupier"],
     pair_plus: ["Pair Plus", "Pair Plus"], ante: ["原注", "Ante"], play: ["加注", "Play"],
