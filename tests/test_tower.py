@@ -14,7 +14,7 @@ def test_state_alone_sets_the_light_when_no_device_is_in_trouble():
     t = table("q-poker")
     assert t.state == "bets_open"
     assert tower_light(t) is Light.READY
-    assert light_json(t) == {"signal": "ready", "colour": "green"}
+    assert light_json(t) == {"signal": "ready", "colour": "green", "buzzer": "off"}
     t.command("place_bet", box=1, wager="versus_croupier", amount=10)
     draw(t, "As", "2c", "Ah", "3c", "Ad", "5d")
     assert t.state == "player_decisions"
