@@ -60,7 +60,7 @@ def test_betting_open_after_a_restart_waits_while_the_shuffler_is_connecting(tmp
     assert t.state == "bets_open"
     assert t.public_view()["devices"]["shuffler"]["link"] == "connecting"
     assert tower_light(t) is Light.WAITING                  # not green: the shuffler is away
-    assert light_json(t) == {"signal": "waiting", "colour": "amber"}
+    assert light_json(t) == {"signal": "waiting", "colour": "amber", "buzzer": "off"}
     # The shoe is not needed at a table dealt by the shuffler: its link changes nothing.
     again.device(ev.LinkUp(device="shuffler", ts=0.0, identity=SHUFFLER))
     assert t.public_view()["devices"]["shoe"]["link"] == "connecting"
