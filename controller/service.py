@@ -88,7 +88,7 @@ SUBSCRIBER_BACKLOG = 1 << 20   # bytes of events a control-socket listener may l
 CHECKPOINT_QUIET_S = 0.02
 CHECKPOINT_AFTER = 32
 CHECKPOINT_AFTER_ROUND = 8
-ROUND_ENDS = ("round_complete", "round_void")
+ROUND_ENDS = ("round_complete", "round_void", "round_not_played")
 # The exit status of a start whose journal does not replay to what was played (sysexits'
 # EX_DATAERR). Starting again cannot mend it, so the unit does not restart on it
 # (RestartPreventExitStatus); every other failure exits 1 and is restarted.
