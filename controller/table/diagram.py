@@ -24,7 +24,8 @@ clear), is void at once as the game rules a machine failure before the deal, wit
 and nothing to return. A table that failed while `out_of_service` stays out of service at the
 clear (the supervisor opens it with `open_table`); between rounds the clear begins the next
 round. Under `[integrity] alarm = "stop"` a deck alarm pending when the round's deck is ready in
-`shuffling` keeps betting closed until `clear_integrity`. Every irregularity is ruled by the
+`shuffling` (the shuffler's shuffle done, or the croupier's `deck_ready` with the shoe) keeps
+betting closed until `clear_integrity`. Every irregularity is ruled by the
 game's `ruling` and published with its article; a device event that is not legal in the current
 state is published as an `irregular_event` and changes nothing; a command that is not legal
 raises an error and changes nothing. `[cond]` marks a transition taken only when its condition

@@ -170,7 +170,10 @@ class CommandSpec:
 
 COMMANDS: dict[str, CommandSpec] = {c.name: c for c in (
     CommandSpec("open_table", ("supervisor",), (), "open the table for play"),
-    CommandSpec("close_table", ("supervisor",), (), "take the table out of service"),
+    CommandSpec("close_table", ("supervisor",), (),
+                "take the table out of service; a round opened and not played (in shuffling, "
+                "in bets_open with nothing on the layout, or held there in malfunction) ends "
+                "with it: round_not_played, its round_close (docs/journal.md)"),
     CommandSpec("deck_ready", ("dealer", "supervisor"), (),
                 "shoe mode: the deck is shuffled by hand, cut and in the shoe"),
     CommandSpec("place_bet", ("dealer", "supervisor"),
