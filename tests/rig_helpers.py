@@ -28,3 +28,17 @@ def open_for_bets(rig) -> None:
     if rig.state() == "shuffling":
         rig.must("deck_ready")
     assert rig.wait_state("bets_open") == "bets_open"
+
+
+def times_logged(rig, event: str, device: str) -> int:
+    """How many lines of the daemon's JSON log are ``event`` about ``device``."""
+    import json
+
+    n = 0
+    for line in rig.log_path.read_text().splitlines():
+        try:
+            doc = json.loads(line)
+        except ValueError:
+            continue
+        n += doc.get("event") == event and doc.get("device") == device
+    return n

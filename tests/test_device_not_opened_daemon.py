@@ -5,7 +5,6 @@ there, then a directory, then the shoe's pseudo-terminal. The journal holds one
 failed for the grace (10 s), however often the daemon tries, and ``device_opened`` when the
 shoe opens at last; the health showed the problem meanwhile. ``journal show`` and ``rounds``
 say them in words, the chain verifies, and a restart on that journal replays past them."""
-import json
 import os
 import signal
 import time
@@ -18,6 +17,7 @@ from controller.journal_cli import describe
 from controller.rig import Rig
 from drivers.link import OPEN_GRACE_S
 from drivers.transport import causes
+from rig_helpers import times_logged
 
 pytestmark = pytest.mark.hil
 
@@ -29,14 +29,7 @@ def openings(rig):
 
 def tries_logged(rig):
     """How many of the shoe's openings the daemon's log says failed."""
-    n = 0
-    for line in rig.log_path.read_text().splitlines():
-        try:
-            doc = json.loads(line)
-        except ValueError:
-            continue
-        n += doc.get("event") == "device not reachable" and doc.get("device") == "shoe"
-    return n
+    return times_logged(rig, "device not reachable", "shoe")
 
 
 def wait_for(rig, n, timeout):

@@ -3,7 +3,6 @@ simulator's devices on pseudo-terminals): the journal holds a ``device_refused``
 per distinct refusal however often the device answers, written before the pit is told (the
 event stream's ``device_refused``); a restart after a SIGKILL recovers past it and may journal
 it once again; the journal's readers say it in words and the chain still verifies."""
-import json
 import signal
 import time
 
@@ -12,6 +11,7 @@ import pytest
 from controller.cli import main
 from controller.journal import Journal
 from controller.rig import Rig
+from rig_helpers import times_logged
 
 pytestmark = pytest.mark.hil
 
@@ -20,14 +20,7 @@ APPROVED_ELSEWHERE = "ab" * 32          # a hash no simulated firmware gives
 
 def refusals_logged(rig, device):
     """How many times the daemon's log says it refused ``device`` (one per hello answered)."""
-    n = 0
-    for line in rig.log_path.read_text().splitlines():
-        try:
-            doc = json.loads(line)
-        except ValueError:
-            continue
-        n += doc.get("event") == "device refused" and doc.get("device") == device
-    return n
+    return times_logged(rig, "device refused", device)
 
 
 def wait_refused(rig, device, at_least, timeout=30.0):

@@ -186,6 +186,17 @@ def test_many_rounds_recover_from_the_last_snapshot(tmp_path):
     assert closes == ["1", "2", "3"]
 
 
+
+def dealt_and_confirmed(runner, ts: float = 0.0) -> None:
+    """Close the bets of a Q Poker round dealt by the shuffler, deal box 1 and the croupier,
+    play box 1 and confirm the result."""
+    runner.command("close_bets")
+    for hand_ in (("2h", "3h", "4h"), ("5c", "9d", "Kd")):
+        runner.device(ev.HandDispensed(device="shuffler", ts=ts,
+                                       cards=tuple(Card.parse(c) for c in hand_)))
+    runner.command("decide", box=1, decision="play")
+    runner.command("confirm_result")
+
 def test_deck_alarm_is_journaled_shown_without_the_card_and_stops_the_next_round(tmp_path):
     from controller.integrity.monitor import IntegrityMonitor
 
@@ -213,12 +224,7 @@ def test_deck_alarm_is_journaled_shown_without_the_card_and_stops_the_next_round
     runner.command("clear_integrity", role="supervisor", supervisor="S. Lam")
     assert table.state == "bets_open" and table.round.round_id == 1
     runner.command("place_bet", box=1, wager="versus_croupier", amount=10)
-    runner.command("close_bets")
-    for hand_ in (("2h", "3h", "4h"), ("5c", "9d", "Kd")):
-        runner.device(ev.HandDispensed(device="shuffler", ts=0.0,
-                                       cards=tuple(Card.parse(c) for c in hand_)))
-    runner.command("decide", box=1, decision="play")
-    runner.command("confirm_result")
+    dealt_and_confirmed(runner)
     runner.command("next_round")
     assert table.state == "shuffling"
 
@@ -244,12 +250,7 @@ def test_a_deck_alarm_of_a_round_with_bets_stops_the_next_round_not_this_one(tmp
                                      missing=(Card.parse("As"),)))
     assert not table.gate.may_open_round() and table.state == "bets_open"
     runner.device(ev.ShuffleDone(device="shuffler", ts=0.4, count=51))
-    runner.command("close_bets")
-    for hand_ in (("2h", "3h", "4h"), ("5c", "9d", "Kd")):
-        runner.device(ev.HandDispensed(device="shuffler", ts=0.5,
-                                       cards=tuple(Card.parse(c) for c in hand_)))
-    runner.command("decide", box=1, decision="play")
-    runner.command("confirm_result")
+    dealt_and_confirmed(runner, ts=0.5)
     assert table.state == "round_complete"
     with pytest.raises(TablectlError, match="integrity"):
         runner.command("next_round")
