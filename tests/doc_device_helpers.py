@@ -142,6 +142,7 @@ class DocDevice:
         self.host_seen: dict[int, bytes] = {}       # host seq -> the answer frame given
         self.host_order: list[int] = []
         self.heartbeats = True
+        self.answer_hello = True
         self.running = True
         self.write(self.hello_info(FLAG_BOOT))      # 3.2: a BOOT notice at power-on
         self.threads = [threading.Thread(target=self._read, daemon=True),
@@ -245,7 +246,8 @@ class DocDevice:
         if typ == HELLO:
             _protocol, heartbeat_ms, resume = struct.unpack(">BHB", payload)
             self.heartbeat_s = heartbeat_ms / 1000
-            self._new_session(bool(resume))
+            if self.answer_hello:
+                self._new_session(bool(resume))
         elif typ == ACK:
             acked, code = struct.unpack(">BH", payload)
             if self.in_flight is not None and self.in_flight[0] == acked:
@@ -313,6 +315,51 @@ class DocDevice:
                     self.sent_at = now
                     self.write(frame(*self.in_flight))
             time.sleep(0.01)
+
+    # -- for the attacks ---------------------------------------------------------------------
+    def raw(self, data: bytes) -> None:
+        """Send ``data`` as it is, between whole frames of the device's own."""
+        with self.lock:
+            self.write(data)
+
+    def take_seq(self) -> int:
+        """A number of the device's own sequence for a frame sent by hand (once nothing is
+        in flight), so that no later event of its own reuses it."""
+        self.wait_idle()
+        with self.lock:
+            seq = self.next_seq
+            self.next_seq = 1 if seq == 255 else seq + 1
+            return seq
+
+    def answers(self, seq: int) -> list[tuple[str, int]]:
+        """The host's answers to this device's frame ``seq``: (``ack``, code) or (``nak``,
+        reason), in order."""
+        with self.lock:
+            return [("ack" if typ == ACK else "nak", int.from_bytes(payload[1:], "big"))
+                    for _, typ, payload in self.received
+                    if typ in (ACK, NAK) and payload[0] == seq]
+
+    def wait_answer(self, seq: int, count: int = 1, timeout: float = 10.0
+                    ) -> list[tuple[str, int]]:
+        """The host's first ``count`` answers to frame ``seq``, once they came."""
+        with self.lock:
+            assert self.lock.wait_for(lambda: len(self.answers(seq)) >= count, timeout), (
+                f"frame {seq} answered {self.answers(seq)}")
+            return self.answers(seq)[:count]
+
+    def reboot(self) -> None:
+        """The device restarts: its uptime and numbering start again, its BOOT notice goes
+        out, and it waits for a Hello (answered only while ``answer_hello``)."""
+        with self.lock:
+            self.in_session = False
+            self.in_flight = None
+            self.queue.clear()
+            self.next_seq = 1
+            self.t0 = time.monotonic()
+            self.write(self.hello_info(FLAG_BOOT))
+
+    def hellos(self) -> int:
+        return len(self.answers_to(HELLO))
 
     def answers_to(self, typ: int) -> list[tuple[int, int, bytes]]:
         with self.lock:

@@ -15,8 +15,8 @@ import pytest
 
 from controller.journal import Journal
 from controller.rig import Rig
-from doc_device_helpers import (CARD_DRAWN, HEARTBEAT, HELLO, NAK, SHOE, DocDevice, crc8,
-                                crc16, frame)
+from doc_device_helpers import (CARD_DRAWN, HEARTBEAT, HELLO, MAX_PAYLOAD, SHOE, DocDevice,
+                                crc8, crc16, frame)
 
 pytestmark = pytest.mark.hil
 
@@ -100,3 +100,107 @@ def test_the_daemon_takes_a_rounds_cards_from_a_shoe_built_from_the_document(rig
     assert seqs == [1, 2, 3, 4, 5, 6]
     assert dealt(rig) == [(card_name(c), seq) for c, seq in zip(codes, seqs)]
     assert all(code == 0 for code in shoe.acked.values())
+
+
+# --- attacks: what the document calls invalid gets what it says ---------------------------------
+
+def card(code: int, deck: int = 7) -> bytes:
+    """A CardDrawn payload (5.5): card, face_up, deck."""
+    return struct.pack(">BBH", code, 0, deck)
+
+
+def still_deals(rig, code: int = 30) -> None:
+    """The link is not wedged: a good card after the attack is acknowledged and journaled."""
+    seq = rig.devices["shoe"].draw(code)
+    with Journal.open(rig.journal_path, readonly=True) as j:
+        assert any(r.payload["link"]["seq"] == seq and r.payload["event"]["card"]
+                   == card_name(code) for r in j.records(kinds=["device"])
+                   if r.payload["event"].get("kind") == "card_drawn")
+
+
+def malfunctions(rig) -> list[dict]:
+    """The device malfunctions (code 0: found by the host) the daemon journaled."""
+    with Journal.open(rig.journal_path, readonly=True) as j:
+        return [r.payload for r in j.records(kinds=["device"])
+                if r.payload["event"].get("kind") == "malfunction"]
+
+
+def test_a_damaged_card_frame_is_asked_for_again_and_taken_once(rig):
+    shoe = rig.devices["shoe"]
+    seq = shoe.take_seq()
+    good = frame(seq, CARD_DRAWN, card(40))
+    shoe.raw(good[:-1] + bytes([good[-1] ^ 0xFF]))           # CRC broken
+    assert shoe.wait_answer(seq) == [("nak", 1)]              # 3.1: resend at once
+    shoe.raw(good)
+    assert shoe.wait_answer(seq, 2)[1] == ("ack", 0)
+    assert dealt(rig) == [(card_name(40), seq)]
+    still_deals(rig)
+
+
+@pytest.mark.parametrize("payload, nak", [
+    (card(40)[:3], 3),              # LEN one short of the layout: the deck cut in half
+    (card(40) + b"\x00", 3),        # one byte more than the layout
+    (struct.pack(">BBH", 60, 0, 7), 3),     # card code 60: no card
+    (struct.pack(">BBH", 4, 2, 7), 3),      # face_up 2: no bool
+], ids=["short", "trailing-byte", "card-60", "bool-2"])
+def test_a_card_frame_of_the_wrong_layout_is_refused_after_its_malfunction_is_journaled(
+        rig, payload, nak):
+    shoe = rig.devices["shoe"]
+    seq = shoe.take_seq()
+    shoe.raw(frame(seq, CARD_DRAWN, payload))
+    assert shoe.wait_answer(seq) == [("nak", nak)]            # 3.1: do not send again
+    lost = malfunctions(rig)
+    assert [(m["event"]["code"], m["link"]["seq"]) for m in lost] == [(0, seq)]
+    assert "CardDrawn" in lost[0]["event"]["text"]
+    assert dealt(rig) == []
+    still_deals(rig)
+
+
+def test_an_unknown_kind_is_refused_with_nak_2_after_its_malfunction_is_journaled(rig):
+    shoe = rig.devices["shoe"]
+    seq = shoe.take_seq()
+    shoe.raw(frame(seq, 0x7E, b"\x01\x02"))
+    assert shoe.wait_answer(seq) == [("nak", 2)]
+    lost = malfunctions(rig)
+    assert [(m["event"]["code"], m["link"]["seq"]) for m in lost] == [(0, seq)]
+    assert "0x7e" in lost[0]["event"]["text"].lower()
+    still_deals(rig)
+
+
+def test_a_header_past_the_largest_frame_is_noise_once_and_the_devices_frame_the_fourth_time(
+        rig):
+    shoe = rig.devices["shoe"]
+    seq = shoe.take_seq()
+    too_long = frame(seq, CARD_DRAWN, b"", length=MAX_PAYLOAD + 1)[:6]
+    for _ in range(3):            # as a stuck device would: nothing else reliable between
+        shoe.raw(too_long)
+        shoe.raw(frame(0, HEARTBEAT, struct.pack(">I", shoe.uptime_ms())))
+    shoe.raw(too_long)
+    assert shoe.wait_answer(seq) == [("nak", 3)]
+    assert [m["link"]["seq"] for m in malfunctions(rig)] == [seq]
+    still_deals(rig)
+
+
+def test_a_duplicate_is_answered_again_and_not_journaled_again(rig):
+    shoe = rig.devices["shoe"]
+    seq = shoe.take_seq()
+    again = frame(seq, CARD_DRAWN, card(9))
+    shoe.raw(again)
+    assert shoe.wait_answer(seq) == [("ack", 0)]
+    shoe.raw(again)                                            # its ack was lost
+    assert shoe.wait_answer(seq, 2) == [("ack", 0), ("ack", 0)]
+    still_deals(rig)
+    assert [c for c, s in dealt(rig) if s == seq] == [card_name(9)]
+
+
+def test_numbers_out_of_order_are_taken_as_new_frames(rig):
+    """3.1: a number not among the last 32 taken is a new frame, gap or not."""
+    shoe = rig.devices["shoe"]
+    for _ in range(5):
+        shoe.take_seq()
+    first = shoe.take_seq()                     # 6: the device never sent 1 to 5
+    shoe.raw(frame(first, CARD_DRAWN, card(1)))
+    assert shoe.wait_answer(first) == [("ack", 0)]
+    shoe.raw(frame(3, CARD_DRAWN, card(2)))      # backwards, never used
+    assert shoe.wait_answer(3) == [("ack", 0)]
+    assert dealt(rig) == [(card_name(1), first), (card_name(2), 3)]
