@@ -7,16 +7,19 @@ calls invalid. Each attack must get what the document says it gets, and the link
 a good card after it.
 """
 import json
+import random
 import re
+import signal
 import struct
+import time
 from pathlib import Path
 
 import pytest
 
 from controller.journal import Journal
 from controller.rig import Rig
-from doc_device_helpers import (CARD_DRAWN, HEARTBEAT, HELLO, MAX_PAYLOAD, SHOE, DocDevice,
-                                crc8, crc16, frame)
+from doc_device_helpers import (CARD_DRAWN, DICE_RESULT, HEARTBEAT, HELLO, MAX_PAYLOAD, SHAKE,
+                                SHOE, DocDevice, crc8, crc16, frame)
 
 pytestmark = pytest.mark.hil
 
@@ -118,6 +121,15 @@ def still_deals(rig, code: int = 30) -> None:
                    if r.payload["event"].get("kind") == "card_drawn")
 
 
+def eventually(pred, timeout: float = 10.0):
+    """``pred()`` once it holds (a ceiling for a loaded machine, not a speed)."""
+    deadline = time.monotonic() + timeout
+    while not (got := pred()):
+        assert time.monotonic() < deadline, "condition not reached"
+        time.sleep(0.02)
+    return got
+
+
 def malfunctions(rig) -> list[dict]:
     """The device malfunctions (code 0: found by the host) the daemon journaled."""
     with Journal.open(rig.journal_path, readonly=True) as j:
@@ -204,3 +216,112 @@ def test_numbers_out_of_order_are_taken_as_new_frames(rig):
     shoe.raw(frame(3, CARD_DRAWN, card(2)))      # backwards, never used
     assert shoe.wait_answer(3) == [("ack", 0)]
     assert dealt(rig) == [(card_name(1), first), (card_name(2), 3)]
+
+
+def test_a_card_before_the_hello_is_neither_answered_nor_taken(rig):
+    """3.2: until the hello exchange is done nothing is acknowledged; the device sends its
+    events after its HelloInfo, numbered in the new session."""
+    shoe = rig.devices["shoe"]
+    shoe.answer_hello = False
+    hellos = shoe.hellos()
+    shoe.reboot()                               # the host reconnects and says Hello
+    with shoe.lock:
+        assert shoe.lock.wait_for(lambda: shoe.hellos() > hellos, 10)
+    shoe.raw(frame(1, CARD_DRAWN, card(44)))    # too early
+    shoe.raw(frame(0, HEARTBEAT, struct.pack(">I", shoe.uptime_ms())))
+    asked = shoe.hellos()
+    with shoe.lock:                             # the host's next attempt: the card was read
+        assert shoe.lock.wait_for(lambda: shoe.hellos() > asked, 10)
+    assert shoe.answers(1) == []
+    shoe.answer_hello = True
+    shoe.wait_session()
+    assert shoe.draw(45) == 1
+    assert [c for c, _ in dealt(rig)] == [card_name(45)]
+
+
+def test_a_frame_split_byte_by_byte_across_reads_is_taken(rig):
+    shoe = rig.devices["shoe"]
+    seq = shoe.take_seq()
+    with shoe.lock:                 # no heartbeat of the device's between its bytes
+        for byte in frame(seq, CARD_DRAWN, card(17)):
+            shoe.write(bytes([byte]))
+            time.sleep(0.01)        # each in a read of its own
+    assert shoe.wait_answer(seq) == [("ack", 0)]
+    assert dealt(rig) == [(card_name(17), seq)]
+
+
+def garbage(n: int, seed: int) -> bytes:
+    """``n`` bytes of noise, the start byte among them, and no false header that checks."""
+    rng = random.Random(seed)
+    out = bytearray(rng.randrange(256) for _ in range(n))
+    for i in range(0, n - 6, 37):
+        out[i] = 0xA5
+    for i in range(n - 5):
+        if out[i] == 0xA5 and crc8(bytes(out[i + 1:i + 5])) == out[i + 5]:
+            out[i + 5] ^= 0xFF
+    return bytes(out)
+
+
+def test_garbage_between_frames_is_dropped_counted_and_logged_once(rig):
+    shoe = rig.devices["shoe"]
+    first, second = shoe.take_seq(), shoe.take_seq()
+    noise = garbage(500, 1)
+    shoe.raw(noise + frame(first, CARD_DRAWN, card(20)) + noise
+             + frame(second, CARD_DRAWN, card(21)) + noise)
+    assert shoe.wait_answer(first) == [("ack", 0)]
+    assert shoe.wait_answer(second) == [("ack", 0)]
+    assert dealt(rig) == [(card_name(20), first), (card_name(21), second)]
+    still_deals(rig)
+    rig.kill(signal.SIGTERM)
+    lines = [json.loads(line) for line in rig.log_path.read_text().splitlines()
+             if line.startswith("{")]
+    dropped = [line for line in lines if line.get("event") == "garbage dropped"]
+    assert 1 <= len(dropped) <= 2
+
+
+def test_a_flood_of_noise_and_of_frames_leaves_the_link_up(rig):
+    shoe = rig.devices["shoe"]
+    beat = frame(0, HEARTBEAT, struct.pack(">I", shoe.uptime_ms()))
+    shoe.raw(garbage(64 * 1024, 2) + beat * 2000)
+    seqs = [shoe.take_seq() for _ in range(3)]
+    shoe.raw(b"".join(frame(s, CARD_DRAWN, card(c)) for s, c in zip(seqs, (3, 4, 5))) * 50)
+    for seq in seqs:
+        assert shoe.wait_answer(seq)[0] == ("ack", 0)
+    still_deals(rig)
+    assert [c for c, _ in dealt(rig)] == [card_name(c) for c in (3, 4, 5, 30)]
+    assert rig.view()["devices"]["shoe"]["link"] == "up"
+    with Journal.open(rig.journal_path, readonly=True) as j:
+        assert not [r for r in j.records(kinds=["device"])
+                    if r.payload["event"].get("kind") == "link_lost"]
+
+
+@pytest.mark.parametrize("typ, payload, answer", [
+    (SHAKE, b"", ("nak", 2)),                  # a host's command, sent by a device
+    (DICE_RESULT, b"\x02\x03\x04", ("ack", 0)),  # a dice agitator's report, from a shoe
+], ids=["host-command", "other-class"])
+def test_a_frame_a_shoe_may_not_send_is_journaled_as_its_malfunction(rig, typ, payload, answer):
+    shoe = rig.devices["shoe"]
+    seq = shoe.take_seq()
+    shoe.raw(frame(seq, typ, payload))
+    assert shoe.wait_answer(seq) == [answer]
+    eventually(lambda: malfunctions(rig))
+    assert [m["event"]["code"] for m in malfunctions(rig)] == [0]
+    still_deals(rig)
+
+
+def test_a_false_header_that_checks_holds_the_line_until_the_link_is_lost_and_reopened(rig):
+    """2: no inter-byte timeout. A stray start byte whose header happens to check makes the
+    receiver wait for the bytes it names; the link-loss timeout reopens the port, and the
+    card the device kept sending is taken once."""
+    shoe = rig.devices["shoe"]
+    false = frame(0, HEARTBEAT, b"", length=1000)[:6]
+    mark = rig.mark()
+    with shoe.lock:
+        shoe.write(false)
+        shoe.event(CARD_DRAWN, card(50))
+        assert shoe.in_flight is not None
+        seq = shoe.in_flight[0]
+    shoe.wait_answered(seq, timeout=20)
+    rig.wait_event(lambda e: e["kind"] == "device_link" and e.get("link") == "up", mark)
+    assert dealt(rig) == [(card_name(50), seq)]
+    still_deals(rig)
