@@ -766,6 +766,12 @@ class Link:
             elif not self.codec.sequenced and self.state == "up":
                 # Its events are not acknowledged: the device never sends one again.
                 self._lost_event(item)
+            elif self._unnumbered(item) and self.state == "up":
+                # A report whose frame checked but carries no number: no answer can name
+                # it, so what it reported is lost. Told once while the device keeps sending
+                # such frames (it may send each again every ack timeout, unanswered).
+                if self._again(("unnumbered", item.type)) == 1:
+                    self._lost_event(item)
             return
         msg = item.message
         self.stats.frames_in += 1
@@ -808,6 +814,13 @@ class Link:
                 left = self.take_receipt()
                 if left is not None:      # nothing of it to keep: acknowledge it now
                     self.confirm(left)
+
+    def _unnumbered(self, item: Rejected) -> bool:
+        """Whether ``item`` is a whole frame of a reliable type sent with SEQ 0 (section 3.1:
+        malformed, never answered), as a device does that numbers none of its reports."""
+        cls = m.MESSAGE_TYPES.get(item.type) if item.type is not None else None
+        return (self.codec.sequenced and item.seq == 0 and cls is not None and cls.RELIABLE
+                and item.reason in ("bad-payload", "wrong-sender"))
 
     def _damaged_again(self, item: Rejected) -> bool:
         """A reliable frame of the device's arrived damaged (its CRC): whether to ask for it

@@ -295,6 +295,19 @@ def test_a_flood_of_noise_and_of_frames_leaves_the_link_up(rig):
                     if r.payload["event"].get("kind") == "link_lost"]
 
 
+def test_a_card_frame_without_a_number_is_not_answered_and_its_loss_is_journaled(rig):
+    """3.1: a reliable type with SEQ 0 is malformed and answered with nothing (a NAK of 0
+    names no frame). What it carried is lost all the same: the device is out of order."""
+    shoe = rig.devices["shoe"]
+    for _ in range(3):          # sent again and again, as it is never acknowledged
+        shoe.raw(frame(0, CARD_DRAWN, card(33)))
+    eventually(lambda: malfunctions(rig))
+    still_deals(rig)            # every copy read by now: the loss is told once
+    lost = malfunctions(rig)
+    assert [m["event"]["code"] for m in lost] == [0] and "CardDrawn" in lost[0]["event"]["text"]
+    assert shoe.answers(0) == [] and [c for c, _ in dealt(rig)] == [card_name(30)]
+
+
 @pytest.mark.parametrize("typ, payload, answer", [
     (SHAKE, b"", ("nak", 2)),                  # a host's command, sent by a device
     (DICE_RESULT, b"\x02\x03\x04", ("ack", 0)),  # a dice agitator's report, from a shoe
