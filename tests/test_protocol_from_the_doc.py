@@ -19,7 +19,8 @@ import pytest
 from controller.journal import Journal
 from controller.rig import Rig
 from doc_device_helpers import (CARD_DRAWN, DICE_RESULT, HEARTBEAT, HELLO, MAX_PAYLOAD, SHAKE,
-                                SHOE, DocDevice, crc8, crc16, frame)
+                                SHOE, Deframer, DocDevice, crc8, crc16,
+                                frame)
 
 pytestmark = pytest.mark.hil
 
@@ -88,6 +89,33 @@ def test_the_crcs_built_from_the_parameters_give_the_documented_check_values():
     want8 = int(re.search(r'CRC8\("123456789"\) = 0x([0-9A-F]{2})', text)[1], 16)
     want16 = int(re.search(r'CRC16\("123456789"\) = 0x([0-9A-F]{4})', text)[1], 16)
     assert (crc8(b"123456789"), crc16(b"123456789")) == (want8, want16)
+
+
+def doc_vectors() -> dict[str, tuple[int, bytes]]:
+    """Section 10's rows: message as written -> (SEQ, frame)."""
+    text = DOC.read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `(.+\))` \| (\d+) \| `([0-9A-F ]+)` \|$",
+                      text[text.index("## 10. Test vectors"):], re.M)
+    return {msg: (int(seq), bytes.fromhex(hexes)) for msg, seq, hexes in rows}
+
+
+def test_the_framing_built_from_the_document_reads_and_writes_every_test_vector():
+    vectors = doc_vectors()
+    assert len(vectors) >= 30
+    for written, (seq, data) in vectors.items():
+        (got,) = Deframer().feed(data)
+        assert got[:2] == ("good", seq), written
+        assert frame(seq, got[2], got[3]) == data, written
+
+
+def test_the_shoe_and_dice_reports_built_from_the_document_are_the_vectors():
+    vectors = doc_vectors()
+    seq, data = vectors["CardDrawn(card=12, face_up=False, deck=7)"]
+    assert frame(seq, CARD_DRAWN, card(12)) == data
+    seq, data = vectors["CardDrawn(card=255, face_up=True, deck=65535)"]
+    assert frame(seq, CARD_DRAWN, struct.pack(">BBH", 0xFF, 1, 0xFFFF)) == data
+    seq, data = vectors["DiceResult(dice=(3, 5, 6))"]
+    assert frame(seq, DICE_RESULT, bytes([3, 3, 5, 6])) == data
 
 
 # --- a round's cards from the shoe ------------------------------------------------------------
