@@ -111,7 +111,8 @@ class Deframer:
 # --- the device -----------------------------------------------------------------------------
 
 class DocDevice:
-    """A shoe (``device_class`` 2) or a dice agitator (3) on a pseudo-terminal.
+    """A shoe (``device_class`` 2) or a dice agitator (3) on a pseudo-terminal. The
+    agitator answers a ``Shake`` with ``ShakeStarted``, then ``DiceResult`` of ``dice``.
 
     ``port`` is the path the host opens. ``received`` lists every good frame the host sent,
     as (seq, type, payload); ``acked`` the numbers of this device's events the host
@@ -141,6 +142,7 @@ class DocDevice:
         self.sent_at = 0.0
         self.host_seen: dict[int, bytes] = {}       # host seq -> the answer frame given
         self.host_order: list[int] = []
+        self.dice = (3, 5, 6, 2)        # what the next shake shows (5.6), in die order
         self.heartbeats = True
         self.answer_hello = True
         self.running = True
@@ -268,7 +270,7 @@ class DocDevice:
         elif seq in self.host_seen:
             self.write(self.host_seen[seq])     # a duplicate: the same answer, no action
         else:
-            if typ == STATUS_REQUEST:
+            if typ == STATUS_REQUEST or (typ == SHAKE and self.device_class == DICE):
                 answer = frame(0, ACK, struct.pack(">BH", seq, 0))
             elif typ in OTHER_COMMANDS:
                 answer = frame(0, ACK, struct.pack(">BH", seq, 1))
@@ -281,7 +283,10 @@ class DocDevice:
             self.write(answer)
             if typ == STATUS_REQUEST:
                 self.queue.append((STATUS_REPORT, pstr("ready") + bytes([0])))
-                self._send_next()
+            elif typ == SHAKE and self.device_class == DICE:
+                self.queue.append((SHAKE_STARTED, b""))
+                self.queue.append((DICE_RESULT, bytes([len(self.dice), *self.dice])))
+            self._send_next()
 
     def _new_session(self, resume: bool) -> None:
         flags = 0

@@ -6,6 +6,7 @@ pyserial) and hands it a round's cards, then attacks it with every kind of frame
 calls invalid. Each attack must get what the document says it gets, and the link must carry
 a good card after it.
 """
+import contextlib
 import json
 import random
 import re
@@ -18,7 +19,7 @@ import pytest
 
 from controller.journal import Journal
 from controller.rig import Rig
-from doc_device_helpers import (CARD_DRAWN, DICE_RESULT, HEARTBEAT, HELLO, MAX_PAYLOAD, SHAKE,
+from doc_device_helpers import (CARD_DRAWN, DICE, DICE_RESULT, HEARTBEAT, HELLO, MAX_PAYLOAD, SHAKE,
                                 SHOE, Deframer, DocDevice, crc8, crc16,
                                 frame)
 
@@ -34,10 +35,13 @@ def card_name(code: int) -> str:
 
 
 class DocRig(Rig):
-    """A Q Poker table dealt from a shoe that is the device written from the document."""
+    """A table dealt from a shoe that is the device written from the document, and for
+    Super Pan 9 its dice agitator too (four dice: 261/96/M art. 1(2))."""
 
     def start_devices(self) -> None:
         self.devices["shoe"] = DocDevice(SHOE)
+        if self.game == "super-pan-9":
+            self.devices["dice"] = DocDevice(DICE, serial="DOC-0002", units=4)
         self.write_config()
 
     def stop(self) -> None:
@@ -46,16 +50,26 @@ class DocRig(Rig):
             dev.close()
 
 
-@pytest.fixture
-def rig(tmp_path):
-    r = DocRig(tmp_path, "q-poker", "shoe")
-    r.start_devices()
-    r.start_controller()
-    r.wait_links()
-    yield r
-    r.stop()
+@contextlib.contextmanager
+def linked(tmp_path, game="q-poker"):
+    """The document's devices and the daemon, linked; once stopped, no exception escaped
+    into the daemon's log."""
+    r = DocRig(tmp_path, game, "shoe")
+    try:
+        r.start_devices()
+        r.start_controller()
+        r.wait_links()
+        yield r
+    finally:
+        r.stop()
     log = r.log_path.read_text(encoding="utf-8")
     assert "Traceback" not in log and '"level": "critical"' not in log, log[-3000:]
+
+
+@pytest.fixture
+def rig(tmp_path):
+    with linked(tmp_path) as r:
+        yield r
 
 
 def open_for_bets(rig) -> None:
@@ -64,6 +78,28 @@ def open_for_bets(rig) -> None:
         rig.must("deck_ready")
     assert rig.wait_state("bets_open") == "bets_open"
     rig.must("place_bet", box=2, wager="versus_croupier", amount=10)
+
+
+def test_the_daemon_takes_a_throw_from_a_dice_agitator_built_from_the_document(tmp_path):
+    with linked(tmp_path, "super-pan-9") as rig:
+        rig.must("open_table", "supervisor")
+        if rig.state() == "shuffling":
+            rig.must("deck_ready")
+        rig.wait_state("bets_open")
+        rig.must("set_banker", seat=1, capital=1000)
+        rig.must("place_bet", box=2, wager="seat", amount=10, player="p2")
+        dice = rig.devices["dice"]
+        dice.dice = (6, 1, 4, 4)
+        rig.must("shake")
+        assert rig.wait_state("dealing") == "dealing"
+        dice.wait_idle()
+        shake = dice.answers_to(SHAKE)
+        with Journal.open(rig.journal_path, readonly=True) as j:
+            thrown = [(r.payload["event"]["dice"], r.payload["link"]["seq"])
+                      for r in j.records(kinds=["device"])
+                      if r.payload["event"].get("kind") == "dice_result"]
+        assert len(shake) == 1 and shake[0][0] != 0        # a reliable command, numbered
+        assert thrown == [([6, 1, 4, 4], 2)]               # after ShakeStarted, number 1
 
 
 def dealt(rig) -> list[tuple[str, int]]:
