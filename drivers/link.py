@@ -352,6 +352,9 @@ class Link:
         self._damaged_since = 0.0       # when its first copy in a row came
         self._damaged_told = False      # its malfunction was reported
         self._last_rx = 0.0
+        # Frames that came whole but could not be read, the last of each type and when: a
+        # device whose every frame is so is not silent, and is not told to check its power.
+        self._unread: dict[int | None, tuple[float, Rejected]] = {}
         self._last_uptime = -1
         self._t0 = 0.0
         self._backoff = self.timing.backoff_min_s
@@ -481,6 +484,7 @@ class Link:
         self._hello_wait = loop.create_future()
         assert self._lost is not None
         garbage, frames = self.stats.garbage_bytes, self.stats.frames_in + self.stats.rejected
+        started = loop.time()
         self._boots, self._infos, self._boot_asked = 0, 0, None
         for attempt in range(self.timing.hello_attempts):
             self._attempt = attempt
@@ -502,7 +506,14 @@ class Link:
                     return False
                 return True
         garbage = self.stats.garbage_bytes - garbage
-        if self._boots and self._boots == self._infos:
+        unread = self._unread_since(started, prefer=m.HelloInfo.TYPE)
+        if unread is not None:
+            # It answers, in frames that check but that no version-1 device sends so.
+            self._problem = (f"the device answers hello, but with {unread} that the "
+                             f"controller cannot read: {self._unread_advice()}")
+            self.log.warning("no answer to hello", attempts=self.timing.hello_attempts,
+                             problem=self._problem)
+        elif self._boots and self._boots == self._infos:
             # It answers, but each time as a device that just started.
             self._problem = (f"the device answers every hello with a boot notice ({self._boots} "
                              f"in {self.timing.hello_attempts} attempts): it restarts at each "
@@ -732,11 +743,28 @@ class Link:
                 next_beat = now + t.heartbeat_s
             await asyncio.sleep(tick)
 
+    def _unread_since(self, since: float, prefer: int | None = None) -> str | None:
+        """A frame that came whole after ``since`` but could not be read (of type ``prefer``
+        if one did, else the last), in words with no field of it; None when none came."""
+        came = [(at, item) for at, item in self._unread.values() if at >= since]
+        if not came:
+            return None
+        return _frame_name(min(came, key=lambda c: (c[1].type != prefer, -c[0]))[1])
+
+    @staticmethod
+    def _unread_advice() -> str:
+        return ("check the device's firmware against docs/protocol.md (the log's \"frame "
+                "dropped\" lines say what is wrong with each frame)")
+
     def _silence(self, quiet: float) -> str:
         """Why the link is lost when the device fell silent, in words the operator can act
         on when it never spoke after its HelloInfo."""
         t = self.timing
         why = f"no heartbeat for {quiet:.2f} s (limit {t.link_timeout_s} s)"
+        unread = self._unread_since(self._last_rx)
+        if unread is not None:
+            return (f"{why}: frames arrive, but {unread} among them that the controller "
+                    f"cannot read; {self._unread_advice()}")
         if self._heard:
             return why
         return (f"{why}: the device answers hello but sends no heartbeat after it; check its "
@@ -747,6 +775,8 @@ class Link:
     def _handle(self, item: Received | Rejected) -> None:
         if isinstance(item, Rejected):
             self.stats.rejected += 1
+            if item.reason != "crc":
+                self._unread[item.type] = (asyncio.get_running_loop().time(), item)
             self.log.warning("frame dropped", reason=item.reason, seq=item.seq,
                              type=item.type, detail=item.detail)
             if item.reason == "too-long":

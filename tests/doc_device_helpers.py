@@ -145,6 +145,8 @@ class DocDevice:
         self.dice = (3, 5, 6, 2)        # what the next shake shows (5.6), in die order
         self.heartbeats = True
         self.answer_hello = True
+        # A firmware's mistake: the SEQ it gives its HelloInfo and heartbeats (3.1: 0).
+        self.unsequenced_seq = 0
         self.running = True
         self.write(self.hello_info(FLAG_BOOT))      # 3.2: a BOOT notice at power-on
         self.threads = [threading.Thread(target=self._read, daemon=True),
@@ -173,7 +175,7 @@ class DocDevice:
         payload = (bytes([1, self.device_class, flags | recognises, self.units])
                    + pstr("DocMaker") + pstr("From-the-doc") + pstr(self.serial)
                    + pstr("0.1") + bytes([32]) + bytes(range(32)))
-        return frame(0, HELLO_INFO, payload)
+        return frame(self.unsequenced_seq, HELLO_INFO, payload)
 
     def uptime_ms(self) -> int:
         return int((time.monotonic() - self.t0) * 1000) & 0xFFFFFFFF
@@ -313,7 +315,8 @@ class DocDevice:
             now = time.monotonic()
             with self.lock:
                 if self.heartbeats and now >= next_beat:
-                    self.write(frame(0, HEARTBEAT, struct.pack(">I", self.uptime_ms())))
+                    self.write(frame(self.unsequenced_seq, HEARTBEAT,
+                                     struct.pack(">I", self.uptime_ms())))
                     self.sent_heartbeats += 1
                     next_beat = now + self.heartbeat_s
                 if self.in_flight is not None and now - self.sent_at >= ACK_TIMEOUT_S:

@@ -402,3 +402,34 @@ def test_a_false_header_that_checks_holds_the_line_until_the_link_is_lost_and_re
     rig.wait_event(lambda e: e["kind"] == "device_link" and e.get("link") == "up", mark)
     assert dealt(rig) == [(card_name(50), seq)]
     still_deals(rig)
+
+
+# --- a firmware's mistakes are named as such ---------------------------------------------------
+
+def log_lines(rig, event: str) -> list[dict]:
+    return [doc for doc in (json.loads(line) for line in
+                            rig.log_path.read_text(encoding="utf-8").splitlines()
+                            if line.startswith("{"))
+            if doc.get("event") == event]
+
+
+def test_a_hello_answered_with_an_unreadable_helloinfo_is_named_so_not_as_silence(tmp_path):
+    rig = DocRig(tmp_path, "q-poker", "shoe")
+    try:
+        rig.start_devices()
+        shoe = rig.devices["shoe"]
+        shoe.unsequenced_seq = 1            # its HelloInfo numbered like a reliable frame
+        rig.start_controller()
+        (told,) = eventually(lambda: [line for line in log_lines(rig, "no answer to hello")])[:1]
+    finally:
+        rig.stop()
+    assert "HelloInfo" in told["problem"] and "cannot read" in told["problem"], told
+    assert "powered" not in told["problem"]
+
+
+def test_heartbeats_that_cannot_be_read_lose_the_link_with_a_reason_that_says_so(rig):
+    shoe = rig.devices["shoe"]
+    shoe.unsequenced_seq = 9                # its heartbeats numbered: each one is dropped
+    (lost,) = eventually(lambda: device_records(rig, "link_lost"))[:1]
+    shoe.unsequenced_seq = 0
+    assert "Heartbeat" in lost["reason"] and "cannot read" in lost["reason"], lost
