@@ -147,6 +147,8 @@ class DocDevice:
         self.answer_hello = True
         # A firmware's mistake: the SEQ it gives its HelloInfo and heartbeats (3.1: 0).
         self.unsequenced_seq = 0
+        self.cut = False            # the cable is cut: nothing the device sends arrives
+        self.deaf_to_acks = False   # the host's acknowledgements are lost on the way
         self.running = True
         self.write(self.hello_info(FLAG_BOOT))      # 3.2: a BOOT notice at power-on
         self.threads = [threading.Thread(target=self._read, daemon=True),
@@ -158,7 +160,7 @@ class DocDevice:
     def write(self, data: bytes) -> None:
         """Send bytes as a UART does: what nobody reads is lost, never blocks."""
         view = memoryview(data)
-        while view and self.running:
+        while view and self.running and not self.cut:
             try:
                 n = os.write(self.master, view)
             except BlockingIOError:
@@ -254,7 +256,9 @@ class DocDevice:
                 self._new_session(bool(resume))
         elif typ == ACK:
             acked, code = struct.unpack(">BH", payload)
-            if self.in_flight is not None and self.in_flight[0] == acked:
+            if self.deaf_to_acks:
+                pass
+            elif self.in_flight is not None and self.in_flight[0] == acked:
                 self.acked[acked] = code
                 self.in_flight = None
                 self._send_next()

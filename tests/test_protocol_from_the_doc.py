@@ -404,6 +404,26 @@ def test_a_false_header_that_checks_holds_the_line_until_the_link_is_lost_and_re
     still_deals(rig)
 
 
+def test_a_card_whose_ack_was_lost_before_the_link_dropped_is_journaled_once_on_resume(rig):
+    """3.2: the device resumes the session and sends its unacknowledged card again under the
+    same number; the host recognises the number, acknowledges, and does not take it twice."""
+    shoe = rig.devices["shoe"]
+    shoe.deaf_to_acks = True
+    with shoe.lock:
+        shoe.event(CARD_DRAWN, card(22))
+        seq = shoe.in_flight[0]
+    eventually(lambda: dealt(rig))              # taken and acknowledged; the ack is lost
+    shoe.cut = True                             # then the cable: the host hears nothing
+    eventually(lambda: device_records(rig, "link_lost"))
+    shoe.cut = shoe.deaf_to_acks = False
+    (restored,) = eventually(lambda: device_records(rig, "link_restored"))[:1]
+    shoe.wait_answered(seq)
+    assert restored["resumed"] is True
+    assert dealt(rig) == [(card_name(22), seq)]
+    still_deals(rig)
+    assert len(dealt(rig)) == 2
+
+
 # --- a firmware's mistakes are named as such ---------------------------------------------------
 
 def log_lines(rig, event: str) -> list[dict]:
