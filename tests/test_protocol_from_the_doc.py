@@ -19,9 +19,9 @@ import pytest
 
 from controller.journal import Journal
 from controller.rig import Rig
-from doc_device_helpers import (CARD_DRAWN, DICE, DICE_RESULT, HEARTBEAT, HELLO, MAX_PAYLOAD, SHAKE,
-                                SHOE, Deframer, DocDevice, crc8, crc16,
-                                frame)
+from doc_device_helpers import (ACK, CARD_DRAWN, DICE, DICE_RESULT, HEARTBEAT, HELLO,
+                                MAX_PAYLOAD, NAK, SHAKE, SHOE, Deframer, DocDevice, crc8,
+                                crc16, frame)
 
 pytestmark = pytest.mark.hil
 
@@ -402,6 +402,17 @@ def test_a_false_header_that_checks_holds_the_line_until_the_link_is_lost_and_re
     rig.wait_event(lambda e: e["kind"] == "device_link" and e.get("link") == "up", mark)
     assert dealt(rig) == [(card_name(50), seq)]
     still_deals(rig)
+
+
+def test_acks_and_naks_that_name_no_frame_in_flight_are_ignored(rig):
+    shoe = rig.devices["shoe"]
+    sent = len(shoe.received)
+    for seq in (200, 201):
+        shoe.raw(frame(0, ACK, struct.pack(">BH", seq, 0)) + frame(0, NAK, bytes([seq, 1])))
+    still_deals(rig)
+    with shoe.lock:      # nothing sent again on the NAKs: only heartbeats and the card's ack
+        assert {typ for _, typ, _ in shoe.received[sent:]} <= {HEARTBEAT, ACK}
+    assert rig.view()["devices"]["shoe"]["link"] == "up"
 
 
 def test_a_card_whose_ack_was_lost_before_the_link_dropped_is_journaled_once_on_resume(rig):
