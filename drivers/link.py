@@ -224,10 +224,11 @@ class _Tally:
         self._sums: dict[str, int] = {}
         self._timer: asyncio.TimerHandle | None = None
 
-    def add(self, **counts: int) -> None:
-        """Count one occurrence (in the running event loop)."""
+    def add(self, first: dict[str, Any] | None = None, **counts: int) -> None:
+        """Count one occurrence (in the running event loop); ``first``, what the line
+        written at once says of it besides its counts."""
         if self._timer is None:
-            self._write(**counts)
+            self._write(**(first or {}), **counts)
             self._timer = asyncio.get_running_loop().call_later(self.interval_s, self._flush)
             return
         for name, n in counts.items():
@@ -371,6 +372,7 @@ class Link:
         self._attempt, self._infos, self._boots = 0, 0, 0
         self._boot_asked: int | None = None
         self._noise = _Tally(self._log_garbage, NOISE_LOG_S)
+        self._dropped = _Tally(self._log_dropped, NOISE_LOG_S)
         self.up = asyncio.Event()
         if self.timing.link_timeout_s < 2 * self.timing.heartbeat_s:
             self.log.warning("link timeout shorter than two heartbeat intervals: one late "
@@ -415,6 +417,7 @@ class Link:
                 pass
         await self.transport.close()
         self._noise.close()
+        self._dropped.close()
         self.state = "closed"
         self.up.clear()
 
@@ -724,6 +727,9 @@ class Link:
         for item in items:
             self._handle(item)
 
+    def _log_dropped(self, **counts: Any) -> None:
+        self.log.warning("frame dropped", **counts, total=self.stats.rejected)
+
     def _log_garbage(self, **counts: Any) -> None:
         self.log.warning("garbage dropped", **counts, total=self.stats.garbage_bytes)
 
@@ -754,7 +760,7 @@ class Link:
     @staticmethod
     def _unread_advice() -> str:
         return ("check the device's firmware against docs/protocol.md (the log's \"frame "
-                "dropped\" lines say what is wrong with each frame)")
+                "dropped\" line says what is wrong with the frame)")
 
     def _silence(self, quiet: float) -> str:
         """Why the link is lost when the device fell silent, in words the operator can act
@@ -777,8 +783,11 @@ class Link:
             self.stats.rejected += 1
             if item.reason != "crc":
                 self._unread[item.type] = (asyncio.get_running_loop().time(), item)
-            self.log.warning("frame dropped", reason=item.reason, seq=item.seq,
-                             type=item.type, detail=item.detail)
+            # The first in full, then summed by reason: a device may send such frames by
+            # the hundred (each heartbeat, each copy of an event).
+            self._dropped.add(first={"reason": item.reason, "seq": item.seq,
+                                     "type": item.type, "detail": item.detail},
+                              **{item.reason.replace("-", "_"): 1})
             if item.reason == "too-long":
                 item = self._too_long_again(item)   # the device's frame, or noise (None)
                 if item is None:

@@ -464,3 +464,16 @@ def test_heartbeats_that_cannot_be_read_lose_the_link_with_a_reason_that_says_so
     (lost,) = eventually(lambda: device_records(rig, "link_lost"))[:1]
     shoe.unsequenced_seq = 0
     assert "Heartbeat" in lost["reason"] and "cannot read" in lost["reason"], lost
+
+
+def test_a_burst_of_frames_that_cannot_be_read_is_logged_once_then_summed(rig):
+    """2: bad frames are counted, logged and dropped, and like garbage a burst of them
+    writes one line at once and one sum, not a line a frame; the sums count every one."""
+    shoe = rig.devices["shoe"]
+    shoe.raw(frame(7, HEARTBEAT, struct.pack(">I", shoe.uptime_ms())) * 200)
+    still_deals(rig)
+    rig.kill(signal.SIGTERM)                # what is summed is written as the link closes
+    lines = log_lines(rig, "frame dropped")
+    assert 1 <= len(lines) <= 2, len(lines)
+    assert "Heartbeat" in lines[0]["detail"]
+    assert sum(line["bad_payload"] for line in lines) == 200
