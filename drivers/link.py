@@ -781,7 +781,9 @@ class Link:
     def _handle(self, item: Received | Rejected) -> None:
         if isinstance(item, Rejected):
             self.stats.rejected += 1
-            if item.reason != "crc":
+            # A frame that checked but cannot be read (no line noise) is remembered: a
+            # device that sends only such frames is not taken for a silent one.
+            if item.reason not in ("crc", "too-long"):
                 self._unread[item.type] = (asyncio.get_running_loop().time(), item)
             # The first in full, then summed by reason: a device may send such frames by
             # the hundred (each heartbeat, each copy of an event).
