@@ -6,17 +6,20 @@ pyserial) and hands it a round's cards, then attacks it with every kind of frame
 calls invalid. Each attack must get what the document says it gets, and the link must carry
 a good card after it.
 """
+import ast
 import contextlib
 import json
 import random
 import re
 import signal
 import struct
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
+import doc_device_helpers
 from controller.journal import Journal
 from controller.rig import Rig
 from doc_device_helpers import (ACK, CARD_DRAWN, DICE, DICE_RESULT, HEARTBEAT, HELLO,
@@ -116,6 +119,19 @@ def device_records(rig, kind: str) -> list[dict]:
         return [r.payload["event"] for r in j.records(kinds=["device"])
                 if isinstance(r.payload.get("event"), dict)
                 and r.payload["event"].get("kind") == kind]
+
+
+def test_the_device_imports_the_standard_library_only():
+    """What it knows it took from the document: nothing of drivers/, firmware_sim/ or
+    controller/, nor any other package."""
+    source = Path(doc_device_helpers.__file__).read_text(encoding="utf-8")
+    imported = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            imported.add("." if node.level else node.module.split(".")[0])
+    assert imported and imported <= sys.stdlib_module_names, imported - sys.stdlib_module_names
 
 
 # --- the document's own numbers --------------------------------------------------------------
