@@ -133,7 +133,6 @@ class DocDevice:
         self.received: list[tuple[int, int, bytes]] = []
         self.acked: dict[int, int] = {}
         self.naked: list[tuple[int, int]] = []
-        self.sent_heartbeats = 0
         self.heartbeat_s = 0.25
         self.in_session = False
         self.next_seq = 1
@@ -158,7 +157,8 @@ class DocDevice:
 
     # -- output ------------------------------------------------------------------------------
     def write(self, data: bytes) -> None:
-        """Send bytes as a UART does: what nobody reads is lost, never blocks."""
+        """Send bytes, waiting for room while the host reads; nothing goes while the
+        cable is ``cut``."""
         view = memoryview(data)
         while view and self.running and not self.cut:
             try:
@@ -321,7 +321,6 @@ class DocDevice:
                 if self.heartbeats and now >= next_beat:
                     self.write(frame(self.unsequenced_seq, HEARTBEAT,
                                      struct.pack(">I", self.uptime_ms())))
-                    self.sent_heartbeats += 1
                     next_beat = now + self.heartbeat_s
                 if self.in_flight is not None and now - self.sent_at >= ACK_TIMEOUT_S:
                     self.sent_at = now
