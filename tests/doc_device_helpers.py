@@ -18,6 +18,7 @@ import struct
 import threading
 import time
 import tty
+from typing import Callable
 
 # --- section 2: framing ---------------------------------------------------------------------
 
@@ -148,6 +149,9 @@ class DocDevice:
         self.unsequenced_seq = 0
         self.cut = False            # the cable is cut: nothing the device sends arrives
         self.deaf_to_acks = False   # the host's acknowledgements are lost on the way
+        # For the attacks: answer(seq, type) gives what to send for each copy of a host's
+        # reliable frame instead of the firmware's own answer (b"": nothing).
+        self.answer: Callable[[int, int], bytes] | None = None
         self.running = True
         self.write(self.hello_info(FLAG_BOOT))      # 3.2: a BOOT notice at power-on
         self.threads = [threading.Thread(target=self._read, daemon=True),
@@ -273,6 +277,8 @@ class DocDevice:
                     self._send_next()
         elif typ in UNSEQUENCED:
             pass                # a heartbeat: a sign of life
+        elif self.answer is not None:
+            self.write(self.answer(seq, typ))
         elif seq in self.host_seen:
             self.write(self.host_seen[seq])     # a duplicate: the same answer, no action
         else:

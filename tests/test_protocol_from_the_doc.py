@@ -83,14 +83,20 @@ def open_for_bets(rig) -> None:
     rig.must("place_bet", box=2, wager="versus_croupier", amount=10)
 
 
+def banker_and_bet(rig) -> None:
+    """Super Pan 9: the table open, a banker (261/96/M art. 5) and a bet: the banker shakes
+    next."""
+    rig.must("open_table", "supervisor")
+    if rig.state() == "shuffling":
+        rig.must("deck_ready")
+    rig.wait_state("bets_open")
+    rig.must("set_banker", seat=1, capital=1000)
+    rig.must("place_bet", box=2, wager="seat", amount=10, player="p2")
+
+
 def test_the_daemon_takes_a_throw_from_a_dice_agitator_built_from_the_document(tmp_path):
     with linked(tmp_path, "super-pan-9") as rig:
-        rig.must("open_table", "supervisor")
-        if rig.state() == "shuffling":
-            rig.must("deck_ready")
-        rig.wait_state("bets_open")
-        rig.must("set_banker", seat=1, capital=1000)
-        rig.must("place_bet", box=2, wager="seat", amount=10, player="p2")
+        banker_and_bet(rig)
         dice = rig.devices["dice"]
         dice.dice = (6, 1, 4, 4)
         rig.must("shake")
@@ -103,6 +109,34 @@ def test_the_daemon_takes_a_throw_from_a_dice_agitator_built_from_the_document(t
                       if r.payload["event"].get("kind") == "dice_result"]
         assert len(shake) == 1 and shake[0][0] != 0        # a reliable command, numbered
         assert thrown == [([6, 1, 4, 4], 2)]               # after ShakeStarted, number 1
+
+
+@pytest.mark.parametrize("answer, copies", [
+    (lambda seq: b"", 4),                                    # 3.1: 1 and 3 retries
+    (lambda seq: frame(0, NAK, bytes([seq, 1])), 7),         # and 3 more at once on NAKs
+], ids=["silence", "nak-every-copy"])
+def test_a_shake_never_acknowledged_is_sent_as_often_as_documented_then_the_link_is_lost(
+        tmp_path, answer, copies):
+    with linked(tmp_path, "super-pan-9") as rig:
+        banker_and_bet(rig)
+        dice = rig.devices["dice"]
+        dice.answer = lambda seq, typ: answer(seq)
+        rig.command("shake")
+        eventually(lambda: [r for r in device_records(rig, "link_lost") if r["device"] == "dice"])
+        dice.answer = None
+        sent = dice.answers_to(SHAKE)
+        assert len(sent) == copies and len({seq for seq, _, _ in sent}) == 1, sent
+
+
+def test_a_die_face_of_7_is_refused_after_its_malfunction_is_journaled(tmp_path):
+    with linked(tmp_path, "super-pan-9") as rig:
+        dice = rig.devices["dice"]
+        seq = dice.take_seq()
+        dice.raw(frame(seq, DICE_RESULT, bytes([4, 3, 7, 1, 2])))
+        assert dice.wait_answer(seq) == [("nak", 3)]
+        lost = malfunctions(rig)
+        assert [(m["event"]["device"], m["event"]["code"], m["link"]["seq"])
+                for m in lost] == [("dice", 0, seq)]
 
 
 def dealt(rig) -> list[tuple[str, int]]:
