@@ -1212,6 +1212,7 @@ class Link:
                 seq = (self._tx_count - 1) % 255 + 1
             data = self.codec.encode(msg, seq)
             p = _Pending(seq, data, asyncio.get_running_loop().create_future())
+            asked = asyncio.get_running_loop().time()
             self._pending = p
             # Without sequence numbers a resent command could act twice: send it once and
             # wait as long as all the retries would have taken. Either way the command fails
@@ -1228,6 +1229,10 @@ class Link:
                         if p.on_nak:
                             reason += (f" (and {p.on_nak} more sent at once on NAKs of "
                                        "damaged copies)")
+                        unread = self._unread_since(asked, prefer=m.Ack.TYPE)
+                        if unread is not None:     # answered, maybe, but unreadably
+                            reason += (f": the device answers, but with {unread} that the "
+                                       f"controller cannot read; {self._unread_advice()}")
                         self._set_lost(reason)
                         raise LinkDown(f"device {shown(self.spec.id)}: {reason}; the link is "
                                        "declared lost and will be reopened")

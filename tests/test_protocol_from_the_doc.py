@@ -527,3 +527,18 @@ def test_a_burst_of_frames_that_cannot_be_read_is_logged_once_then_summed(rig):
     assert 1 <= len(lines) <= 2, len(lines)
     assert "Heartbeat" in lines[0]["detail"]
     assert sum(line["bad_payload"] for line in lines) == 200
+
+
+def test_a_command_answered_by_acks_that_cannot_be_read_loses_the_link_saying_so(tmp_path):
+    """The agitator numbers its Acks (3.1: an Ack is unsequenced, SEQ 0): each is dropped,
+    the Shake is never acknowledged, and the link lost names the frames, not the silence."""
+    with linked(tmp_path, "super-pan-9") as rig:
+        banker_and_bet(rig)
+        dice = rig.devices["dice"]
+        dice.answer = lambda seq, typ: frame(seq, ACK, struct.pack(">BH", seq, 0))
+        rig.command("shake")
+        (lost,) = eventually(lambda: [r for r in device_records(rig, "link_lost")
+                                      if r["device"] == "dice"])[:1]
+        dice.answer = None
+    assert "no acknowledgement of Shake" in lost["reason"]
+    assert "Ack frame (bad-payload)" in lost["reason"] and "cannot read" in lost["reason"]
