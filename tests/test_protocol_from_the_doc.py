@@ -465,6 +465,15 @@ def test_acks_and_naks_that_name_no_frame_in_flight_are_ignored(rig):
     assert rig.view()["devices"]["shoe"]["link"] == "up"
 
 
+def test_a_helloinfo_without_boot_on_a_live_link_is_ignored(rig):
+    """3.2: only a BOOT notice ends a live link; a late answer to a hello changes nothing."""
+    shoe = rig.devices["shoe"]
+    shoe.raw(shoe.hello_info(0))
+    still_deals(rig)
+    assert device_records(rig, "link_lost") == []
+    assert rig.view()["devices"]["shoe"]["link"] == "up"
+
+
 def test_a_card_whose_ack_was_lost_before_the_link_dropped_is_journaled_once_on_resume(rig):
     """3.2: the device resumes the session and sends its unacknowledged card again under the
     same number; the host recognises the number, acknowledges, and does not take it twice."""
