@@ -75,68 +75,26 @@ def rig(tmp_path):
         yield r
 
 
-def open_for_bets(rig) -> None:
+def open_table(rig) -> None:
+    """The table open, its deck declared ready: bets are open."""
     rig.must("open_table", "supervisor")
     if rig.state() == "shuffling":
         rig.must("deck_ready")
     assert rig.wait_state("bets_open") == "bets_open"
+
+
+def open_for_bets(rig) -> None:
+    """Q Poker: the table open and a bet on box 2: the first card drawn closes the bets."""
+    open_table(rig)
     rig.must("place_bet", box=2, wager="versus_croupier", amount=10)
 
 
 def banker_and_bet(rig) -> None:
     """Super Pan 9: the table open, a banker (261/96/M art. 5) and a bet: the banker shakes
     next."""
-    rig.must("open_table", "supervisor")
-    if rig.state() == "shuffling":
-        rig.must("deck_ready")
-    rig.wait_state("bets_open")
+    open_table(rig)
     rig.must("set_banker", seat=1, capital=1000)
     rig.must("place_bet", box=2, wager="seat", amount=10, player="p2")
-
-
-def test_the_daemon_takes_a_throw_from_a_dice_agitator_built_from_the_document(tmp_path):
-    with linked(tmp_path, "super-pan-9") as rig:
-        banker_and_bet(rig)
-        dice = rig.devices["dice"]
-        dice.dice = (6, 1, 4, 4)
-        rig.must("shake")
-        assert rig.wait_state("dealing") == "dealing"
-        dice.wait_idle()
-        shake = dice.answers_to(SHAKE)
-        with Journal.open(rig.journal_path, readonly=True) as j:
-            thrown = [(r.payload["event"]["dice"], r.payload["link"]["seq"])
-                      for r in j.records(kinds=["device"])
-                      if r.payload["event"].get("kind") == "dice_result"]
-        assert len(shake) == 1 and shake[0][0] != 0        # a reliable command, numbered
-        assert thrown == [([6, 1, 4, 4], 2)]               # after ShakeStarted, number 1
-
-
-@pytest.mark.parametrize("answer, copies", [
-    (lambda seq: b"", 4),                                    # 3.1: 1 and 3 retries
-    (lambda seq: frame(0, NAK, bytes([seq, 1])), 7),         # and 3 more at once on NAKs
-], ids=["silence", "nak-every-copy"])
-def test_a_shake_never_acknowledged_is_sent_as_often_as_documented_then_the_link_is_lost(
-        tmp_path, answer, copies):
-    with linked(tmp_path, "super-pan-9") as rig:
-        banker_and_bet(rig)
-        dice = rig.devices["dice"]
-        dice.answer = lambda seq, typ: answer(seq)
-        rig.command("shake")
-        eventually(lambda: [r for r in device_records(rig, "link_lost") if r["device"] == "dice"])
-        dice.answer = None
-        sent = dice.answers_to(SHAKE)
-        assert len(sent) == copies and len({seq for seq, _, _ in sent}) == 1, sent
-
-
-def test_a_die_face_of_7_is_refused_after_its_malfunction_is_journaled(tmp_path):
-    with linked(tmp_path, "super-pan-9") as rig:
-        dice = rig.devices["dice"]
-        seq = dice.take_seq()
-        dice.raw(frame(seq, DICE_RESULT, bytes([4, 3, 7, 1, 2])))
-        assert dice.wait_answer(seq) == [("nak", 3)]
-        lost = malfunctions(rig)
-        assert [(m["event"]["device"], m["event"]["code"], m["link"]["seq"])
-                for m in lost] == [("dice", 0, seq)]
 
 
 def dealt(rig) -> list[tuple[str, int]]:
@@ -486,7 +444,7 @@ def test_a_card_whose_ack_was_lost_before_the_link_dropped_is_journaled_once_on_
     shoe.cut = True                             # then the cable: the host hears nothing
     eventually(lambda: device_records(rig, "link_lost"))
     shoe.cut = shoe.deaf_to_acks = False
-    (restored,) = eventually(lambda: device_records(rig, "link_restored"))[:1]
+    restored = eventually(lambda: device_records(rig, "link_restored"))[0]
     shoe.wait_answered(seq)
     assert restored["resumed"] is True
     assert dealt(rig) == [(card_name(22), seq)]
@@ -510,7 +468,7 @@ def test_a_hello_answered_with_an_unreadable_helloinfo_is_named_so_not_as_silenc
         shoe = rig.devices["shoe"]
         shoe.unsequenced_seq = 1            # its HelloInfo numbered like a reliable frame
         rig.start_controller()
-        (told,) = eventually(lambda: [line for line in log_lines(rig, "no answer to hello")])[:1]
+        told = eventually(lambda: log_lines(rig, "no answer to hello"))[0]
     finally:
         rig.stop()
     assert "HelloInfo" in told["problem"] and "cannot read" in told["problem"], told
@@ -520,7 +478,7 @@ def test_a_hello_answered_with_an_unreadable_helloinfo_is_named_so_not_as_silenc
 def test_heartbeats_that_cannot_be_read_lose_the_link_with_a_reason_that_says_so(rig):
     shoe = rig.devices["shoe"]
     shoe.unsequenced_seq = 9                # its heartbeats numbered: each one is dropped
-    (lost,) = eventually(lambda: device_records(rig, "link_lost"))[:1]
+    lost = eventually(lambda: device_records(rig, "link_lost"))[0]
     shoe.unsequenced_seq = 0
     assert "Heartbeat" in lost["reason"] and "cannot read" in lost["reason"], lost
 
@@ -546,8 +504,55 @@ def test_a_command_answered_by_acks_that_cannot_be_read_loses_the_link_saying_so
         dice = rig.devices["dice"]
         dice.answer = lambda seq, typ: frame(seq, ACK, struct.pack(">BH", seq, 0))
         rig.command("shake")
-        (lost,) = eventually(lambda: [r for r in device_records(rig, "link_lost")
-                                      if r["device"] == "dice"])[:1]
+        lost = eventually(lambda: [r for r in device_records(rig, "link_lost")
+                                   if r["device"] == "dice"])[0]
         dice.answer = None
     assert "no acknowledgement of Shake" in lost["reason"]
     assert "Ack frame (bad-payload)" in lost["reason"] and "cannot read" in lost["reason"]
+
+
+# --- the dice agitator -------------------------------------------------------------------------
+
+def test_the_daemon_takes_a_throw_from_a_dice_agitator_built_from_the_document(tmp_path):
+    with linked(tmp_path, "super-pan-9") as rig:
+        banker_and_bet(rig)
+        dice = rig.devices["dice"]
+        dice.dice = (6, 1, 4, 4)
+        rig.must("shake")
+        assert rig.wait_state("dealing") == "dealing"
+        dice.wait_idle()
+        shake = dice.answers_to(SHAKE)
+        with Journal.open(rig.journal_path, readonly=True) as j:
+            thrown = [(r.payload["event"]["dice"], r.payload["link"]["seq"])
+                      for r in j.records(kinds=["device"])
+                      if r.payload["event"].get("kind") == "dice_result"]
+        assert len(shake) == 1 and shake[0][0] != 0        # a reliable command, numbered
+        assert thrown == [([6, 1, 4, 4], 2)]               # after ShakeStarted, number 1
+
+
+@pytest.mark.parametrize("answer, copies", [
+    (lambda seq: b"", 4),                                    # 3.1: 1 and 3 retries
+    (lambda seq: frame(0, NAK, bytes([seq, 1])), 7),         # and 3 more at once on NAKs
+], ids=["silence", "nak-every-copy"])
+def test_a_shake_never_acknowledged_is_sent_as_often_as_documented_then_the_link_is_lost(
+        tmp_path, answer, copies):
+    with linked(tmp_path, "super-pan-9") as rig:
+        banker_and_bet(rig)
+        dice = rig.devices["dice"]
+        dice.answer = lambda seq, typ: answer(seq)
+        rig.command("shake")
+        eventually(lambda: [r for r in device_records(rig, "link_lost") if r["device"] == "dice"])
+        dice.answer = None
+        sent = dice.answers_to(SHAKE)
+        assert len(sent) == copies and len({seq for seq, _, _ in sent}) == 1, sent
+
+
+def test_a_die_face_of_7_is_refused_after_its_malfunction_is_journaled(tmp_path):
+    with linked(tmp_path, "super-pan-9") as rig:
+        dice = rig.devices["dice"]
+        seq = dice.take_seq()
+        dice.raw(frame(seq, DICE_RESULT, bytes([4, 3, 7, 1, 2])))
+        assert dice.wait_answer(seq) == [("nak", 3)]
+        lost = malfunctions(rig)
+        assert [(m["event"]["device"], m["event"]["code"], m["link"]["seq"])
+                for m in lost] == [("dice", 0, seq)]
