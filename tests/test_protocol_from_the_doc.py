@@ -168,6 +168,14 @@ def test_the_daemon_takes_a_rounds_cards_from_a_shoe_built_from_the_document(rig
     shoe = rig.devices["shoe"]
     hello = shoe.answers_to(HELLO)[0]
     assert hello[0] == 0 and hello[2][0] == 1      # unsequenced, protocol version 1
+    # Its HelloInfo read field by field as the document lays it out (5.1).
+    identity = device_records(rig, "link_up")[0]["identity"]
+    assert {k: identity[k] for k in ("device_class", "vendor", "model", "serial",
+                                     "firmware_version", "firmware_hash",
+                                     "recognises_cards")} == {
+        "device_class": "shoe", "vendor": "DocMaker", "model": "From-the-doc",
+        "serial": "DOC-0001", "firmware_version": "0.1",
+        "firmware_hash": bytes(range(32)).hex(), "recognises_cards": True}
     open_for_bets(rig)
     codes = [12, 13, 37, 51, 0, 25]                # A♠ 2♥ K♣ A♦ 2♠ A♥
     seqs = [shoe.draw(code) for code in codes]
