@@ -289,7 +289,7 @@ class Link:
     ``on_opening(opened, record)`` (optional) is told of a device the link cannot open (the
     port missing, permission refused, held by another program, gone during the opening, not
     a device) once its openings have failed for ``timing.open_grace_s``, and again for each
-    other class of cause, never per attempt: ``opened`` False, the record the device id, its
+    other class of cause, each once until it opens, never per attempt: ``opened`` False, the record the device id, its
     class, the port, the ``cause`` (drivers.transport.causes), its ``way_out``, how long
     (``failing_s``) and how many ``attempts``; then, when it opens at last, ``opened`` True
     with how long and how many. Told before the link logs it; nothing of the device's or the
@@ -336,11 +336,11 @@ class Link:
         self._on_refused = on_refused
         self._refused: tuple[str, str] | None = None    # the refusal last told, until linked
         self._on_opening = on_opening
-        # The openings failing in a row: since when, how many, the cause last told (None:
-        # none yet, within the grace or for good).
+        # The openings failing in a row: since when, how many, the causes told (a device
+        # flapping between two causes, rebooting over and over, is told of each once).
         self._failing_since: float | None = None
         self._failing_attempts = 0
-        self._failing_told: str | None = None
+        self._failing_told: set[str] = set()
         self.session: str | None = None
         self._tx_reserved = 0
         # Frames taken but not yet durable, by number: the answer each gets at confirm()
@@ -557,14 +557,14 @@ class Link:
 
     def _not_opened(self, exc: BaseException, now: float) -> None:
         """An opening failed: once they have failed for the grace, tell ``on_opening`` of
-        this class of cause (once, until the device opens or the cause changes)."""
+        this class of cause (once until the device opens, however often it comes back)."""
         if self._failing_since is None:
             self._failing_since, self._failing_attempts = now, 0
         self._failing_attempts += 1
         cause = exc.cause if isinstance(exc, TransportError) else causes.of_errno(exc)
         if cause not in causes.WAY_OUT:
             cause = causes.OTHER
-        if self._on_opening is None or cause == self._failing_told or \
+        if self._on_opening is None or cause in self._failing_told or \
                 now - self._failing_since < self.timing.open_grace_s:
             return
         record = {**self._opening_record(now), "cause": cause, "way_out": causes.WAY_OUT[cause]}
@@ -574,7 +574,7 @@ class Link:
             self.log.error("device not opened, and that was not recorded", cause=cause,
                            error=error_text(err, "the journal's disk"))
             return
-        self._failing_told = cause
+        self._failing_told.add(cause)
         self.log.warning("device not opened", cause=cause, failing_s=record["failing_s"],
                          attempts=record["attempts"], way_out=record["way_out"])
 
@@ -582,7 +582,7 @@ class Link:
         """The device opened: after openings that failed past the grace, ``on_opening`` is
         told it opened at last."""
         told, since = self._failing_told, self._failing_since
-        if since is not None and told is not None and self._on_opening is not None:
+        if since is not None and told and self._on_opening is not None:
             self._failing_attempts += 1
             record = self._opening_record(now)
             try:
@@ -592,7 +592,7 @@ class Link:
                                error=error_text(exc, "the journal's disk"))
             self.log.info("device opened at last", failing_s=record["failing_s"],
                           attempts=record["attempts"])
-        self._failing_since, self._failing_attempts, self._failing_told = None, 0, None
+        self._failing_since, self._failing_attempts, self._failing_told = None, 0, set()
 
     @staticmethod
     def _found_refused(exc: BaseException) -> Refusal | None:

@@ -132,3 +132,28 @@ def test_each_port_that_cannot_be_opened_is_named_by_its_class_of_cause(tmp_path
 
     for name, want in expected.items():
         assert asyncio.run(cause(tmp_path / name)) == want, name
+
+
+def test_a_cause_that_comes_back_is_not_told_again_while_the_openings_fail(link_path):
+    """A device flapping between two causes (a node that comes and goes while the device
+    reboots over and over) is told of each cause once, not at every attempt that finds the
+    other one."""
+    async def main():
+        q, told = asyncio.Queue(), []
+        spec = DeviceSpec(id="shoe", device_class="shoe", port=link_path, **FAST)
+        with structlog.testing.capture_logs() as logs:
+            drv = failing_link(spec, q, told)
+            await until(lambda: told, 10)             # missing
+            os.mkdir(link_path)
+            await until(lambda: len(told) == 2, 10)   # not a port
+            for _ in range(2):                        # missing, not a port, again and again
+                os.rmdir(link_path)
+                tried = failures(logs)
+                await until(lambda: failures(logs) >= tried + 2)
+                os.mkdir(link_path)
+                tried = failures(logs)
+                await until(lambda: failures(logs) >= tried + 2)
+            os.rmdir(link_path)
+            await drv.close()
+        assert [rec["cause"] for _, rec in told] == [causes.MISSING, causes.NOT_A_PORT], told
+    run(main())
