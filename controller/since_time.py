@@ -17,6 +17,10 @@ from controller.errors import TablectlError
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 _FRACTION = re.compile(r"[.,](\d+)")
 _SECONDS = re.compile(r"\d\d:?\d\d:?\d\d$")          # HH:MM:SS or HHMMSS, before a fraction
+# The time of day after the date (T or a space): its hour, and its second, when given.
+_HOUR = re.compile(r"^(?P<date>[^Tt ]+[Tt ])(?P<hour>\d\d)(?P<rest>.*)$")
+_LEAP = re.compile(r"^\d\d:?\d\d:?60(?![\d])")
+_END_OF_DAY = re.compile(r"^(:?00(:?00([.,]0+)?)?)?(?=[Zz+-]|$)")
 # What the journal's readers suggest for a zone: the tables run in Macau.
 LOCAL_ZONE = ("+08:00", "Macau time")
 
@@ -41,9 +45,30 @@ class SinceTime:
                 f"for {LOCAL_ZONE[1]}")
 
 
+class Refused(ValueError):
+    """A time ISO 8601 writes that no record can be at: ``str`` says why and what to write."""
+
+
 def parse_time(text: str) -> SinceTime:
-    """``text`` as an ISO 8601 time (a date alone is its midnight; no zone: UTC). A fraction is
-    taken only of the seconds, every digit of it. Raises ValueError for anything else."""
+    """``text`` as an ISO 8601 time (a date alone is its midnight; no zone: UTC; ``24:00`` the
+    end of its day, the next day's 00:00). A fraction is taken only of the seconds, every digit
+    of it. Raises ValueError for anything else (:class:`Refused` for a leap second's 60 and an
+    hour 24 past the end of the day, saying so)."""
+    day = _HOUR.match(text)
+    if day and _LEAP.match(day["hour"] + day["rest"]):
+        # POSIX time, which stamps the records, has no such second: the system clock repeats
+        # 23:59:59 or smears it, so a record written then is stamped in another second.
+        raise Refused("second 60 is a leap second, which no record is stamped in (the "
+                      "system clock repeats the second before it or smears it); write the "
+                      "next minute's :00, or :59 for the second before it")
+    if day and day["hour"] == "24":
+        if not _END_OF_DAY.match(day["rest"]):
+            raise Refused("24:00 is the end of a day, and only 24:00:00 is (the next day's "
+                          "00:00); write the next day's time, e.g. 00:30 for 24:30")
+        # The end of the day is the next day's midnight, in the same zone.
+        at = parse_time(day["date"] + "00" + day["rest"])
+        after = dt.datetime.fromisoformat(at.wall) + dt.timedelta(days=1)
+        return SinceTime(at.ns + 86400 * 10**9, at.zoned, after.isoformat())
     iso = text.replace("Z", "+00:00").replace("z", "+00:00")
     when = dt.datetime.fromisoformat(iso)                 # the whole text must be a time
     fractions = list(_FRACTION.finditer(iso))
@@ -68,6 +93,8 @@ def parse_since_time(text: str) -> SinceTime:
     try:
         return parse_time(text)
     except ValueError as exc:
+        if isinstance(exc, Refused):
+            raise TablectlError(f"--since {text!r}: {exc}") from None
         fraction = "fraction" in str(exc)
         raise TablectlError(
             f"--since {text!r} is neither a sequence number (e.g. 120) nor an ISO time (e.g. "

@@ -111,3 +111,26 @@ def test_parse_time_is_exact(when, below_us, zone):
     secs = (aware - dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)) // dt.timedelta(seconds=1)
     assert got.ns == secs * 10**9 + when.microsecond * 1000 + below_us
     assert got.zoned == (zone != "")
+
+
+@pytest.mark.parametrize("text, same_as", [
+    ("2026-11-18T24:00Z", "2026-11-19T00:00:00Z"),          # the end of the day, ISO 8601
+    ("2026-11-18T24:00:00+08:00", "2026-11-19T00:00:00+08:00"),
+    ("2026-11-18T24:00:00.000", "2026-11-19T00:00:00"),
+    ("2026-12-31T24:00:00Z", "2027-01-01T00:00:00Z"),
+])
+def test_24_00_is_the_end_of_its_day(text, same_as):
+    got, want = parse_time(text), parse_time(same_as)
+    assert (got.ns, got.zoned, got.wall) == (want.ns, want.zoned, want.wall)
+
+
+@pytest.mark.parametrize("text, why", [
+    ("2026-11-18T24:00:01Z", "24:00 is the end of a day, and only 24:00:00 is"),
+    ("2026-11-18T24:30", "24:00 is the end of a day, and only 24:00:00 is"),
+    ("2026-12-31T23:59:60Z", "second 60 is a leap second, which no record is stamped in"),
+    ("2026-12-31T23:59:60.5+08:00", "second 60 is a leap second"),
+])
+def test_an_hour_24_past_the_end_of_the_day_and_a_leap_second_are_named(stamped, text, why):
+    out = export(stamped, text)
+    assert out.returncode == 2 and out.stdout == "" and "Traceback" not in out.stderr
+    assert why in out.stderr, out.stderr
