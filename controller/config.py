@@ -431,8 +431,11 @@ def _table_id(v: Any) -> str:
 
 
 # Labels written for a currency instead of its ISO 4217 code, with the code meant.
-_CURRENCY_LABELS = {"MOP$": "MOP", "PATACA": "MOP", "HK$": "HKD", "US$": "USD", "$": "USD",
+_CURRENCY_LABELS = {"MOP$": "MOP", "PATACA": "MOP", "HK$": "HKD", "US$": "USD",
                     "RMB": "CNY", "KD": "KWD"}
+# A label several currencies write: the codes it may mean, none chosen for the operator (in
+# Macau "$" is as often the pataca or the Hong Kong dollar as the US dollar).
+_CURRENCY_AMBIGUOUS = {"$": ("MOP", "HKD", "USD")}
 
 
 def _currency(v: Any) -> str:
@@ -446,6 +449,10 @@ def _currency(v: Any) -> str:
     meant = _CURRENCY_LABELS.get(v.strip().upper())
     if meant is None and re.fullmatch(r"[A-Za-z]{3}", v.strip()):
         meant = v.strip().upper()
+    several = _CURRENCY_AMBIGUOUS.get(v.strip())
+    if several:
+        return (f"{why}; {v.strip()} is written for several: write the one meant, "
+                + " or ".join(f'"{code}"' for code in several))
     if v.strip().upper() == "KD":
         return (f"{why}; {v.strip()} is no such code and reads as a card (the king of "
                 "diamonds): write \"KWD\" for the Kuwaiti dinar")

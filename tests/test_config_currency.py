@@ -41,3 +41,11 @@ def test_anything_else_is_refused_at_its_line_with_the_code_to_write(value, fix)
     assert (p.key, p.line) == ("chips.currency", line_of(text, "currency ="))
     assert "ISO 4217 code, three capital letters" in str(p.format("table.toml"))
     assert fix in p.format("table.toml"), p.format("table.toml")
+
+
+def test_a_bare_dollar_sign_names_the_codes_it_may_mean_not_one_of_them():
+    """In Macau "$" is as often the pataca or the Hong Kong dollar as the US dollar: the
+    refusal names the three codes and chooses none for the operator."""
+    fix = only(with_currency("$")).format("table.toml")
+    assert '"MOP"' in fix and '"HKD"' in fix and '"USD"' in fix, fix
+    assert 'write "USD"' not in fix
