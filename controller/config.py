@@ -1136,13 +1136,20 @@ def _token_values(ck: _Checker, doc: Mapping[str, Any]) -> None:
         kept.append(Problem(p.key, p.line, reason, fix))
     ck.problems = kept
     for where, _, hit in found.values():
+        new_token = (f"`tablectl config hash-token --new --role {hit.role}`, its hash as "
+                     f"api.tokens.{hit.role}")
+        # A token found inside a value may be one that value holds by chance (a weak token,
+        # "tablectl/journal", in the journal's path): then the value is right, the token not.
         ck.add(where,
                f"is {NOT_SHOWN}: it {'is' if hit.whole else 'holds'} the console token of "
                f"role {hit.role}, and a token is never shown",
                "write the value meant here: a token goes nowhere in this file but as its "
                "hash, under [api.tokens], and one written here in clear is best replaced "
-               f"(`tablectl config hash-token --new --role {hit.role}`, its hash as "
-               f"api.tokens.{hit.role})")
+               f"({new_token})" if hit.whole else
+               "write the value meant here, without the token: a token goes nowhere in this "
+               "file but as its hash, under [api.tokens]. If the value is meant as written, "
+               "the token is a part of it, to be guessed from this file: replace the token "
+               f"({new_token}), and the value is taken")
 
 
 def _game(ck: _Checker, table: dict[str, Any]) -> Any:

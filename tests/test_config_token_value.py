@@ -84,3 +84,16 @@ def test_the_reload_refusal_never_repeats_it(tmp_path, capsys):
     line = line_of(path.read_text(), T)
     assert [(q["key"], q["line"]) for q in rec.payload["problems"]] == [("journal.path", line)]
     assert "holds the console token of role dealer" in rec.payload["problems"][0]["reason"]
+
+
+def test_a_value_meant_as_written_that_holds_a_weak_token_is_told_to_replace_the_token():
+    """A token that happens to be part of a legitimate value (``tablectl/journal`` in the
+    journal's path): the value is right, and the way out is a new token, which the refusal
+    says, not only to write another value."""
+    weak = "tablectl/journal"
+    text = (BASE + '\n[journal]\npath = "/var/lib/tablectl/journal.db"\n'
+            + f'\n[api.tokens]\ndealer = "{hash_token(weak)}"\n')
+    p = only(text)
+    assert p.key == "journal.path" and "holds the console token of role dealer" in p.reason
+    assert "meant as written" in p.fix and "guessed from this file" in p.fix, p.fix
+    assert "hash-token --new --role dealer" in p.fix and weak not in p.format("table.toml")
