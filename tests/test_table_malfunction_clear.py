@@ -253,3 +253,36 @@ def test_a_round_held_with_its_bets_is_not_closed_over(faulty):
         [{"box": 1, "wager": "versus_croupier", "player": None, "amount": 10}]]
     t.command("close_table", role="supervisor")
     assert t.state == "out_of_service"
+
+
+def test_a_journal_that_closed_the_table_over_a_held_round_still_starts(faulty, tmp_path,
+                                                                         monkeypatch):
+    """Written by a controller that took close_table there (before it was refused), the table
+    left out of service over the round, then restarted on this version (an upgrade while the
+    table was closed): the replay takes the close as it was played, not as a divergence."""
+    run, journal = _runner(tmp_path / "j.db")
+    run.command("open_table", role="supervisor")
+    run.command("deck_ready")
+    run.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    run.device(ev.Malfunction(device="shoe", ts=0.0, code=7, text="reader"))
+    assert run.table.state == "malfunction"
+    refusing = Machine._cmd_close_table
+
+    def closed_as_before(self):          # the check then refused nothing in malfunction
+        bets, self.round.bets = self.round.bets, {}
+        try:
+            refusing(self)
+        finally:
+            if self.round is not None:
+                self.round.bets = bets
+    with monkeypatch.context() as old:
+        old.setattr(Machine, "_cmd_close_table", closed_as_before)
+        run.command("close_table", role="supervisor")
+    assert run.table.state == "out_of_service"
+    journal.close()
+    run, journal = _runner(tmp_path / "j.db")             # the controller restarts
+    report = run.recover()
+    assert run.broken is None and report["state_now"] == "out_of_service"
+    assert not [r for r in journal.records(kinds=["alarm"])
+                if r.payload.get("kind") == "replay_divergence"]
+    journal.close()

@@ -2660,10 +2660,12 @@ class Table:
                                 "(remove_co_bank) first")
         r = self.round
         if self.state == "malfunction" and r is not None and r.void is None and not r.paid \
-                and (r.bets or r.co_bankers or r.seats or self.vault.slots()):
+                and (r.bets or r.co_bankers or r.seats or self.vault.slots()) \
+                and self.replay_accepted is not True:
             # A round held for the supervisor with stakes or cards on the layout: closing
             # the table over it would leave it never ended in the journal, its bets neither
-            # settled nor returned.
+            # settled nor returned. A journal of an earlier version, which took it, replays
+            # as it was played.
             raise TablectlError(f"round {r.round_id} is held in malfunction with its bets on "
                                 "the layout; void it (void_round with the reason: every bet "
                                 "is returned) or clear the malfunction and finish it, then "
