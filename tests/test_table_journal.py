@@ -313,3 +313,38 @@ def test_restart_after_a_hand_was_asked_of_the_shuffler_voids_the_round(tmp_path
     assert report["state_at_crash"] == "bets_closed"
     assert runner2.table.round.void["article"] == "89/2004 art. 11(5)"
     assert runner2.table.state == "malfunction"
+
+
+def _stop_runner(path):
+    from controller.integrity.monitor import IntegrityMonitor
+
+    journal = Journal.open(path, "T1")
+    table = Table("T1", get_game("q-poker"), "shuffler", layout_boxes=7, devices=DEVICES,
+                  integrity=IntegrityMonitor(), integrity_action="stop")
+    return TableRunner(table, journal), journal
+
+
+def test_a_journal_whose_shuffle_opened_betting_over_a_deck_alarm_replays_as_played(
+        tmp_path, monkeypatch):
+    """Written by a version that opened betting at the shuffle done though the deck check of
+    that deck had raised a stop alarm: the round's bets were taken, and the upgraded daemon
+    replays them as played (betting opened where the journal says it did), not as a
+    divergence that keeps the table from starting."""
+    from controller.table.machine import Table as Machine
+
+    path = tmp_path / "j.db"
+    run, journal = _stop_runner(path)
+    run.command("open_table", role="supervisor")
+    run.device(ev.DeckCheckResult(device="shuffler", ts=0.0, count=51,
+                                  missing=(Card.parse("As"),)))
+    with monkeypatch.context() as old:
+        old.setattr(Machine, "_bets_open_on_ready_deck", lambda self: self.deck_ready())
+        run.device(ev.ShuffleDone(device="shuffler", ts=0.0, count=51))
+    run.command("place_bet", box=1, wager="versus_croupier", amount=10)
+    journal.close()
+    run, journal = _stop_runner(path)                 # the upgraded controller starts
+    run.recover()
+    assert run.broken is None
+    assert run.table.state == "bets_open" and sum(run.table.round.bets.values()) == 10
+    assert not run.table.gate.may_open_round()         # the alarm still stops the next one
+    journal.close()

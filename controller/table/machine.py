@@ -429,6 +429,9 @@ class Table:
         # While the journal is replayed: whether the input replayed was accepted when played
         # (TableRunner._replay); None when live. Only a void an earlier version took asks it.
         self.replay_accepted: bool | None = None
+        # With it, the states the input replayed took the table to when played (its ``state``
+        # records): betting a version opened over a deck alarm is opened again on replay.
+        self.replay_reached: tuple[str, ...] | None = None
         # Deck integrity (controller.integrity): alarms are shown without naming a card; the
         # records (which do name cards) go only to the journal, through private_records.
         from controller.integrity.alarms import IntegrityGate
@@ -1515,7 +1518,9 @@ class Table:
         Bets open at the round boundary, where the stop takes effect (docs/integrity.md): the
         round waits in ``shuffling`` with nothing on it until the supervisor checks the deck
         (``clear_integrity``), then betting opens."""
-        if not self.gate.may_open_round():
+        played_open = self.replay_reached is not None and "bets_open" in self.replay_reached
+        if not self.gate.may_open_round() and not played_open:
+            # (A journal of an earlier version, which opened betting here, replays as played.)
             self._publish("integrity_stop", waiting="clear_integrity",
                           display="DECK ALARM: betting does not open until a supervisor "
                                   "checks the deck and clears it (clear_integrity)")

@@ -440,13 +440,20 @@ class TableRunner:
         inputs replayed, the last one's sequence number, and the last input refused now that
         no decision of its own follows (written by an earlier version, see recover)."""
         inputs: list[tuple[Record, bool]] = []
+        # The states each input took the table to when played (its ``state`` records): where
+        # an earlier version decided otherwise than this one, the table may follow the journal.
+        reached: dict[int, list[str]] = {}
         # No round opened yet: each start's configuration took effect at once, and the inputs
         # after it were taken under it (a round's inputs keep the one it opened under).
         configs = (Kind.CONFIG.value,) if not start and self.build is not None \
             and self.settings is not None else ()
         in_force: dict[str, Any] | None = None
-        for rec in self.journal.records(since=start, kinds=(*INPUT_KINDS, "refused", *configs)):
-            if rec.kind == Kind.CONFIG.value:
+        for rec in self.journal.records(since=start, kinds=(*INPUT_KINDS, "refused", *configs,
+                                                            Kind.STATE.value)):
+            if rec.kind == Kind.STATE.value:
+                if inputs and isinstance(rec.payload, dict):
+                    reached.setdefault(inputs[-1][0].seq, []).append(str(rec.payload.get("dest")))
+            elif rec.kind == Kind.CONFIG.value:
                 inputs.append((rec, False))
             elif rec.kind != "refused":
                 inputs.append((rec, False))
@@ -462,12 +469,13 @@ class TableRunner:
             self.table.private_records = []
             refused: TablectlError | None = None
             self.table.replay_accepted = not refused_then
+            self.table.replay_reached = tuple(reached.get(rec.seq, ()))
             try:
                 self.table.apply(rec.payload)
             except TablectlError as exc:
                 refused = exc
             finally:
-                self.table.replay_accepted = None
+                self.table.replay_accepted = self.table.replay_reached = None
             if (refused is not None) != refused_then:
                 if refused is not None and i == len(inputs) - 1 and self._undecided(rec.seq):
                     undecided = (rec, refused)
