@@ -667,6 +667,8 @@ def test_shuffler_jam_while_dealing_shows_art_11_5_and_the_supervisor_switches_t
     expect(display.get_by_test_id("events")).to_contain_text("buzzer silenced")
     expect(display.get_by_test_id("light")).to_have_attribute("data-colour", "red")
     expect(buzzer).to_have_attribute("data-buzzer", "silenced")
+    # silenced: no button that could only be refused as already silenced
+    expect(front(boss).locator("[data-command=silence_buzzer]")).to_have_count(0)
     # a pit display opened after the silence sees it under the red light, from the table
     late = open_page(browser, live, "display")
     expect(late.get_by_test_id("light")).to_have_attribute("data-colour", "red")

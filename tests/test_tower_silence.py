@@ -7,7 +7,7 @@ import pytest
 from controller.errors import TablectlError
 from controller.inputs import ButtonPressed, KeySwitched
 from controller.panel import Light
-from controller.tower import alarm_causes, buzzer_silenced, tower_light
+from controller.tower import alarm_causes, buzzer_silenced, light_json, tower_light
 from drivers import events as ev
 
 from table_helpers import kinds, table
@@ -35,8 +35,11 @@ def test_the_supervisor_silences_the_alarm_and_the_light_stays_red():
     jam(t)
     assert tower_light(t) is Light.MALFUNCTION and alarm_causes(t) == set(JAMMED)
     assert not buzzer_silenced(t)
+    assert light_json(t)["buzzer"] == "sounding"
     t.command("silence_buzzer", role="supervisor")
     assert buzzer_silenced(t) and tower_light(t) is Light.MALFUNCTION
+    # the page and the API are told, so the page offers no silence the table would refuse
+    assert light_json(t) == {"signal": "malfunction", "colour": "red", "buzzer": "silenced"}
     assert published(t, "buzzer_silenced") == [
         {"role": "supervisor", "by": "console", "alarms": JAMMED}]
 

@@ -267,7 +267,7 @@
     $("round-no").textContent = r ? String(r.round) : "—";
     renderStatus({ state: d.state, light: d.light, devices: d.devices, mode: d.mode });
     // Draw the layout again only when it changed: a control must not vanish under the hand.
-    const key = JSON.stringify([d.state, d.mode, v, seating, supervisorConditions(d, v)]);
+    const key = JSON.stringify([d.state, d.mode, v, seating, supervisorConditions(d, v), !!(d.light && d.light.buzzer === "silenced")]);
     if (key === lastKey) return;
     lastKey = key;
     renderIrregularity(r, d.state);
@@ -800,7 +800,8 @@
       add(who, button("clear_integrity", () => ({ supervisor: who.value }), { class: "danger" }));
     }
     // The red blinking light's buzzer; the light stays until the alarm is dealt with.
-    if (d.light && d.light.signal === "malfunction" && can("silence_buzzer")) add(button("silence_buzzer"));
+    // Not once silenced: the table would refuse it until another alarm sounds.
+    if (d.light && d.light.signal === "malfunction" && d.light.buzzer !== "silenced" && can("silence_buzzer")) add(button("silence_buzzer"));
     // In malfunction, and in any state while a device reports a jam or malfunction (the table
     // clears only that condition there, and it would stop the next round).
     const toClear = supervisorConditions(d, v);
