@@ -807,6 +807,18 @@ def _cut(text: str) -> str:
     return repr(text[:40] + "…" if len(text) > 40 else text)
 
 
+def basic_date(digits: str) -> str | None:
+    """``2026-11-21`` for ``20261121``, eight digits that read as ISO 8601's basic date of a
+    year a journal may hold; None for any other number."""
+    if len(digits) != 8:
+        return None
+    try:
+        day = dt.date(int(digits[:4]), int(digits[4:6]), int(digits[6:]))
+    except ValueError:
+        return None
+    return day.isoformat() if 1970 <= day.year <= 2261 else None
+
+
 def parse_since(text: str) -> tuple[int | None, int | None]:
     """``--since``: a sequence number (records after it) or an ISO time (records at or after
     it, to the nanosecond; UTC when no zone is given, which stderr points out). Returns
@@ -815,6 +827,10 @@ def parse_since(text: str) -> tuple[int | None, int | None]:
     1677-09-21 every record."""
     text = text.strip()
     if text.isascii() and text.isdigit():
+        date = basic_date(text)
+        if date:
+            print(f"tablectl: note: --since {text} is read as a sequence number (the records "
+                  f"after record {text}); for the date, write {date}", file=sys.stderr)
         return parse_seq(text), None
     when = parse_since_time(text)
     note = when.zone_note(printable(text))

@@ -134,3 +134,15 @@ def test_an_hour_24_past_the_end_of_the_day_and_a_leap_second_are_named(stamped,
     out = export(stamped, text)
     assert out.returncode == 2 and out.stdout == "" and "Traceback" not in out.stderr
     assert why in out.stderr, out.stderr
+
+
+def test_eight_digits_that_read_as_a_date_are_a_sequence_number_and_stderr_says_so(stamped):
+    """ISO 8601's basic date (20261118) is all digits, as a sequence number is: --since takes
+    it for the sequence number, as documented, and says how to write the date instead."""
+    out = export(stamped, "20261118")
+    assert out.returncode == 0 and seqs(out) == []
+    assert ("--since 20261118 is read as a sequence number (the records after record "
+            "20261118); for the date, write 2026-11-18") in out.stderr, out.stderr
+    plain = export(stamped, "3")
+    assert plain.stderr == "" and seqs(plain) == [4, 5]
+    assert "sequence number" not in export(stamped, "20261399").stderr   # no such date
