@@ -61,6 +61,14 @@ NOISE_LOG_S = 10.0
 # Pi may enumerate a few seconds late. Ten seconds is well past that (five or six openings,
 # by the back-off), and short beside a table kept from its round by a device left unopened.
 OPEN_GRACE_S = 10.0
+# A heartbeat tick that comes later than this fraction of the link-loss timeout means the
+# controller itself was not running (SIGSTOP, a swap storm, an SD card's write stall, a paused
+# VM): the frames the devices sent meanwhile wait in the port, so the silence clock restarts
+# at the stall's end rather than blame the devices for it (protocol.md 3.5).
+STALL_FRACTION = 0.5
+# When the last stall was logged (the event loop's clock): the links of one process notice
+# the same stall, and it is logged once.
+_stall_logged_at = float("-inf")
 
 
 class LinkDown(TablectlError):
@@ -738,10 +746,19 @@ class Link:
         t = self.timing
         tick = min(t.heartbeat_s, t.link_timeout_s / 4)
         next_beat = 0.0
+        # The device's silence is judged only over time the controller ran and could read:
+        # from its last frame, or from the end of a stall of the controller's own, whichever
+        # is later. Frames it sent meanwhile wait in the port until the loop reads them.
+        judged_from = last_tick = loop.time()
         while True:
             now = loop.time()
-            if now - self._last_rx > t.link_timeout_s:
-                self._set_lost(self._silence(now - self._last_rx))
+            late, last_tick = now - last_tick - tick, now
+            if late > t.link_timeout_s * STALL_FRACTION:
+                judged_from = now
+                self._stalled(late, now)
+            quiet = now - max(self._last_rx, judged_from)
+            if quiet > t.link_timeout_s:
+                self._set_lost(self._silence(quiet))
                 return
             if now >= next_beat:
                 uptime = int((now - self._t0) * 1000) & 0xFFFFFFFF
@@ -761,6 +778,17 @@ class Link:
     def _unread_advice() -> str:
         return ("check the device's firmware against docs/protocol.md (the log's \"frame "
                 "dropped\" line says what is wrong with the frame)")
+
+    def _stalled(self, late: float, now: float) -> None:
+        """The heartbeat loop's tick came ``late`` seconds late: the controller itself did
+        not run (stopped, swapping, its storage stalled). Logged once per stall, by whichever
+        link of the process notices it first."""
+        global _stall_logged_at
+        if now - _stall_logged_at <= late:
+            return          # the same stall, noticed by another link
+        _stall_logged_at = now
+        self.log.warning("controller stalled: the device links are judged from its end",
+                         stalled_s=round(late, 2), link_timeout_s=self.timing.link_timeout_s)
 
     def _silence(self, quiet: float) -> str:
         """Why the link is lost when the device fell silent, in words the operator can act
