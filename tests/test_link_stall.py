@@ -5,7 +5,9 @@ lost, over the time the controller ran again. The scriptable device of tests/tes
 real pseudo-terminal through the real pyserial path; the stall is a blocking call on the event
 loop, the device writing its heartbeats into the port all the while."""
 import asyncio
+import os
 import re
+import sys
 import time
 
 import structlog
@@ -98,4 +100,41 @@ def test_a_device_that_died_during_the_stall_is_found_lost_after_it(link_path):
         await next_event(q, "link_restored")
         await drv.close()
         peer.unplug()
+    run(main())
+
+
+# The device's side of a real stop of the controller's process: the process is stopped and
+# continued by a child, which writes the device's heartbeats into the port meanwhile (in the
+# stopped process nothing, the device's script included, runs).
+STOPPER = """
+import os, signal, sys, time
+pid, fd, gap, frames = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), sys.argv[4:]
+os.kill(pid, signal.SIGSTOP)
+for frame in frames:
+    os.write(fd, bytes.fromhex(frame))
+    time.sleep(gap)
+os.kill(pid, signal.SIGCONT)
+"""
+
+
+def test_a_process_stopped_and_continued_keeps_a_device_that_spoke_all_along(link_path):
+    async def main():
+        peer, drv, q = await started(link_path)
+        with structlog.testing.capture_logs() as logs:
+            for _ in range(2):
+                # Its uptime counts on from the script's by a millisecond a beat: the script's
+                # beats around the stop, before and after the child's, never go back a second.
+                base, beats = peer.uptime, int(STALL_S / 0.05)
+                frames = [peer.codec.encode(m.Heartbeat(base + i), 0).hex()
+                          for i in range(beats)]
+                stopper = await asyncio.create_subprocess_exec(
+                    sys.executable, "-c", STOPPER, str(os.getpid()), str(peer.master), "0.05",
+                    *frames, pass_fds=(peer.master,))
+                await stopper.wait()
+                await no_loss(q, 2 * FAST["link_timeout_s"])
+        assert drv.is_up
+        await drv.dispense_card()
+        await drv.close()
+        peer.unplug()
+        assert [e for e in logs if e["event"].startswith("controller stalled")], logs
     run(main())
