@@ -227,6 +227,7 @@ class Service:
         self._last_input = 0.0
         self._checkpointed = 0                            # runner.commits at the last one
         self._ticker: asyncio.TimerHandle | None = None   # the main loop's idle wake-up
+        self._pinged = time.monotonic()   # when WATCHDOG=1 last went (_ping_watchdog)
         self.cpu_latency: CpuLatency | None = None        # the PM QoS request held, if any
         self._api_app: Any = None           # the console's application, once built
         self._ready = False                 # READY=1 sent: a reload may be done
@@ -910,10 +911,10 @@ class Service:
         # more than the rest of the hop between a frame and its decision). A repeating timer
         # puts _WAKE on it, so the watchdog is pinged while the table is idle; stop() does too.
         period = self.notifier.watchdog_period() or 1.0
-        pinged = time.monotonic()
+        self._pinged = time.monotonic()
         self._tick(period, first=True)
         try:
-            await self._serve_queue(period, pinged)
+            await self._serve_queue(period)
         finally:
             if self._ticker is not None:
                 self._ticker.cancel()
@@ -924,14 +925,21 @@ class Service:
             self.queue.put_nowait(_WAKE)
         self._ticker = asyncio.get_running_loop().call_later(period, self._tick, period)
 
-    async def _serve_queue(self, period: float, pinged: float) -> None:
+    async def _serve_queue(self, period: float) -> None:
         while not self._stopping.is_set():
             item = await self.queue.get()
-            now = time.monotonic()
-            if now - pinged >= period / 2 or item is _WAKE:
-                self.notifier.watchdog()
-                pinged = now
+            self._ping_watchdog(period, now=item is _WAKE)
             self._serve(item)
+
+    def _ping_watchdog(self, period: float, now: bool = False) -> None:
+        """WATCHDOG=1 when half a period has gone by since the last ping (or ``now``): before
+        each input the main loop takes, and before each one a reload carries out first, so
+        a long backlog drained without returning to the event loop does not outlast
+        WatchdogSec."""
+        at = time.monotonic()
+        if now or at - self._pinged >= period / 2:
+            self.notifier.watchdog()
+            self._pinged = at
 
     def _serve(self, item: Any) -> None:
         """One item of the queue, as the main loop takes it: the clock looked at, the input
@@ -960,7 +968,10 @@ class Service:
         the queue that took (a turn takes a burst of device events together)."""
         waiting = self.queue.qsize()
         served = 0
+        period = self.notifier.watchdog_period() or 1.0
         while served < waiting and not self.queue.empty() and not self._stopping.is_set():
+            # The event loop is not returned to until the last: the pings go from here.
+            self._ping_watchdog(period)
             self._serve(self.queue.get_nowait())
             served += 1
         return served
