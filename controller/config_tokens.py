@@ -8,16 +8,27 @@ problems go to the system's log, and a reload's refusal into the journal.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-# The longest token looked for inside a longer value (``tablectl config hash-token --new``
-# makes tokens of 43 characters), and the longest value searched for one inside it: every
-# part of a value is hashed, so the work grows with the square of its length. A value that
-# is a token, of any length, is always found.
+# The longest token looked for inside a longer value, and the longest value searched for one
+# inside it. A value that is a token, of any length, is always found.
 TOKEN_INSIDE_MAX = 128
 VALUE_SEARCHED_MAX = 4096
+# ``tablectl config hash-token --new`` makes tokens of 43 characters of this alphabet
+# (secrets.token_urlsafe(32)): one is found anywhere inside a value, even run into other
+# letters, by hashing each stretch of 43 such characters.
+MADE_CHARS = 43
+_MADE_ALPHABET = re.compile(r"[A-Za-z0-9_-]+")
+# A token typed by hand (any plain ASCII) is found inside a value where it stands as whole
+# pieces (a piece: a run of that alphabet, or any one other character) between the value's
+# ends or other characters than its own (``MOP <token>``, ``/var/lib/<token>/journal.db``),
+# and spans at most this many pieces. Hashing only such parts keeps the search, which runs
+# on the daemon's main loop during a reload, to a few thousand hashes for the longest value
+# searched, where hashing every part of it took hundreds of thousands.
+PIECES_MAX = 16
 
 
 @dataclass(frozen=True)
@@ -64,17 +75,36 @@ class Tokens:
         return None
 
     def _parts(self, value: str) -> Iterator[tuple[int, int]]:
-        """The parts of ``value`` a token may be: plain ASCII, not beginning or ending with a
-        space (config_cli.check_sendable), ``min_chars`` to TOKEN_INSIDE_MAX long."""
-        n = len(value)
-        for start in range(n - self.min_chars + 1):
-            if value[start] == " " or not " " <= value[start] <= "~":
+        """The parts of ``value`` a token may be (see PIECES_MAX and MADE_CHARS): plain
+        ASCII, not beginning or ending with a space (config_cli.check_sendable),
+        ``min_chars`` to TOKEN_INSIDE_MAX long."""
+        runs = [m.span() for m in _MADE_ALPHABET.finditer(value)]
+        for start, end in runs:
+            for at in range(start, end - MADE_CHARS + 1):
+                if (at, at + MADE_CHARS) != (start, end):     # a whole run: a piece, below
+                    yield at, at + MADE_CHARS
+        bounds = _pieces(value, runs)
+        for i, (start, _) in enumerate(bounds):
+            if value[start] == " ":
                 continue
-            for end in range(start + 1, min(n, start + TOKEN_INSIDE_MAX) + 1):
-                if not " " <= value[end - 1] <= "~":
+            for _, end in bounds[i:i + PIECES_MAX]:
+                if end - start > TOKEN_INSIDE_MAX or not " " <= value[end - 1] <= "~":
                     break
                 if end - start >= self.min_chars and value[end - 1] != " ":
                     yield start, end
+
+
+def _pieces(value: str, runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``value`` cut into pieces: each run of the made tokens' alphabet (``runs``), and each
+    other character alone."""
+    pieces: list[tuple[int, int]] = []
+    at = 0
+    for start, end in [*runs, (len(value), len(value))]:
+        pieces.extend((i, i + 1) for i in range(at, start))
+        if end > start:
+            pieces.append((start, end))
+        at = end
+    return pieces
 
 
 def _digest(text: str) -> str:

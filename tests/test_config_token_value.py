@@ -97,3 +97,23 @@ def test_a_value_meant_as_written_that_holds_a_weak_token_is_told_to_replace_the
     assert p.key == "journal.path" and "holds the console token of role dealer" in p.reason
     assert "meant as written" in p.fix and "guessed from this file" in p.fix, p.fix
     assert "hash-token --new --role dealer" in p.fix and weak not in p.format("table.toml")
+
+
+def test_the_search_hashes_a_few_parts_of_a_long_value_and_still_finds_a_made_token():
+    """The search runs on the daemon's main loop during a reload: a value of the longest
+    length searched has a few parts hashed for each of its characters, not every part of it
+    (over 400,000 for 4096 characters), and a token `hash-token --new` makes is found even
+    run into other letters; one typed by hand, where it stands between other characters."""
+    import secrets
+
+    from controller.config_tokens import VALUE_SEARCHED_MAX
+
+    made = secrets.token_urlsafe(32)
+    tokens = Tokens({hash_token(made): "dealer", hash_token("my table secret!"): "pit"}, {}, 16)
+    for value in (secrets.token_urlsafe(VALUE_SEARCHED_MAX)[:VALUE_SEARCHED_MAX],
+                  "a." * (VALUE_SEARCHED_MAX // 2)):
+        assert len(list(tokens._parts(value))) <= 20 * len(value)
+    hit = tokens.find(f"abc{made}xyz" * 3)
+    assert (hit.role, hit.token, hit.whole) == ("dealer", made, False)
+    hit = tokens.find("/var/lib/my table secret!/journal.db")
+    assert (hit.role, hit.token) == ("pit", "my table secret!")
