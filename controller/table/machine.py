@@ -2697,8 +2697,7 @@ class Table:
     def _cmd_deck_ready(self) -> None:
         self._require("shuffling", what="report the deck ready")
         if self.mode is Mode.SHUFFLER:
-            raise TablectlError("the shuffler reports its own deck ready (shuffle done); "
-                                "wait for it or switch the table to the shoe")
+            raise TablectlError(self._shuffler_deck_refusal())
         blocked = self.blocking_conditions()
         if blocked:
             raise _not_ready(blocked, self._gone())
@@ -2708,6 +2707,17 @@ class Table:
         self._publish("shuffle", device="croupier", status="done")
         # As the shuffler's shuffle done: a deck alarm under "stop" holds betting back here.
         self._bets_open_on_ready_deck()
+
+    def _shuffler_deck_refusal(self) -> str:
+        """Why the croupier does not report the shuffler's deck ready, and what works while
+        the round waits in ``shuffling``: switch_mode is refused there, so dealing by the
+        shoe takes the table out of service first (the round ends not played)."""
+        why = "the shuffler reports its own deck ready (shuffle done); wait for it"
+        if self.devices and Mode.SHOE.value not in self.devices.values():
+            return f"{why}: this table has no shoe configured to deal by instead"
+        return (f"{why}, or, to deal by the shoe instead, a supervisor takes the table out of "
+                "service (close_table: this round ends not played), switches it to the shoe "
+                "(switch_mode with mode shoe) and opens it again (open_table)")
 
     def _check_box(self, box: Any) -> int:
         if isinstance(box, bool) or not isinstance(box, int):
