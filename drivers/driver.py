@@ -259,7 +259,7 @@ class Driver:
             self.link.stats.rejected += 1
             self._emit(self._event(
                 ev.Malfunction, code=LOST_EVENT_CODE,
-                text=f"sent a {type(msg).__name__} frame, which no {self.device_class} "
+                text=f"sent {m.a_frame(type(msg))}, which no {self.device_class} "
                      "sends; what it reported is lost: check the device before the next "
                      "round"))
             return

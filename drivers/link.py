@@ -267,7 +267,7 @@ def _frame_name(item: Rejected) -> str:
     if item.type is None:
         return f"a frame of unknown type ({item.reason})"
     if item.type in m.MESSAGE_TYPES:
-        return f"a {m.MESSAGE_TYPES[item.type].__name__} frame ({item.reason})"
+        return f"{m.a_frame(m.MESSAGE_TYPES[item.type])} ({item.reason})"
     return f"a type 0x{item.type:02x} frame ({item.reason})"
 
 
@@ -381,6 +381,12 @@ class Link:
         self._boot_asked: int | None = None
         self._noise = _Tally(self._log_garbage, NOISE_LOG_S)
         self._dropped = _Tally(self._log_dropped, NOISE_LOG_S)
+        # A device that missed the answers sends each reliable frame again, by the hundred
+        # when the line is bad: the copies are summed as the dropped frames are.
+        self._suppressed = _Tally(lambda **c: self._log_duplicates("duplicate suppressed", c),
+                                  NOISE_LOG_S)
+        self._awaiting = _Tally(
+            lambda **c: self._log_duplicates("duplicate awaiting confirmation", c), NOISE_LOG_S)
         self.up = asyncio.Event()
         if self.timing.link_timeout_s < 2 * self.timing.heartbeat_s:
             self.log.warning("link timeout shorter than two heartbeat intervals: one late "
@@ -426,6 +432,8 @@ class Link:
         await self.transport.close()
         self._noise.close()
         self._dropped.close()
+        self._suppressed.close()
+        self._awaiting.close()
         self.state = "closed"
         self.up.clear()
 
@@ -738,6 +746,9 @@ class Link:
     def _log_dropped(self, **counts: Any) -> None:
         self.log.warning("frame dropped", **counts, total=self.stats.rejected)
 
+    def _log_duplicates(self, event: str, counts: dict[str, Any]) -> None:
+        self.log.info(event, **counts, total=self.stats.duplicates)
+
     def _log_garbage(self, **counts: Any) -> None:
         self.log.warning("garbage dropped", **counts, total=self.stats.garbage_bytes)
 
@@ -943,10 +954,11 @@ class Link:
         """A reliable frame whose number was taken already (its answer was lost, or it was
         late): answered again, unless it is not durable yet (the answer waits for confirm())."""
         self.stats.duplicates += 1
+        # The first in full, then the copies summed per NOISE_LOG_S (_Tally).
         if seq in self._unconfirmed:
-            self.log.info("duplicate awaiting confirmation", seq=seq, message=what)
+            self._awaiting.add(first={"seq": seq, "message": what}, copies=1)
             return
-        self.log.info("duplicate suppressed", seq=seq, message=what)
+        self._suppressed.add(first={"seq": seq, "message": what}, copies=1)
         self._answer(answer)
 
     def _take(self, seq: int, answer: m.Ack | m.Nak) -> None:

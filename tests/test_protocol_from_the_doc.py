@@ -285,6 +285,25 @@ def test_a_duplicate_is_answered_again_and_not_journaled_again(rig):
     assert [c for c, s in dealt(rig) if s == seq] == [card_name(9)]
 
 
+def test_the_copies_of_a_duplicate_are_logged_once_then_summed(rig):
+    """A device that missed the answers sends each copy again: like a burst of frames that
+    cannot be read, one line at once and one sum, not a line a copy; the sums count every
+    one, and each copy is still answered."""
+    shoe = rig.devices["shoe"]
+    seq = shoe.take_seq()
+    again = frame(seq, CARD_DRAWN, card(9))
+    shoe.raw(again)
+    assert shoe.wait_answer(seq) == [("ack", 0)]
+    shoe.raw(again * 100)
+    assert shoe.wait_answer(seq, 101) == [("ack", 0)] * 101
+    still_deals(rig)
+    rig.kill(signal.SIGTERM)                # what is summed is written as the link closes
+    lines = log_lines(rig, "duplicate suppressed")
+    assert 1 <= len(lines) <= 2, len(lines)
+    assert (lines[0]["seq"], lines[0]["message"]) == (seq, "CardDrawn")
+    assert sum(line["copies"] for line in lines) == 100
+
+
 def test_numbers_out_of_order_are_taken_as_new_frames(rig):
     """3.1: a number not among the last 32 taken is a new frame, gap or not."""
     shoe = rig.devices["shoe"]
@@ -516,7 +535,7 @@ def test_a_command_answered_by_acks_that_cannot_be_read_loses_the_link_saying_so
                                    if r["device"] == "dice"])[0]
         dice.answer = None
     assert "no acknowledgement of Shake" in lost["reason"]
-    assert "Ack frame (bad-payload)" in lost["reason"] and "cannot read" in lost["reason"]
+    assert "an Ack frame (bad-payload)" in lost["reason"] and "cannot read" in lost["reason"]
 
 
 # --- the dice agitator -------------------------------------------------------------------------

@@ -603,3 +603,10 @@ def events_for(device_class: str) -> list[type[Message]]:
 
 def field_names(cls: type[Message]) -> list[str]:
     return [f.name for f in dataclasses.fields(cls)]
+
+
+def a_frame(cls: type[Message]) -> str:
+    """``cls`` named as a frame with its article, as the log and malfunction texts say it:
+    "an Ack frame", "a HelloInfo frame"."""
+    name = cls.__name__
+    return f"{'an' if name[0] in 'AEIOU' else 'a'} {name} frame"
