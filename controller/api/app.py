@@ -65,8 +65,11 @@ STATUS_INTERVAL_S = 2.0
 MAX_STREAMS = 64
 # How long an event stream waits for its client to take what is sent before it ends.
 STREAM_WRITE_S = 15.0
-# Table events after which the stream also sends a fresh ``status`` (light, devices).
-STATUS_AFTER = {"state", "device_link", "device_condition", "malfunction_cleared", "mode"}
+# Table events after which the stream also sends a fresh ``status`` (light, devices): each
+# one that may change the light or its buzzer, so a client other than the page sees it at
+# once, not at the next STATUS_INTERVAL_S.
+STATUS_AFTER = {"state", "device_link", "device_condition", "malfunction_cleared", "mode",
+                "buzzer_silenced", "integrity_alarm", "integrity_stop", "integrity_cleared"}
 
 Submit = Callable[[str, str, dict[str, Any]], Awaitable[Mapping[str, Any]]]
 
