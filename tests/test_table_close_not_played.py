@@ -169,3 +169,26 @@ def test_a_journal_written_before_the_close_still_verifies_replays_and_lists(tmp
         assert not list(journal.records(kinds=["round_close"]))
     (line,) = [ln for ln in rounds_listed(path, capsys).splitlines() if ln.split()[:1] == ["1"]]
     assert line.endswith("not closed")
+
+
+@pytest.mark.parametrize("where", ("shuffling", "bets_open"))
+def test_a_super_pan_9_round_closed_before_play_ends_its_deck(tmp_path, where):
+    """deck_per_round: the deck checked and shuffled for the round is ended with it, as at any
+    other round's end, so the round after the reopening is dealt from a deck of its own."""
+    with Journal.open(tmp_path / "journal.db", "T1") as journal:
+        run = TableRunner(build("super-pan-9", "shuffler"), journal)
+        run.command("open_table", "supervisor")
+        run.device(deck_checked(0.05))              # the deck's life begins with its check
+        if where == "bets_open":
+            run.device(ev.ShuffleDone(device="shuffler", ts=0.1, count=52))
+            assert run.table.state == "bets_open"
+        run.command("close_table", "supervisor")
+        decks = [r.payload for r in journal.records(kinds=["integrity"])
+                 if r.payload.get("record") == "deck"]
+        assert [d["deck"] for d in decks] == [1], decks
+        # Ended with no card out, as a round's deck is: no alarm of it.
+        assert not [r for r in journal.records(kinds=["integrity"])
+                    if r.payload.get("record") == "alarm"]
+        run.command("open_table", "supervisor")
+        deck_ready(run)
+        assert run.table.integrity.ledger.current().number == 2

@@ -2693,6 +2693,11 @@ class Table:
         begun and never ended, and an auditor tells a closed table from a lost record."""
         self._publish("round_not_played", reason=NOT_PLAYED_REASON,
                       by=self._role or "supervisor", returned=[])
+        # Ended as any round ends: with deck_per_round (Super Pan 9) the deck shuffled for it
+        # is never dealt from again (the table reopens on a new one).
+        self._release_alarms()
+        if self.integrity is not None:
+            self._integrity(self.integrity.round_ended())
 
     def _cmd_deck_ready(self) -> None:
         self._require("shuffling", what="report the deck ready")
