@@ -74,7 +74,18 @@ def document() -> str:
             + "## The shape of each game's round\n\n" + flows_table() + "\n\n"
             + "## Dealer and supervisor commands\n\n`Table.command(name, role, **arguments)`; "
             + "a command that is not allowed now raises TablectlError naming why, and changes "
-            + "nothing.\n\n" + commands_table() + "\n")
+            + "nothing.\n\n" + commands_table() + "\n\n" + SWITCH_MODE_NOTE)
+
+
+# Where switch_mode is taken, and the way from a shuffler's round to the shoe that
+# deck_ready's refusal gives (machine.py, _cmd_deck_ready).
+SWITCH_MODE_NOTE = """\
+`switch_mode` is taken in `malfunction` (with no round held), `round_complete`, `round_void`
+and `out_of_service`, never in `shuffling`: a table dealt by the shuffler whose round waits
+for its shuffle refuses the croupier's `deck_ready`, and says so with the ways out it takes:
+wait for the shuffler's shuffle done, or (when a shoe is configured) `close_table` (the round
+ends not played), `switch_mode` with `mode` `shoe`, and `open_table`.
+"""
 
 
 if __name__ == "__main__":
