@@ -10,8 +10,6 @@ from controller.config import load_config, parse_text
 from controller.journal import Journal
 from controller.panel import Light
 from controller.rules import get_game
-from controller.sdnotify import Notifier
-from controller.service import Service
 from controller.table import Table
 from controller.table.runner import TableRunner
 from controller.tower import tower_light
@@ -20,7 +18,7 @@ from drivers import events as ev
 from gpio_helpers import closed_switch
 from service_helpers import until
 from table_helpers import DEVICES, LAYOUT
-from test_service_panel import CONFIG, _open, _press
+from test_service_panel import CONFIG, _press, _start, _to_bets_open
 
 GREEN, AMBER, RED = 13, 26, 18
 SHOE = ev.DeviceIdentity("shoe", "sim", "R1", "0002", "1.0", "cd" * 16, True)
@@ -35,27 +33,6 @@ def _journal(path):
 def _presses(records):
     return [r.payload["event"]["button"] for r in records if r.kind == "device"
             and r.payload["event"]["kind"] == "button_pressed"]
-
-
-async def _start(cfg, factory):
-    svc = Service(cfg, pin_factory=factory, notifier=Notifier(None))
-    task = asyncio.create_task(svc.run())
-    clock = await _open(svc)
-    return svc, task, clock
-
-
-async def _to_bets_open(svc, factory, clock):
-    table = svc.runner.table
-    factory.pin(24).drive_low()                       # the supervisor's key on
-    _press(factory, 23)                               # confirm: open the table
-    await until(lambda: table.state == "shuffling")
-    factory.pin(24).drive_high()
-    clock.advance()
-    _press(factory, 23)                               # confirm: the deck is in the shoe
-    await until(lambda: table.state == "bets_open")
-    reply = await svc.submit("place_bet", "dealer", {"box": 2, "wager": "versus_croupier",
-                                                      "amount": 10})
-    assert reply["ok"], reply
 
 
 def test_a_button_held_down_across_a_start_is_no_press(tmp_path):

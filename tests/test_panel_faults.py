@@ -12,7 +12,7 @@ from controller.sdnotify import Notifier
 from controller.service import Service
 
 from service_helpers import until
-from test_service_panel import CONFIG, _open, _press
+from test_service_panel import CONFIG, _open, _press, _start
 
 LAMPS = ("GPIO13", "GPIO26", "GPIO18")     # green, amber, red in test_service_panel.CONFIG
 
@@ -124,9 +124,7 @@ def test_a_repeat_of_a_refused_press_is_not_journaled_as_following_one_acted_on(
     factory = MockFactory()
 
     async def scenario():
-        svc = Service(cfg, pin_factory=factory, notifier=Notifier(None))
-        task = asyncio.create_task(svc.run())
-        clock = await _open(svc)
+        svc, task, clock = await _start(cfg, factory)
         _press(factory, 23)                    # confirm without the key: refused
         clock.advance(0.3)
         _press(factory, 23)                    # again at once: a repeat

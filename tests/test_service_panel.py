@@ -66,6 +66,30 @@ async def _open(svc):
     return clock
 
 
+async def _start(cfg, factory):
+    """Start the service on the panel's mock pins and wait for the panel to open: (the
+    service, its task, the panel's clock)."""
+    svc = Service(cfg, pin_factory=factory, notifier=Notifier(None))
+    task = asyncio.create_task(svc.run())
+    clock = await _open(svc)
+    return svc, task, clock
+
+
+async def _to_bets_open(svc, factory, clock):
+    """Open the table and its first round with the key and confirm, and bet 10 on box 2."""
+    table = svc.runner.table
+    factory.pin(24).drive_low()                       # the supervisor's key on
+    _press(factory, 23)                               # confirm: open the table
+    await until(lambda: table.state == "shuffling")
+    factory.pin(24).drive_high()
+    clock.advance()
+    _press(factory, 23)                               # confirm: the deck is in the shoe
+    await until(lambda: table.state == "bets_open")
+    reply = await svc.submit("place_bet", "dealer", {"box": 2, "wager": "versus_croupier",
+                                                      "amount": 10})
+    assert reply["ok"], reply
+
+
 def test_the_supervisors_key_left_on_over_a_start_acts_at_once(tmp_path):
     """The key is on when the service starts: confirm opens the table without turning the
     key off and on again."""
@@ -91,9 +115,7 @@ def test_buttons_and_key_switch_drive_the_table_and_the_light_follows(tmp_path):
     factory = MockFactory()
 
     async def scenario():
-        svc = Service(cfg, pin_factory=factory, notifier=Notifier(None))
-        task = asyncio.create_task(svc.run())
-        clock = await _open(svc)
+        svc, task, clock = await _start(cfg, factory)
         table = svc.runner.table
         assert table.state == "out_of_service"
         assert factory.pin(18).state                     # red: out of service
@@ -135,19 +157,9 @@ def test_confirm_pressed_twice_quickly_moves_the_table_one_step(tmp_path):
     factory = MockFactory()
 
     async def scenario():
-        svc = Service(cfg, pin_factory=factory, notifier=Notifier(None))
-        task = asyncio.create_task(svc.run())
-        clock = await _open(svc)
+        svc, task, clock = await _start(cfg, factory)
         table = svc.runner.table
-        factory.pin(24).drive_low()                      # the supervisor's key on
-        _press(factory, 23)                              # confirm: open the table
-        await until(lambda: table.state == "shuffling")
-        factory.pin(24).drive_high()
-        clock.advance()
-        _press(factory, 23)                              # confirm: the deck is in the shoe
-        await until(lambda: table.state == "bets_open")
-        await svc.submit("place_bet", "dealer", {"box": 2, "wager": "versus_croupier",
-                                                  "amount": 10})
+        await _to_bets_open(svc, factory, clock)
         clock.advance()
         _press(factory, 17)                              # close bets
         await until(lambda: table.state == "bets_closed")

@@ -13,11 +13,9 @@ from gpiozero.pins.mock import MockFactory
 
 from controller.config import parse_text
 from controller.journal import Journal
-from controller.sdnotify import Notifier
-from controller.service import Service
 
 from test_api_support import captured_logs
-from test_service_panel import CONFIG, _open, _press
+from test_service_panel import CONFIG, _press, _start
 
 
 def test_a_press_after_the_stop_was_asked_for_is_logged_once_as_not_taken(tmp_path):
@@ -25,9 +23,7 @@ def test_a_press_after_the_stop_was_asked_for_is_logged_once_as_not_taken(tmp_pa
     factory = MockFactory()
 
     async def scenario():
-        svc = Service(cfg, pin_factory=factory, notifier=Notifier(None))
-        task = asyncio.create_task(svc.run())
-        clock = await _open(svc)
+        svc, task, clock = await _start(cfg, factory)
         svc.stop()
         _press(factory, 17)                              # close bets, as the service stops
         clock.advance()
