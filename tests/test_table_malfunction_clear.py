@@ -29,6 +29,13 @@ def new_table(mode: str) -> Table:
     return Table("T1", get_game("q-poker"), mode, layout_boxes=7, devices=DEVICES)
 
 
+def every_device_linked(send) -> None:
+    """Give ``send`` (a table's or a runner's device input) a link-up of every device."""
+    for device, cls in DEVICES.items():
+        send(ev.LinkUp(device=device, ts=1.0, identity=ev.DeviceIdentity(
+            device, "sim", cls, "S1", "1.0", "ab" * 16, True)))
+
+
 def kinds(t) -> list[str]:
     return [e.kind for e in t.outbox]
 
@@ -177,9 +184,7 @@ def test_a_round_waiting_for_its_deck_after_a_fault_waits_for_its_devices_too(fa
     assert t.state == "malfunction"
     with pytest.raises(TablectlError, match="not linked since the controller restarted"):
         t.command("clear_malfunction", role="supervisor")
-    for device, cls in DEVICES.items():
-        t.handle_device(ev.LinkUp(device=device, ts=1.0, identity=ev.DeviceIdentity(
-            device, "sim", cls, "S1", "1.0", "ab" * 16, True)))
+    every_device_linked(t.handle_device)
     t.command("clear_malfunction", role="supervisor")
     assert t.state == "shuffling" and t.round.round_id == 1
 
@@ -226,9 +231,7 @@ def test_a_fault_in_the_input_that_opened_the_round_is_kept_by_its_snapshot(monk
     assert run.recover()["state_now"] == "malfunction"
     with pytest.raises(TablectlError, match="not linked since the controller restarted"):
         run.command("clear_malfunction", role="supervisor")
-    for device, cls in DEVICES.items():
-        run.device(ev.LinkUp(device=device, ts=1.0, identity=ev.DeviceIdentity(
-            device, "sim", cls, "S1", "1.0", "ab" * 16, True)))
+    every_device_linked(run.device)
     run.command("clear_malfunction", role="supervisor")
     assert run.table.state == "shuffling" and run.table.round.round_id == 1
 
